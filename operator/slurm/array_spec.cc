@@ -1,0 +1,3 @@
+#include "operator/slurm/array_spec.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

@@ -1,0 +1,3 @@
+#include "operator/slurm/dependency.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

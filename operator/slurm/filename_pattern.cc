@@ -1,0 +1,3 @@
+#include "operator/slurm/filename_pattern.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

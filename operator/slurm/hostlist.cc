@@ -1,0 +1,3 @@
+#include "operator/slurm/hostlist.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

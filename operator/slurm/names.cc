@@ -1,0 +1,3 @@
+#include "operator/slurm/names.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

@@ -1,0 +1,3 @@
+#include "operator/slurm/sbatch_options.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

@@ -1,0 +1,3 @@
+#include "operator/slurm/time_format.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

@@ -1,0 +1,3 @@
+#include "operator/slurm/topology_conf.h"
+
+namespace kubeslurm::slurm {}  // namespace kubeslurm::slurm

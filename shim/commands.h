@@ -1,0 +1,14 @@
+// Entry points of the CLI's commands; each takes the arguments after the command name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shim/cli.h"
+
+namespace kubeslurm::shim {
+
+int runScontrol(const std::vector<std::string>& args, CliIo& io);
+int runSbatch(const std::vector<std::string>& args, CliIo& io);
+
+}  // namespace kubeslurm::shim
