@@ -1,0 +1,274 @@
+// The scheduling core's model: a snapshot of the cluster as plain values, and the plan the core
+// returns for it. PURE: no I/O, no threads, no clock. `now` is always a parameter.
+//
+//   decisions = plan(snapshot, now, budget)
+//
+// Controllers build a Snapshot from informer caches (or the simulator from a trace), call
+// plan(), and apply the Plan; they make no scheduling choices of their own.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "operator/slurm/dependency.h"
+#include "operator/slurm/names.h"
+#include "operator/slurm/topology_conf.h"
+
+namespace kubeslurm::core {
+
+using Time = std::int64_t;      // seconds since the Unix epoch
+using Duration = std::int64_t;  // seconds
+inline constexpr Duration kUnlimited = std::numeric_limits<Duration>::max() / 4;
+using JobId = std::uint64_t;
+using NodeIndex = std::uint32_t;  // index into Snapshot::nodes
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+
+enum class NodeState { kUp, kDrain, kDown, kNotReady };
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+  friend bool operator==(const Taint&, const Taint&) = default;
+};
+
+struct Resources {
+  std::uint32_t gpus = 0;
+  std::uint64_t cpuMillis = 0;
+  std::uint64_t memoryBytes = 0;
+  friend bool operator==(const Resources&, const Resources&) = default;
+};
+
+struct Node {
+  std::string name;
+  Resources allocatable;  // what the kubelet reports
+  // Requests of every non-terminal pod bound here that kubeslurm does not own (inference
+  // placed by the default scheduler). Fixed load: never a preemption victim (invariant 4).
+  Resources foreignUsed;
+  std::map<std::string, std::string, std::less<>> labels;
+  std::vector<Taint> taints;
+  NodeState state = NodeState::kUp;
+  std::vector<std::string> features;  // matched by --constraint
+};
+
+// ---------------------------------------------------------------------------------------------
+// Partitions and accounts
+
+enum class PreemptMode { kOff, kRequeue, kCancel };
+enum class PartitionState { kUp, kDown, kDrain, kInactive };
+
+struct Partition {
+  std::string name;
+  std::vector<NodeIndex> nodes;
+  bool isDefault = false;
+  Duration maxTime = kUnlimited;
+  std::optional<Duration> defaultTime;  // else maxTime
+  std::uint32_t priorityTier = 1;       // preemption tier (PriorityTier)
+  std::uint32_t priorityJobFactor = 1;  // the partition factor (PriorityJobFactor)
+  PreemptMode preemptMode = PreemptMode::kOff;
+  std::optional<std::uint32_t> maxNodesPerJob;
+  std::vector<std::string> allowedAccounts;  // empty: all
+  PartitionState state = PartitionState::kUp;
+};
+
+struct Account {
+  std::string name;
+  std::string parent;  // empty for the root
+  std::uint32_t shares = 1;  // RawShares
+  // Decayed usage in billing-seconds (GPU-seconds times TRES weights) as of Snapshot::usageTime.
+  double rawUsage = 0.0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Jobs
+
+enum class JobPhase { kPending, kRunning };
+
+struct Job {
+  JobId id = 0;
+  std::string name;
+  std::string user;
+  std::string account;
+  std::string partition;  // already defaulted by the caller
+  std::string qos;
+
+  // Request (per node unless stated).
+  std::uint32_t minNodes = 1;
+  std::uint32_t maxNodes = 1;  // >= minNodes
+  std::uint32_t tasksPerNode = 1;
+  std::uint32_t gpusPerNode = 0;
+  std::uint64_t cpuMillisPerNode = 0;
+  std::uint64_t memoryBytesPerNode = 0;
+  Duration timeLimit = kUnlimited;  // already defaulted from the partition by the caller
+  bool exclusive = false;           // whole nodes
+  std::vector<std::string> requiredNodes;  // -w (expanded)
+  std::vector<std::string> excludedNodes;  // -x (expanded)
+  std::vector<std::string> constraints;    // -C features, all required
+  std::optional<std::uint32_t> maxSwitches;  // --switches=N
+  Duration switchesWait = 0;                 // --switches=N@wait
+
+  // Array task (each task is its own Job).
+  std::optional<JobId> arrayJobId;
+  std::optional<std::uint32_t> arrayTaskId;
+  std::optional<std::uint32_t> arrayMaxRunning;  // %N throttle shared by the array
+
+  std::optional<slurm::DependencySpec> dependency;
+  Time beginTime = 0;  // --begin
+  bool held = false;   // --hold / scontrol hold
+  std::int32_t nice = 0;
+  std::optional<std::uint32_t> adminPriority;  // --priority (fixed priority, as Slurm)
+  std::uint32_t qosPriority = 0;               // the QOS's Priority
+  std::uint32_t restarts = 0;
+  Time submitTime = 0;
+  Time eligibleTime = 0;  // when it became eligible (age accrues from here); 0 = submitTime
+  bool requeue = true;    // may be requeued after preemption / node failure
+
+  JobPhase phase = JobPhase::kPending;
+  // Running jobs only.
+  std::vector<NodeIndex> allocatedNodes;  // rank order
+  Time startTime = 0;
+  Resources perNodeAllocation() const;  // what one of its nodes holds for it
+};
+
+// Outcome of a job that has left the queue, for dependencies (afterok...) and singleton.
+struct FinishedJob {
+  JobId id = 0;
+  std::optional<JobId> arrayJobId;
+  std::optional<std::uint32_t> arrayTaskId;
+  slurm::JobState state = slurm::JobState::kCompleted;
+  std::int32_t exitCode = 0;
+  Time endTime = 0;
+  std::string name;
+  std::string user;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+// Slurm's priority/multifactor weights (slurm.conf PriorityWeight*), and fair-share settings.
+struct PriorityConfig {
+  std::uint32_t weightAge = 1000;
+  std::uint32_t weightFairshare = 10000;
+  std::uint32_t weightJobSize = 1000;
+  std::uint32_t weightPartition = 1000;
+  std::uint32_t weightQos = 0;
+  std::uint32_t weightTresGpu = 1000;  // PriorityWeightTRES=GRES/gpu=N
+  Duration maxAge = 7 * 86400;         // PriorityMaxAge
+  Duration decayHalfLife = 7 * 86400;  // PriorityDecayHalfLife
+  bool favorSmall = false;             // PriorityFavorSmall
+  bool fairTree = false;               // PriorityFlags=FAIR_TREE (else classic)
+  double billingWeightGpu = 1.0;       // TRESBillingWeights=GRES/gpu=...
+  double billingWeightCpu = 0.0;
+};
+
+enum class SchedulingPolicy { kFifo, kPriority, kBackfill };
+
+struct SchedulerConfig {
+  PriorityConfig priority;
+  SchedulingPolicy policy = SchedulingPolicy::kBackfill;
+  bool preemption = true;  // partition priority tiers
+};
+
+// Bounded work per cycle, as Slurm's bf_max_job_test, bf_window, bf_resolution.
+struct Budget {
+  std::uint32_t maxJobsTested = 500;   // bf_max_job_test
+  Duration window = 86400;             // bf_window: how far ahead reservations are planned
+  Duration resolution = 60;            // bf_resolution: time-slot granularity
+  std::uint32_t maxReservations = 64;  // blocked jobs that get a reservation
+};
+
+// ---------------------------------------------------------------------------------------------
+// The snapshot
+
+struct Snapshot {
+  std::vector<Node> nodes;
+  // Tree topology (topology.conf, or built by the caller from node labels). Empty: flat.
+  slurm::TopologyConf topology;
+  std::vector<Partition> partitions;
+  std::vector<Account> accounts;  // the association tree
+  Time usageTime = 0;             // the time Account::rawUsage is as of
+  std::vector<Job> jobs;          // pending and running
+  std::vector<FinishedJob> finished;
+  SchedulerConfig config;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The plan
+
+// Every factor of a job's priority, as `sprio` shows them (already weighted).
+struct PriorityFactors {
+  double age = 0;
+  double fairshare = 0;
+  double jobSize = 0;
+  double partition = 0;
+  double qos = 0;
+  double tresGpu = 0;
+  std::int32_t nice = 0;
+  std::uint32_t priority = 0;  // the total, as Slurm rounds it
+};
+
+struct Start {
+  JobId jobId = 0;
+  std::vector<NodeIndex> nodes;  // one per rank, in rank order (topology order)
+  bool backfilled = false;
+};
+
+struct Preemption {
+  JobId victim = 0;
+  JobId preemptor = 0;
+  PreemptMode mode = PreemptMode::kRequeue;
+};
+
+struct PendingDecision {
+  JobId jobId = 0;
+  slurm::PendingReason reason = slurm::PendingReason::kPriority;
+  // For reasons such as ReqNodeNotAvail: "UnavailableNodes:gpu-node-007".
+  std::string reasonDetail;
+  std::optional<Time> estimatedStart;          // squeue --start
+  std::vector<NodeIndex> estimatedNodes;       // SCHEDNODES
+};
+
+// Fair-share as `sshare` shows it, one row per account.
+struct FairShareRow {
+  std::string account;
+  std::string parent;
+  std::uint32_t rawShares = 0;
+  double normShares = 0;
+  double rawUsage = 0;
+  double effectiveUsage = 0;
+  double fairShare = 0;  // the factor in [0, 1]
+};
+
+struct CycleStats {  // as sdiag reports the main and backfill passes
+  std::uint32_t jobsConsidered = 0;
+  std::uint32_t jobsStarted = 0;
+  std::uint32_t jobsBackfilled = 0;
+  std::uint32_t reservations = 0;
+  std::uint32_t backfillDepth = 0;  // jobs tested by backfill
+  bool budgetExhausted = false;
+};
+
+struct Plan {
+  std::vector<Start> starts;
+  std::vector<Preemption> preemptions;
+  std::vector<PendingDecision> pending;
+  std::map<JobId, PriorityFactors> priorities;
+  std::vector<FairShareRow> fairShare;
+  CycleStats stats;
+};
+
+// The scheduler: a function of a snapshot and a time.
+Plan plan(const Snapshot& snapshot, Time now, const Budget& budget);
+
+// Usage accrual and decay for fair-share: returns the accounts with rawUsage advanced from
+// snapshot.usageTime to `now`: decayed by exp(ln 0.5 * dt / halfLife) and increased by what the
+// running jobs consumed (billing-weighted GPU-seconds).
+std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now);
+
+}  // namespace kubeslurm::core
