@@ -1,8 +1,8 @@
 #include "operator/base/status.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace kubeslurm {
 namespace {
