@@ -1,0 +1,79 @@
+// A JobRequest as a SlurmJob object (kubeslurm.io/v1alpha1, crds/slurmjob.yaml) and back.
+//
+// Naming. A Slurm job name is free text and need not be unique; a Kubernetes name must be unique
+// and DNS-safe, and a job's rank pods (`<name>-<rank>`) and headless Service (`<name>`) are named
+// after it. So a new SlurmJob gets `metadata.generateName`: the job name lowercased, every run of
+// characters outside [a-z0-9] turned into one '-', a leading non-letter prefixed with "job-", cut
+// to 46 characters, plus "-". The API server appends 5 random characters, which leaves a
+// 52-character name: room for "-<rank>" within the 63-character hostname limit. The job's
+// identity for Slurm users is status.jobId; the verbatim name is spec.jobName.
+//
+// Defaults. The object says what slurmctld would use: spec.output is "<workDir>/slurm-%j.out"
+// ("slurm-%A_%a.out" for an array) when no -o was given; an empty spec.error means "with the
+// output", as Slurm's StdErr= shows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/base/status.h"
+#include "operator/slurm/sbatch_options.h"
+
+namespace kubeslurm::shim {
+
+inline constexpr std::string_view kSlurmJobApiVersion = "kubeslurm.io/v1alpha1";
+inline constexpr std::string_view kSlurmJobKind = "SlurmJob";
+
+// What the operator reports; all optional, as a new object has no status.
+struct SlurmJobStatus {
+  std::optional<std::int64_t> jobId;
+  std::string state;      // PENDING, RUNNING, ... (slurm::jobStateName)
+  std::string stateCode;  // PD, R, ... (slurm::jobStateShortName), for the ST column
+  std::string reason;
+  std::string reasonDetail;
+  std::string nodeList;
+  std::optional<slurm::EpochSeconds> submitTime;
+  std::optional<slurm::EpochSeconds> startTime;
+  std::optional<slurm::EpochSeconds> endTime;
+  std::optional<slurm::EpochSeconds> estimatedStart;
+  std::string exitCode;  // "0:0"
+  std::optional<std::int64_t> restarts;
+  std::optional<std::int64_t> arrayJobId;
+  std::optional<std::int64_t> arrayTaskId;
+  std::optional<std::int64_t> priority;
+  friend bool operator==(const SlurmJobStatus&, const SlurmJobStatus&) = default;
+};
+
+struct SlurmJobObject {
+  std::string name;          // metadata.name, once the API server assigned it
+  std::string generateName;  // metadata.generateName for a new object
+  std::string namespaceName;
+  std::string user;  // spec.user: who submitted, as the CLI saw it
+  slurm::JobRequest request;
+  std::string script;
+  std::string scriptPath;
+  std::vector<std::string> scriptArgs;
+  std::optional<SlurmJobStatus> status;
+  friend bool operator==(const SlurmJobObject&, const SlurmJobObject&) = default;
+};
+
+// The generateName base for a job name, without the trailing '-' ("x" -> "x",
+// "My Job_2" -> "my-job-2", "123" -> "job-123").
+std::string generateNameBase(std::string_view jobName);
+
+// A new SlurmJob for an sbatch invocation, with the defaults above filled in.
+SlurmJobObject slurmJobFromInvocation(const slurm::SbatchInvocation& invocation,
+                                      std::string namespaceName, std::string user);
+
+nlohmann::json encodeSlurmJob(const SlurmJobObject& job);
+
+// Reads an object the API server returned (or one a user wrote). Errors name the field:
+// "spec.timeLimit: invalid time limit \"xx\"".
+StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);
+
+}  // namespace kubeslurm::shim
