@@ -77,12 +77,21 @@ struct Partition {
   PartitionState state = PartitionState::kUp;
 };
 
+// One association of Slurm's tree, as `sshare` lists them. An account association has an empty
+// `user`; a user association (`sacctmgr add user U account=A`) has `user` set, `name` = its
+// account A, and sits under that account (its `parent` is ignored). Associations without
+// children (users, or accounts when no users are given) are the leaves that Fair Tree ranks and
+// that jobs are charged to: a job maps to the user association (account, user) if there is one,
+// else to the account association.
 struct Account {
   std::string name;
-  std::string parent;  // empty for the root
+  std::string parent;        // empty for the root
   std::uint32_t shares = 1;  // RawShares
-  // Decayed usage in billing-seconds (GPU-seconds times TRES weights) as of Snapshot::usageTime.
+  // Decayed usage in billing-seconds (GPU-seconds times TRES weights) as of Snapshot::usageTime,
+  // charged directly to this association. An account's sshare RawUsage is this plus the usage of
+  // everything below it.
   double rawUsage = 0.0;
+  std::string user;  // empty: an account association
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -105,11 +114,15 @@ struct Job {
   std::uint32_t gpusPerNode = 0;
   std::uint64_t cpuMillisPerNode = 0;
   std::uint64_t memoryBytesPerNode = 0;
-  Duration timeLimit = kUnlimited;  // already defaulted from the partition by the caller
-  bool exclusive = false;           // whole nodes
+  Duration timeLimit = kUnlimited;         // already defaulted from the partition by the caller
+  bool exclusive = false;                  // whole nodes
   std::vector<std::string> requiredNodes;  // -w (expanded)
   std::vector<std::string> excludedNodes;  // -x (expanded)
   std::vector<std::string> constraints;    // -C features, all required
+  // Taints this job's pods tolerate: a node taint matches when the key is equal and the value
+  // and effect are equal or empty here. Nodes with an untolerated NoSchedule or NoExecute taint
+  // take none of its ranks.
+  std::vector<Taint> tolerations;
   std::optional<std::uint32_t> maxSwitches;  // --switches=N
   Duration switchesWait = 0;                 // --switches=N@wait
 
@@ -143,6 +156,7 @@ struct FinishedJob {
   std::optional<std::uint32_t> arrayTaskId;
   slurm::JobState state = slurm::JobState::kCompleted;
   std::int32_t exitCode = 0;
+  Time startTime = 0;  // 0: unknown (never started, or not recorded); `after:ID+delay` uses it
   Time endTime = 0;
   std::string name;
   std::string user;
@@ -158,12 +172,17 @@ struct PriorityConfig {
   std::uint32_t weightJobSize = 1000;
   std::uint32_t weightPartition = 1000;
   std::uint32_t weightQos = 0;
-  std::uint32_t weightTresGpu = 1000;  // PriorityWeightTRES=GRES/gpu=N
-  Duration maxAge = 7 * 86400;         // PriorityMaxAge
-  Duration decayHalfLife = 7 * 86400;  // PriorityDecayHalfLife
-  bool favorSmall = false;             // PriorityFavorSmall
-  bool fairTree = false;               // PriorityFlags=FAIR_TREE (else classic)
-  double billingWeightGpu = 1.0;       // TRESBillingWeights=GRES/gpu=...
+  std::uint32_t weightTresGpu = 1000;            // PriorityWeightTRES=GRES/gpu=N
+  Duration maxAge = Duration{7} * 86400;         // PriorityMaxAge
+  Duration decayHalfLife = Duration{7} * 86400;  // PriorityDecayHalfLife
+  bool favorSmall = false;                       // PriorityFavorSmall
+  // Fair Tree is Slurm's default since 19.05 (PriorityFlags=NO_FAIR_TREE selects classic); the
+  // reference cluster's sshare numbers are Fair Tree's.
+  bool fairTree = true;
+  // The largest QOS Priority, which normalises the QOS factor (Slurm divides by the largest
+  // Priority of any QOS). 0: the largest qosPriority among the snapshot's jobs.
+  std::uint32_t maxQosPriority = 0;
+  double billingWeightGpu = 1.0;  // TRESBillingWeights=GRES/gpu=...
   double billingWeightCpu = 0.0;
 };
 
@@ -230,14 +249,20 @@ struct PendingDecision {
   slurm::PendingReason reason = slurm::PendingReason::kPriority;
   // For reasons such as ReqNodeNotAvail: "UnavailableNodes:gpu-node-007".
   std::string reasonDetail;
-  std::optional<Time> estimatedStart;          // squeue --start
-  std::vector<NodeIndex> estimatedNodes;       // SCHEDNODES
+  std::optional<Time> estimatedStart;     // squeue --start
+  std::vector<NodeIndex> estimatedNodes;  // SCHEDNODES
+  // The state of each dependency target, one per term target in order (singleton: one), for
+  // squeue %E / scontrol Dependency= ("afterok:9(unfulfilled)"). Empty without a dependency or
+  // once it is satisfied (Slurm then shows "(null)").
+  std::vector<slurm::DependencyState> dependencyStates;
 };
 
 // Fair-share as `sshare` shows it, one row per account.
 struct FairShareRow {
   std::string account;
+  std::string user;  // set on user-association rows
   std::string parent;
+  std::uint32_t depth = 0;  // 0 for the root; sshare indents by it
   std::uint32_t rawShares = 0;
   double normShares = 0;
   double rawUsage = 0;

@@ -1,0 +1,169 @@
+#include "operator/core/topology.h"
+
+#include <algorithm>
+#include <string>
+
+namespace kubeslurm::core {
+
+namespace {
+constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
+}  // namespace
+
+Topology Topology::flat(std::size_t nodeCount) {
+  Topology t;
+  t.level_ = {0};
+  t.parent_ = {0};
+  t.switchLeaf_ = {0};
+  t.leafSwitch_ = {0};
+  t.nodeLeaf_.assign(nodeCount, 0);
+  t.finish(nodeCount);
+  return t;
+}
+
+Topology Topology::fromConf(const slurm::TopologyConf& conf, std::size_t nodeCount,
+                            const NodeNameIndex& names) {
+  if (conf.switches.empty()) return flat(nodeCount);
+  Topology t;
+  const auto switches = static_cast<std::uint32_t>(conf.switches.size());
+  std::unordered_map<std::string_view, std::uint32_t> switchByName;
+  for (std::uint32_t s = 0; s < switches; ++s) switchByName.emplace(conf.switches[s].name, s);
+
+  t.parent_.assign(switches, kUnset);
+  t.nodeLeaf_.assign(nodeCount, kNoLeaf);
+  t.switchLeaf_.assign(switches, kNoLeaf);
+  std::vector<std::vector<std::uint32_t>> children(switches);
+  for (std::uint32_t s = 0; s < switches; ++s) {
+    const slurm::TopologySwitch& sw = conf.switches[s];
+    if (!sw.nodes.empty()) {
+      // A switch with nodes is a leaf (level 0), whatever else it lists.
+      t.switchLeaf_[s] = static_cast<std::uint32_t>(t.leafSwitch_.size());
+      t.leafSwitch_.push_back(s);
+      for (const std::string& name : sw.nodes) {
+        auto it = names.find(name);
+        // A node listed under two leaves stays with the first (Slurm warns about it too).
+        if (it != names.end() && t.nodeLeaf_[it->second] == kNoLeaf) {
+          t.nodeLeaf_[it->second] = t.switchLeaf_[s];
+        }
+      }
+      continue;
+    }
+    for (const std::string& child : sw.children) {
+      auto it = switchByName.find(child);
+      if (it == switchByName.end() || it->second == s) continue;
+      children[s].push_back(it->second);
+      if (t.parent_[it->second] == kUnset) t.parent_[it->second] = s;
+    }
+  }
+  // Unlisted nodes: one island leaf of their own.
+  if (std::any_of(t.nodeLeaf_.begin(), t.nodeLeaf_.end(),
+                  [](std::uint32_t leaf) { return leaf == kNoLeaf; })) {
+    const auto island = static_cast<std::uint32_t>(t.parent_.size());
+    t.parent_.push_back(island);
+    t.switchLeaf_.push_back(static_cast<std::uint32_t>(t.leafSwitch_.size()));
+    t.leafSwitch_.push_back(island);
+    children.emplace_back();
+    for (std::uint32_t& leaf : t.nodeLeaf_) {
+      if (leaf == kNoLeaf) leaf = t.switchLeaf_[island];
+    }
+  }
+  for (std::uint32_t s = 0; s < t.parent_.size(); ++s) {
+    if (t.parent_[s] == kUnset) t.parent_[s] = s;
+  }
+  t.computeLevels(children);
+  t.finish(nodeCount);
+  return t;
+}
+
+// Level of a switch = 0 for leaves, else 1 + the highest level among its children. Computed
+// bottom-up by repeated relaxation; a cycle (rejected by the parser) cannot loop forever because
+// each pass is bounded by the switch count.
+void Topology::computeLevels(const std::vector<std::vector<std::uint32_t>>& children) {
+  const std::size_t n = parent_.size();
+  level_.assign(n, 0);
+  for (std::size_t pass = 0; pass < n; ++pass) {
+    bool changed = false;
+    for (std::size_t s = 0; s < n; ++s) {
+      for (std::uint32_t c : children[s]) {
+        if (level_[c] + 1 > level_[s]) {
+          level_[s] = level_[c] + 1;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+void Topology::finish(std::size_t nodeCount) {
+  const std::size_t n = parent_.size();
+  depth_.assign(n, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    auto cur = static_cast<std::uint32_t>(s);
+    std::uint32_t hops = 0;
+    while (parent_[cur] != cur && hops <= n) {
+      cur = parent_[cur];
+      ++hops;
+    }
+    depth_[s] = hops;
+  }
+  // Dense root numbering, in switch order.
+  std::vector<std::uint32_t> rootIndex(n, kUnset);
+  leafRoot_.assign(leafSwitch_.size(), 0);
+  for (std::size_t leaf = 0; leaf < leafSwitch_.size(); ++leaf) {
+    std::uint32_t cur = leafSwitch_[leaf];
+    for (std::uint32_t hops = 0; parent_[cur] != cur && hops <= n; ++hops) cur = parent_[cur];
+    if (rootIndex[cur] == kUnset) rootIndex[cur] = rootCount_++;
+    leafRoot_[leaf] = rootIndex[cur];
+  }
+  // Nodes grouped by leaf (counting sort keeps them ascending within a leaf).
+  leafStart_.assign(leafSwitch_.size() + 1, 0);
+  for (std::size_t node = 0; node < nodeCount; ++node) ++leafStart_[nodeLeaf_[node] + 1];
+  for (std::size_t leaf = 0; leaf < leafSwitch_.size(); ++leaf) {
+    leafStart_[leaf + 1] += leafStart_[leaf];
+  }
+  leafNodeList_.resize(nodeCount);
+  std::vector<std::uint32_t> cursor(leafStart_.begin(), leafStart_.end() - 1);
+  for (std::size_t node = 0; node < nodeCount; ++node) {
+    leafNodeList_[cursor[nodeLeaf_[node]]++] = static_cast<NodeIndex>(node);
+  }
+  computeLeafDistances();
+}
+
+// Hops between two leaves in a tree: up from each to their lowest common ancestor.
+void Topology::computeLeafDistances() {
+  const std::uint32_t leaves = leafCount();
+  leafDistance_.assign(static_cast<std::size_t>(leaves) * leaves, kInfiniteDistance);
+  for (std::uint32_t a = 0; a < leaves; ++a) {
+    for (std::uint32_t b = 0; b < leaves; ++b) {
+      std::uint32_t x = leafSwitch_[a];
+      std::uint32_t y = leafSwitch_[b];
+      std::uint32_t hops = 0;
+      while (x != y) {
+        if (depth_[x] >= depth_[y] && parent_[x] != x) {
+          x = parent_[x];
+        } else if (parent_[y] != y) {
+          y = parent_[y];
+        } else {
+          break;  // both at their roots, and different roots
+        }
+        ++hops;
+      }
+      if (x == y) leafDistance_[static_cast<std::size_t>(a) * leaves + b] = hops;
+    }
+  }
+}
+
+std::span<const NodeIndex> Topology::leafNodes(std::uint32_t leaf) const {
+  return {leafNodeList_.data() + leafStart_[leaf], leafStart_[leaf + 1] - leafStart_[leaf]};
+}
+
+bool Topology::isAncestorOrSelf(std::uint32_t ancestor, std::uint32_t sw) const {
+  for (std::uint32_t hops = 0; hops <= switchCount(); ++hops) {
+    if (sw == ancestor) return true;
+    if (parent_[sw] == sw) return false;
+    sw = parent_[sw];
+  }
+  return false;
+}
+
+}  // namespace kubeslurm::core

@@ -1,0 +1,262 @@
+// Gang placement and topology/tree node selection.
+#include "operator/core/placement.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "operator/core/cluster_state.h"
+#include "operator/core/topology.h"
+#include "tests/unit/core/builders.h"
+
+namespace kubeslurm::core {
+namespace {
+
+using testing::idx;
+using testing::kT0;
+using testing::MakeCluster;
+using testing::MakeJob;
+using testing::range;
+using testing::referenceCluster;
+
+// One exclusive single-node job on each busy node, as the reference rig's busy nodes were made.
+void occupy(MakeCluster& c, const std::vector<std::size_t>& busy) {
+  for (std::size_t n : busy) {
+    c.job(MakeJob().nodes(1).gpus(8).exclusive().time(testing::kDay).running(kT0 - 60, {idx(n)}));
+  }
+}
+
+struct GoalCRow {
+  std::string name;
+  std::vector<std::size_t> busy;
+  std::vector<std::size_t> down;
+  std::vector<std::size_t> drained;
+  std::uint32_t nodes;
+  std::vector<NodeIndex> expected;
+};
+
+// reference/slurm-22.05.md, "Goal C: placement under topology/tree", row by row: jobs
+// `--nodes=N --ntasks-per-node=1 --gres=gpu:8` on leaf1 = 001-004, leaf2 = 005-008, spine.
+class GoalCTable : public ::testing::TestWithParam<GoalCRow> {};
+
+TEST_P(GoalCTable, PicksTheNodesSlurmPicked) {
+  const GoalCRow& row = GetParam();
+  MakeCluster c = referenceCluster();
+  occupy(c, row.busy);
+  for (std::size_t n : row.down) c.state(n, NodeState::kDown);
+  for (std::size_t n : row.drained) c.state(n, NodeState::kDrain);
+  c.job(MakeJob().id(100).nodes(row.nodes).gpus(8));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* s = testing::findStart(plan, 100);
+  ASSERT_NE(s, nullptr) << row.name;
+  EXPECT_EQ(s->nodes, row.expected) << row.name;
+  EXPECT_FALSE(s->backfilled);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ReferenceRows, GoalCTable,
+    ::testing::Values(
+        GoalCRow{"none busy: 4 nodes take all of leaf1", {}, {}, {}, 4, range(1, 4)},
+        GoalCRow{
+            "001,002 busy: 4 nodes take leaf2 rather than span", {1, 2}, {}, {}, 4, range(5, 8)},
+        GoalCRow{"001,002 busy: 2 nodes best-fit the leaf with exactly 2 free",
+                 {1, 2},
+                 {},
+                 {},
+                 2,
+                 {idx(3), idx(4)}},
+        GoalCRow{"001,002 busy: 3 nodes", {1, 2}, {}, {}, 3, range(5, 7)},
+        GoalCRow{"001,002 busy: 1 node", {1, 2}, {}, {}, 1, {idx(3)}},
+        GoalCRow{"001,002,005 busy: 4 nodes span, 3 from the fuller leaf first",
+                 {1, 2, 5},
+                 {},
+                 {},
+                 4,
+                 {idx(3), idx(6), idx(7), idx(8)}},
+        GoalCRow{"007 down, 008 drained: 4 nodes", {}, {7}, {8}, 4, range(1, 4)},
+        GoalCRow{"007 down, 008 drained: 5 nodes", {}, {7}, {8}, 5, range(1, 5)}),
+    [](const ::testing::TestParamInfo<GoalCRow>& param) {
+      return "Row" + std::to_string(param.index);
+    });
+
+TEST(GangPlacement, StartsAllRanksOrNone) {
+  MakeCluster c = referenceCluster();
+  occupy(c, {1, 2, 3, 5, 6, 7});
+  c.job(MakeJob().id(100).nodes(3).gpus(8));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  EXPECT_EQ(testing::findStart(plan, 100), nullptr);
+  ASSERT_NE(testing::findPending(plan, 100), nullptr);
+  EXPECT_EQ(testing::pendingOf(plan, 100).reason, slurm::PendingReason::kResources);
+}
+
+TEST(GangPlacement, PartialJobsPackOntoTheMostUsedNodeThatFits) {
+  MakeCluster c(4);
+  c.partition("train");
+  // Node 1: 6 GPUs used (2 free); node 2: 4 used (4 free); nodes 3-4 idle.
+  c.job(MakeJob().gpus(6).running(kT0 - 10, {idx(1)}));
+  c.job(MakeJob().gpus(4).running(kT0 - 10, {idx(2)}));
+  c.job(MakeJob().id(100).nodes(1).gpus(3));
+  c.job(MakeJob().id(101).nodes(1).gpus(2).submit(kT0 + 1));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_NE(testing::findStart(plan, 100), nullptr);
+  EXPECT_EQ(testing::findStart(plan, 100)->nodes, std::vector<NodeIndex>{idx(2)});
+  ASSERT_NE(testing::findStart(plan, 101), nullptr);
+  EXPECT_EQ(testing::findStart(plan, 101)->nodes, std::vector<NodeIndex>{idx(1)});
+}
+
+TEST(GangPlacement, SmallJobsGoToTheBusierLeafSoWholeLeavesStayFree) {
+  MakeCluster c = referenceCluster();
+  c.job(MakeJob().gpus(4).running(kT0 - 10, {idx(6)}));
+  c.job(MakeJob().id(100).nodes(1).gpus(1));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_NE(testing::findStart(plan, 100), nullptr);
+  EXPECT_EQ(testing::findStart(plan, 100)->nodes, std::vector<NodeIndex>{idx(6)});
+}
+
+TEST(GangPlacement, ExclusiveJobsNeedNodesWithoutOtherJobs) {
+  MakeCluster c(2);
+  c.partition("train");
+  c.job(MakeJob().gpus(1).running(kT0 - 10, {idx(1)}));
+  c.job(MakeJob().id(100).nodes(1).gpus(1).exclusive());
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_NE(testing::findStart(plan, 100), nullptr);
+  EXPECT_EQ(testing::findStart(plan, 100)->nodes, std::vector<NodeIndex>{idx(2)});
+}
+
+TEST(GangPlacement, ForeignLoadReducesCapacityAndIsNeverTouched) {
+  MakeCluster c(2);
+  c.partition("train");
+  c.foreign(1, {4, 8000, 0});
+  c.job(MakeJob().id(100).nodes(2).gpus(8));
+  c.job(MakeJob().id(101).nodes(1).gpus(4).submit(kT0 + 1));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  EXPECT_EQ(testing::findStart(plan, 100), nullptr);
+  // The 4-GPU job may use what the foreign pods left on node 1 (backfill: it ends before the
+  // 8-GPU gang could start there anyway, which is never while the foreign load stays).
+  const Start* s = testing::findStart(plan, 101);
+  ASSERT_NE(s, nullptr);
+}
+
+TEST(GangPlacement, RequiredNodesAreIncludedAndTheRestComesFromTheirLeaf) {
+  MakeCluster c = referenceCluster();
+  c.job(MakeJob().id(100).nodes(2).gpus(8).require({"gpu-node-006"}));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* s = testing::findStart(plan, 100);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->nodes, (std::vector<NodeIndex>{idx(5), idx(6)}));
+}
+
+TEST(GangPlacement, ExcludedNodesAndConstraintsFilter) {
+  MakeCluster c = referenceCluster();
+  c.ref().nodes[idx(7)].features = {"h100"};
+  c.ref().nodes[idx(8)].features = {"h100"};
+  c.job(MakeJob().id(100).nodes(1).gpus(8).constraint("h100").exclude({"gpu-node-007"}));
+  c.job(MakeJob().id(101).nodes(1).gpus(8).constraint("a100").submit(kT0 + 5));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_NE(testing::findStart(plan, 100), nullptr);
+  EXPECT_EQ(testing::findStart(plan, 100)->nodes, std::vector<NodeIndex>{idx(8)});
+  ASSERT_NE(testing::findPending(plan, 101), nullptr);
+  EXPECT_EQ(testing::pendingOf(plan, 101).reason, slurm::PendingReason::kBadConstraints);
+}
+
+TEST(GangPlacement, UntoleratedNoScheduleTaintKeepsRanksOff) {
+  MakeCluster c(2);
+  c.partition("train");
+  c.ref().nodes[0].taints = {{"dedicated", "inference", "NoSchedule"}};
+  c.job(MakeJob().id(100).nodes(2).gpus(8));
+  c.job(MakeJob().id(101).nodes(2).gpus(8).tolerate("dedicated").submit(kT0 + 1));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  EXPECT_EQ(testing::findStart(plan, 100), nullptr);
+  // The tolerating job is behind in the same partition: backfill starts it (100 can never run
+  // while the taint stays, so nothing is delayed).
+  ASSERT_NE(testing::findStart(plan, 101), nullptr);
+}
+
+TEST(GangPlacement, NodeRangeTakesUpToMaxNodes) {
+  MakeCluster c = referenceCluster();
+  occupy(c, {1, 2, 3});
+  c.job(MakeJob().id(100).nodeRange(2, 8).gpus(8));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* s = testing::findStart(plan, 100);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->nodes.size(), 5u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The leaf chooser alone, on a three-level tree: pod1 = {l1, l2}, pod2 = {l3, l4}, core above.
+
+Topology threeLevels(std::vector<std::string>& names, NodeNameIndex& index) {
+  slurm::TopologyConf conf;
+  for (int leaf = 0; leaf < 4; ++leaf) {
+    slurm::TopologySwitch sw;
+    sw.name = "l" + std::to_string(leaf + 1);
+    for (std::size_t i = 0; i < 4; ++i) {
+      sw.nodes.push_back(names[static_cast<std::size_t>(leaf) * 4 + i]);
+    }
+    conf.switches.push_back(sw);
+  }
+  conf.switches.push_back({"pod1", {}, {"l1", "l2"}, 1});
+  conf.switches.push_back({"pod2", {}, {"l3", "l4"}, 1});
+  conf.switches.push_back({"core", {}, {"pod1", "pod2"}, 1});
+  for (std::size_t i = 0; i < names.size(); ++i) index.emplace(names[i], static_cast<NodeIndex>(i));
+  return Topology::fromConf(conf, names.size(), index);
+}
+
+TEST(LeafChooser, LevelsAndHopsFollowTheTree) {
+  std::vector<std::string> names;
+  for (int i = 1; i <= 16; ++i) names.push_back(testing::nodeName(static_cast<std::size_t>(i)));
+  NodeNameIndex index;
+  const Topology t = threeLevels(names, index);
+  EXPECT_EQ(t.leafCount(), 4u);
+  EXPECT_EQ(t.level(4), 1u);  // pod1
+  EXPECT_EQ(t.level(6), 2u);  // core
+  EXPECT_EQ(t.leafDistance(0, 1), 2u);
+  EXPECT_EQ(t.leafDistance(0, 2), 4u);
+  EXPECT_EQ(t.rootCount(), 1u);
+}
+
+TEST(LeafChooser, PrefersOnePodWhenNoLeafFits) {
+  std::vector<std::string> names;
+  for (int i = 1; i <= 16; ++i) names.push_back(testing::nodeName(static_cast<std::size_t>(i)));
+  NodeNameIndex index;
+  const Topology t = threeLevels(names, index);
+  LeafChooser chooser(t);
+  std::vector<LeafTake> out;
+  // l1: 3, l2: 1 (pod1 = 4); l3: 3, l4: 3 (pod2 = 6). A 5-node job fits no leaf; pod2 fits it.
+  const std::vector<std::uint32_t> avail = {3, 1, 3, 3};
+  ASSERT_TRUE(chooser.choose(avail, 5, {}, out));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0].leaf == 2 || out[0].leaf == 3);
+  EXPECT_TRUE(out[1].leaf == 2 || out[1].leaf == 3);
+  EXPECT_EQ(out[0].take + out[1].take, 5u);
+}
+
+TEST(LeafChooser, FailsWhenTheTreeCannotHoldTheJob) {
+  std::vector<std::string> names;
+  for (int i = 1; i <= 16; ++i) names.push_back(testing::nodeName(static_cast<std::size_t>(i)));
+  NodeNameIndex index;
+  const Topology t = threeLevels(names, index);
+  LeafChooser chooser(t);
+  std::vector<LeafTake> out;
+  EXPECT_FALSE(chooser.choose(std::vector<std::uint32_t>{1, 1, 1, 1}, 5, {}, out));
+}
+
+TEST(Topology, UnlistedNodesFormAnIslandAndFlatIsOneLeaf) {
+  std::vector<std::string> names = {"a", "b", "c"};
+  NodeNameIndex index;
+  for (std::size_t i = 0; i < names.size(); ++i) index.emplace(names[i], static_cast<NodeIndex>(i));
+  slurm::TopologyConf conf;
+  conf.switches.push_back({"leaf", {"a", "b"}, {}, 1});
+  const Topology t = Topology::fromConf(conf, names.size(), index);
+  EXPECT_EQ(t.leafCount(), 2u);
+  EXPECT_EQ(t.rootCount(), 2u);
+  EXPECT_EQ(t.leafOf(2), 1u);
+  EXPECT_EQ(t.leafDistance(0, 1), kInfiniteDistance);
+  const Topology flat = Topology::fromConf({}, 3, index);
+  EXPECT_EQ(flat.leafCount(), 1u);
+  EXPECT_EQ(flat.leafNodes(0).size(), 3u);
+}
+
+}  // namespace
+}  // namespace kubeslurm::core
