@@ -20,6 +20,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"sbatch", runSbatch, "submit a batch script (offline: --dry-run=client -o yaml|json)"},
       {"scontrol", runScontrol, "show hostnames|hostlist|hostlistsorted"},
+      {"plan", runPlan, "what-if: what the scheduler would do with a scenario file"},
+      {"simulate", runSimulate, "replay a workload trace (SWF, Alibaba) through the scheduler"},
   };
   return kCommands;
 }

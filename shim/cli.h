@@ -21,8 +21,9 @@ struct CliIo {
   std::ostream& err;
   std::function<std::optional<std::string>(std::string_view)> getenv;
   std::function<StatusOr<std::string>(const std::string&)> readFile;
-  std::int64_t now = 0;              // seconds since the epoch, UTC
+  std::int64_t now = 0;               // seconds since the epoch, UTC
   std::int32_t utcOffsetSeconds = 0;  // the local time zone's offset at `now`
+  bool errIsTerminal = false;         // `err` is a terminal: progress lines are welcome
 };
 
 // argv0: the name the program was invoked as (its basename). args: everything after it.

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "shim/cli.h"
 
 namespace {
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
       .readFile = readWholeFile,
       .now = static_cast<std::int64_t>(now),
       .utcOffsetSeconds = localUtcOffset(now),
+      .errIsTerminal = isatty(STDERR_FILENO) == 1,
   };
   return kubeslurm::shim::runCli(invoked, args, io);
 }
