@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
       .out = std::cout,
       .err = std::cerr,
       .getenv = [](std::string_view name) -> std::optional<std::string> {
-        const char* value = std::getenv(std::string(name).c_str());
+        // The CLI is single-threaded and never sets variables, so getenv cannot race.
+        const char* value =
+            std::getenv(std::string(name).c_str());  // NOLINT(concurrency-mt-unsafe)
         if (value == nullptr) return std::nullopt;
         return std::string(value);
       },
