@@ -13,6 +13,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "operator/base/text.h"
 #include "operator/slurm/dependency.h"
 #include "operator/slurm/hostlist.h"
 #include "operator/slurm/names.h"
@@ -41,25 +42,7 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-std::string quoted(std::string_view text) {
-  constexpr std::size_t kShown = 60;
-  std::string out(text.substr(0, kShown));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  }
-  return "\"" + out + (text.size() > kShown ? "...\"" : "\"");
-}
-
-template <typename T>
-std::optional<T> parseInteger(std::string_view text) {
-  T value{};
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (first != last && *first == '+') ++first;
-  const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
-  return value;
-}
+std::string quoted(std::string_view text) { return quoteForDiagnostic(text, 60); }
 
 // An upper bound on how many hosts `expr` expands to, from its brackets alone, so that a huge
 // expression is refused before it is expanded. Saturates; malformed text yields a small count
@@ -97,8 +80,8 @@ std::uint64_t hostlistUpperBound(std::string_view expr) {
       const std::size_t dash = item.find('-');
       std::uint64_t count = 1;
       if (dash != std::string_view::npos) {
-        const auto lo = parseInteger<std::uint64_t>(item.substr(0, dash));
-        const auto hi = parseInteger<std::uint64_t>(item.substr(dash + 1));
+        const auto lo = kubeslurm::parseInteger<std::uint64_t>(item.substr(0, dash));
+        const auto hi = kubeslurm::parseInteger<std::uint64_t>(item.substr(dash + 1));
         if (lo && hi && *hi >= *lo) count = std::min<std::uint64_t>(*hi - *lo, kMaxNodes * 4) + 1;
       }
       group = saturatingAdd(group, count);
@@ -198,7 +181,7 @@ class Loader {
     auto value = scalar(map, key, path);
     if (!value.isOk()) return value.status();
     if (!*value) return Status::ok();
-    const auto parsed = parseInteger<T>(**value);
+    const auto parsed = kubeslurm::parseInteger<T>(**value);
     if (!parsed || *parsed < min || *parsed > max) {
       return error(map[std::string(key)], join(path, key),
                    "expected a whole number from " + std::to_string(min) + " to " +
@@ -324,7 +307,7 @@ class Loader {
     auto value = scalar(root, "now", "");
     if (!value.isOk()) return value.status();
     if (!*value) return Status::ok();
-    if (auto epoch = parseInteger<std::int64_t>(**value)) {
+    if (auto epoch = kubeslurm::parseInteger<std::int64_t>(**value)) {
       if (*epoch < 0 || *epoch > kMaxSeconds * 100)
         return error(root["now"], "now", "out of range");
       scenario_.now = *epoch;
@@ -407,7 +390,7 @@ class Loader {
 
   static std::optional<std::uint64_t> parseCpuMillis(std::string_view text) {
     if (!text.empty() && text.back() == 'm') {
-      const auto millis = parseInteger<std::uint64_t>(text.substr(0, text.size() - 1));
+      const auto millis = kubeslurm::parseInteger<std::uint64_t>(text.substr(0, text.size() - 1));
       if (!millis || *millis > (1ULL << 40U)) return std::nullopt;
       return millis;
     }
@@ -845,7 +828,7 @@ class Loader {
     const std::string nodesPath = join(path, "nodes");
     if (!nodes.IsDefined() || nodes.IsNull()) return error(entry, path, "nodes is required");
     if (!nodes.IsScalar()) return error(nodes, nodesPath, "expected a hostlist or a node count");
-    if (auto count = parseInteger<std::uint32_t>(nodes.Scalar())) {
+    if (auto count = kubeslurm::parseInteger<std::uint32_t>(nodes.Scalar())) {
       if (*count == 0) return error(nodes, nodesPath, "a running job holds at least one node");
       auto placed = placeByCount(job, *count);
       if (!placed) {
@@ -976,9 +959,10 @@ class Loader {
     if (!*value) return Status::ok();
     const std::string& text = **value;
     const std::size_t dash = text.find('-');
-    const auto lo = parseInteger<std::uint32_t>(text.substr(0, dash));
-    const auto hi =
-        dash == std::string::npos ? lo : parseInteger<std::uint32_t>(text.substr(dash + 1));
+    const auto lo = kubeslurm::parseInteger<std::uint32_t>(text.substr(0, dash));
+    const auto hi = dash == std::string::npos
+                        ? lo
+                        : kubeslurm::parseInteger<std::uint32_t>(text.substr(dash + 1));
     if (!lo || !hi || *lo == 0 || *hi < *lo || *hi > kMaxNodes) {
       return error(entry["nodes"], join(path, "nodes"),
                    "expected a node count N or a range N-M, got " + quoted(text));
@@ -995,7 +979,7 @@ class Loader {
     if (!*value) return Status::ok();
     const std::string& text = **value;
     const std::size_t at = text.find('@');
-    const auto count = parseInteger<std::uint32_t>(text.substr(0, at));
+    const auto count = kubeslurm::parseInteger<std::uint32_t>(text.substr(0, at));
     if (!count) {
       return error(entry["switches"], join(path, "switches"),
                    "expected N or N@TIME such as 1@00:05:00, got " + quoted(text));

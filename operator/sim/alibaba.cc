@@ -74,7 +74,7 @@ class Row {
 
   StatusOr<std::uint64_t> uintAt(std::size_t column, std::string_view name) const {
     const std::string_view field = text(column);
-    if (auto value = internal::parseUint(field)) return *value;
+    if (auto value = parseInteger<std::uint64_t>(field)) return *value;
     return error(std::string(name) +
                  " is not a non-negative integer: " + internal::quoteForError(field));
   }
@@ -84,7 +84,7 @@ class Row {
                                                       std::string_view name) const {
     const std::string_view field = text(column);
     if (field.empty()) return std::optional<std::int64_t>();
-    if (auto value = internal::parseInt(field)) return std::optional<std::int64_t>(*value);
+    if (auto value = parseInteger<std::int64_t>(field)) return std::optional<std::int64_t>(*value);
     return error(std::string(name) + " is not an integer: " + internal::quoteForError(field));
   }
 

@@ -44,7 +44,7 @@ void readHeaderComment(std::string_view line, Trace& trace) {
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) return;
   const std::string_view key = internal::trim(line.substr(0, colon));
-  const auto value = internal::parseUint(internal::trim(line.substr(colon + 1)));
+  const auto value = parseInteger<std::uint64_t>(internal::trim(line.substr(colon + 1)));
   if (!value || *value > std::numeric_limits<std::uint32_t>::max()) return;
   if (key == "MaxNodes") trace.maxNodes = static_cast<std::uint32_t>(*value);
   if (key == "MaxProcs") trace.maxProcs = static_cast<std::uint32_t>(*value);

@@ -39,25 +39,6 @@ std::vector<std::string_view> splitOn(std::string_view text, char sep) {
   }
 }
 
-std::optional<std::int64_t> parseInt(std::string_view text) {
-  std::int64_t value = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (first != last && *first == '+') ++first;
-  const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
-  return value;
-}
-
-std::optional<std::uint64_t> parseUint(std::string_view text) {
-  std::uint64_t value = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
-  return value;
-}
-
 std::optional<double> parseNumber(std::string_view text) {
   double value = 0;
   const char* first = text.data();
@@ -68,16 +49,6 @@ std::optional<double> parseNumber(std::string_view text) {
     return std::nullopt;
   }
   return value;
-}
-
-std::string quoteForError(std::string_view text) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string shown(text.substr(0, kMaxShown));
-  for (char& c : shown) {
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-  }
-  if (text.size() > kMaxShown) shown += "...";
-  return "\"" + shown + "\"";
 }
 
 }  // namespace kubeslurm::sim::internal

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "operator/base/text.h"
+
 namespace kubeslurm::sim::internal {
 
 // Calls `fn(lineNumber, line)` for every line, lineNumber from 1, "\r\n" endings accepted.
@@ -29,13 +31,10 @@ std::vector<std::string_view> splitWhitespace(std::string_view text);
 // Splits on every `sep`, empty fields kept.
 std::vector<std::string_view> splitOn(std::string_view text, char sep);
 
-// Whole-token integer parses; nullopt on anything else (sign allowed for the signed one).
-std::optional<std::int64_t> parseInt(std::string_view text);
-std::optional<std::uint64_t> parseUint(std::string_view text);
 // A decimal number, fraction and exponent allowed ("12", "-1", "3.5", "1e3").
 std::optional<double> parseNumber(std::string_view text);
 
 // Quoted for diagnostics, cut to a readable length.
-std::string quoteForError(std::string_view text);
+inline std::string quoteForError(std::string_view text) { return quoteForDiagnostic(text, 40); }
 
 }  // namespace kubeslurm::sim::internal

@@ -247,7 +247,7 @@ StatusOr<AccountRule> parseAccountRule(std::string_view text) {
     rest.remove_prefix(1);
     const std::string_view count = rest.substr(0, rest.find('@'));
     rest.remove_prefix(count.size());
-    const auto buckets = internal::parseUint(count);
+    const auto buckets = parseInteger<std::uint64_t>(count);
     if (!buckets || *buckets == 0 || *buckets > 1000000) {
       return invalidArgument("account rule " + internal::quoteForError(text) +
                              ": %N needs a bucket count from 1 to 1000000");
@@ -256,7 +256,7 @@ StatusOr<AccountRule> parseAccountRule(std::string_view text) {
   }
   if (!rest.empty() && rest.front() == '@') {
     rest.remove_prefix(1);
-    const auto seed = internal::parseUint(rest);
+    const auto seed = parseInteger<std::uint64_t>(rest);
     if (!seed || rule.buckets == 0) {
       return invalidArgument("account rule " + internal::quoteForError(text) +
                              ": @SEED needs a number and comes after %N");
