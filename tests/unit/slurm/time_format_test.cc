@@ -175,9 +175,14 @@ TEST(ParseTimestampTest, ReadsBackWhatFormatTimestampPrints) {
   EXPECT_EQ(*parseTimestamp("2026-11-21T04:35", 0), kSubmitTime - 12);
   EXPECT_EQ(*parseTimestamp("2026-11-21", 0), kSubmitTime - 4 * kHour - 35 * kMinute - 12);
   EXPECT_EQ(*parseTimestamp("2024-02-29T00:00:00", 0), 1709164800);
-  for (const EpochSeconds t : {EpochSeconds{0}, kSubmitTime, EpochSeconds{253402300799}}) {
+  // The last instant is 9999-12-31T23:59:59 at UTC+14, the furthest offset tried: later ones
+  // print a five-digit year, which is not a timestamp Slurm reads back.
+  constexpr EpochSeconds kLastFourDigitYear = 253402300799 - 14 * kHour;
+  for (const EpochSeconds t : {EpochSeconds{0}, kSubmitTime, kLastFourDigitYear}) {
     for (const std::int32_t offset : {0, 3600, -12600, 50400}) {
-      EXPECT_EQ(*parseTimestamp(formatTimestamp(t, offset), offset), t) << t << " " << offset;
+      const auto parsed = parseTimestamp(formatTimestamp(t, offset), offset);
+      ASSERT_TRUE(parsed.isOk()) << t << " " << offset << ": " << parsed.status().toString();
+      EXPECT_EQ(*parsed, t) << t << " " << offset;
     }
   }
 }
