@@ -39,7 +39,13 @@ ClusterState::ClusterState(const Snapshot& snapshot, Time now) : snapshot_(snaps
   for (std::size_t n = 0; n < snapshot.nodes.size(); ++n) {
     names_.emplace(snapshot.nodes[n].name, static_cast<NodeIndex>(n));
   }
-  topology_ = Topology::fromConf(snapshot.topology, snapshot.nodes.size(), names_);
+  if (snapshot.topology.switches.empty() && snapshot.topology.blocks.empty() &&
+      !snapshot.topologyLabels.empty()) {
+    topology_ = Topology::fromConf(topologyFromLabels(snapshot.nodes, snapshot.topologyLabels),
+                                   snapshot.nodes.size(), names_);
+  } else {
+    topology_ = Topology::fromConf(snapshot.topology, snapshot.nodes.size(), names_);
+  }
   buildNodes();
   buildPartitions();
   buildPartitionLeaves();

@@ -207,8 +207,14 @@ struct Budget {
 
 struct Snapshot {
   std::vector<Node> nodes;
-  // Tree topology (topology.conf, or built by the caller from node labels). Empty: flat.
+  // Tree topology (topology.conf switches) or block topology (BlockName= records, BlockSizes=;
+  // used when there are blocks and no switches). Empty: topologyLabels, else flat.
   slurm::TopologyConf topology;
+  // Tree topology from node labels, used when `topology` is empty: the label keys naming the
+  // tree's levels from the leaf upward (e.g. {"kubeslurm.io/leaf", "kubeslurm.io/spine"}). A
+  // node's value for a key is its switch at that level; nodes without the leaf label (or with an
+  // empty value) are outside the tree, as nodes that topology.conf does not list.
+  std::vector<std::string> topologyLabels;
   std::vector<Partition> partitions;
   std::vector<Account> accounts;  // the association tree
   Time usageTime = 0;             // the time Account::rawUsage is as of

@@ -81,8 +81,10 @@ void LeafChooser::addDistances(std::uint32_t leaf) {
 }
 
 bool LeafChooser::choose(std::span<const std::uint32_t> leafAvail, std::uint32_t nodes,
-                         std::span<const std::uint32_t> requiredLeaves,
-                         std::vector<LeafTake>& out) {
+                         std::span<const std::uint32_t> requiredLeaves, std::vector<LeafTake>& out,
+                         std::uint32_t requiredNodes) {
+  if (topology_.isBlock())
+    return chooseBlocks(leafAvail, nodes, requiredNodes, requiredLeaves, out);
   count_.assign(topology_.switchCount(), 0);
   for (std::uint32_t leaf = 0; leaf < topology_.leafCount(); ++leaf) {
     std::uint32_t s = topology_.leafSwitch(leaf);
@@ -116,6 +118,129 @@ bool LeafChooser::choose(std::span<const std::uint32_t> leafAvail, std::uint32_t
     remaining -= take;
     addDistances(leaf);
     count_[sw] = 0;
+  }
+  return true;
+}
+
+std::int64_t LeafChooser::blockSum(std::uint32_t first, std::uint32_t last) const {
+  std::int64_t sum = 0;
+  for (std::uint32_t b = first; b < last; ++b) sum += count_[b];
+  return sum;
+}
+
+// Base blocks of [first, last) one at a time: one that holds the rest beats one that does not;
+// two that do, the tighter; two that do not, the fuller; then block order.
+void LeafChooser::fillBlocks(std::uint32_t first, std::uint32_t last, std::int64_t& remaining,
+                             std::vector<LeafTake>& out) {
+  while (remaining > 0) {
+    std::int64_t best = -1;
+    for (std::uint32_t b = first; b < last; ++b) {
+      if (count_[b] <= 0) continue;
+      if (best < 0) {
+        best = b;
+        continue;
+      }
+      const std::int64_t current = count_[static_cast<std::size_t>(best)];
+      const bool fits = count_[b] >= remaining;
+      if (fits != (current >= remaining)) {
+        if (fits) best = b;
+      } else if (fits ? count_[b] < current : count_[b] > current) {
+        best = b;
+      }
+    }
+    if (best < 0) return;
+    const auto leaf = static_cast<std::uint32_t>(best);
+    const std::int64_t take = std::min(count_[leaf], remaining);
+    out.push_back({leaf, static_cast<std::uint32_t>(take)});
+    remaining -= take;
+    count_[leaf] = 0;
+  }
+}
+
+// topology/block: see placement.h. count_ holds each base block's usable nodes.
+bool LeafChooser::chooseBlocks(std::span<const std::uint32_t> leafAvail, std::uint32_t nodes,
+                               std::uint32_t requiredNodes,
+                               std::span<const std::uint32_t> requiredLeaves,
+                               std::vector<LeafTake>& out) {
+  const std::uint32_t blocks = topology_.blockCount();
+  bool requiredInIsland = false;
+  bool requiredInBlocks = false;
+  for (std::uint32_t leaf : requiredLeaves)
+    (leaf >= blocks ? requiredInIsland : requiredInBlocks) = true;
+  auto useIsland = [&] {
+    if (topology_.leafCount() <= blocks || requiredInBlocks || leafAvail[blocks] < nodes) {
+      return false;
+    }
+    out.push_back({blocks, nodes});
+    return true;
+  };
+  if (requiredInIsland) return useIsland();
+  count_.assign(leafAvail.begin(), leafAvail.begin() + blocks);
+  auto holdsRequired = [&](std::uint32_t first, std::uint32_t last) {
+    return std::all_of(requiredLeaves.begin(), requiredLeaves.end(),
+                       [&](std::uint32_t leaf) { return leaf >= first && leaf < last; });
+  };
+  // Required nodes' blocks are filled first (their other nodes count as picked), as for leaves.
+  auto fillRequired = [&](std::int64_t& remaining) {
+    for (std::uint32_t leaf : requiredLeaves) {
+      const std::int64_t take = std::min(count_[leaf], remaining);
+      if (take > 0) out.push_back({leaf, static_cast<std::uint32_t>(take)});
+      remaining -= take;
+      count_[leaf] = 0;
+    }
+  };
+  // The smallest level with an aggregate that holds the job; there, the best fit.
+  for (std::uint32_t m : topology_.blockLevels()) {
+    std::int64_t best = -1;
+    std::int64_t bestSum = 0;
+    for (std::uint32_t first = 0; first + m <= blocks; first += m) {
+      if (!holdsRequired(first, first + m)) continue;
+      const std::int64_t sum = blockSum(first, first + m);
+      if (sum < nodes) continue;
+      if (best < 0 || sum < bestSum) {
+        best = first;
+        bestSum = sum;
+      }
+    }
+    if (best < 0) continue;
+    std::int64_t remaining = nodes;
+    fillRequired(remaining);
+    const auto first = static_cast<std::uint32_t>(best);
+    fillBlocks(first, first + m, remaining, out);
+    return remaining == 0;
+  }
+  // Larger than the largest block: span aggregates of the largest size (the last one may be
+  // short), those with required nodes first, then one that holds the rest (the tightest) before
+  // one that does not (the fullest).
+  const std::uint64_t largest =
+      topology_.blockLevels().empty() ? 0 : topology_.blockLevels().back();
+  const std::uint64_t size = std::uint64_t{nodes} + requiredNodes;
+  if (largest == 0 || size <= largest * topology_.baseBlockNodes() || blockSum(0, blocks) < nodes) {
+    return useIsland();
+  }
+  const auto step = static_cast<std::uint32_t>(largest);
+  std::int64_t remaining = nodes;
+  fillRequired(remaining);
+  for (std::uint32_t leaf : requiredLeaves) {
+    const std::uint32_t first = leaf / step * step;
+    fillBlocks(first, std::min(first + step, blocks), remaining, out);
+  }
+  while (remaining > 0) {
+    std::int64_t best = -1;
+    std::int64_t bestSum = 0;
+    for (std::uint32_t first = 0; first < blocks; first += step) {
+      const std::int64_t sum = blockSum(first, std::min(first + step, blocks));
+      if (sum <= 0) continue;
+      const bool fits = sum >= remaining;
+      if (best < 0 || (fits != (bestSum >= remaining) && fits) ||
+          (fits == (bestSum >= remaining) && (fits ? sum < bestSum : sum > bestSum))) {
+        best = first;
+        bestSum = sum;
+      }
+    }
+    if (best < 0) return false;
+    const auto first = static_cast<std::uint32_t>(best);
+    fillBlocks(first, std::min(first + step, blocks), remaining, out);
   }
   return true;
 }
@@ -211,8 +336,8 @@ bool Placer::placeSingle(const JobView& job, std::vector<NodeIndex>& out) {
     if (scratch_.leafAvail[leaf] > 0) leafOrder_.push_back(leaf);
   }
   std::sort(leafOrder_.begin(), leafOrder_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const std::uint32_t ca = scratch_.leafAvail[a];
-    const std::uint32_t cb = scratch_.leafAvail[b];
+    const std::uint32_t ca = leafRankKey(state_.topology(), scratch_.leafAvail, a);
+    const std::uint32_t cb = leafRankKey(state_.topology(), scratch_.leafAvail, b);
     return ca != cb ? ca < cb : a < b;
   });
   NodeIndex best = 0;

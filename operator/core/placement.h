@@ -14,12 +14,22 @@
 // CPU, memory, index) so whole nodes stay free for gangs. Ranks are numbered leaf by leaf in
 // switch order, nodes ascending within a leaf: neighbours share switches, rank 0 comes first.
 //
+// Block topology (topology/block, Slurm 23.11+; doc/html/topology.shtml): the leaves are base
+// blocks, and BlockSizes define aggregated blocks of 2^k contiguous base blocks aligned to their
+// size. A job goes into the smallest aggregate level where one aggregate has enough usable nodes
+// (and holds every required node), and at that level into the aggregate with the fewest usable
+// nodes that suffice (best fit; then the first). Inside it, base blocks are taken as leaves are:
+// one that can hold the rest (the tightest) beats one that cannot (the fullest). A job larger
+// than the largest block size spans aggregates of that size, taken the same way. Nodes outside
+// every block are used only by a job that fits among them alone.
+//
 // The same code places jobs now (main pass, free capacity) and at a future time (backfill
 // profile): the caller supplies which nodes fit and how full they are.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -44,10 +54,19 @@ class LeafChooser {
   // leafAvail[leaf]: nodes usable for the job under each leaf, excluding required nodes.
   // requiredLeaves: leaves that already hold required ranks; they are filled first and count as
   // picked. Appends to `out` in pick order; false when `nodes` cannot be placed.
+  // requiredNodes: how many required nodes the job already holds (block topology counts them in
+  // the job's size).
   bool choose(std::span<const std::uint32_t> leafAvail, std::uint32_t nodes,
-              std::span<const std::uint32_t> requiredLeaves, std::vector<LeafTake>& out);
+              std::span<const std::uint32_t> requiredLeaves, std::vector<LeafTake>& out,
+              std::uint32_t requiredNodes = 0);
 
  private:
+  bool chooseBlocks(std::span<const std::uint32_t> leafAvail, std::uint32_t nodes,
+                    std::uint32_t requiredNodes, std::span<const std::uint32_t> requiredLeaves,
+                    std::vector<LeafTake>& out);
+  void fillBlocks(std::uint32_t first, std::uint32_t last, std::int64_t& remaining,
+                  std::vector<LeafTake>& out);
+  std::int64_t blockSum(std::uint32_t first, std::uint32_t last) const;
   int compare(std::uint32_t a, std::uint32_t b, std::int64_t remaining) const;
   void consider(std::uint32_t leaf, std::int64_t remaining, std::int64_t& best) const;
   bool restrictToTop(std::uint32_t nodes, std::span<const std::uint32_t> requiredLeaves);
@@ -89,13 +108,21 @@ void sortRankOrder(const Topology& topology, std::vector<NodeIndex>& nodes);
 // (the leaf with the fewest usable nodes, then switch order), then CPU, memory and index. For
 // whole-node requests every candidate is equally idle and this is exactly Slurm's pick (Goal C:
 // "001,002 busy, 1 node -> 003").
+// A leaf's usable nodes as one-node placement orders leaves: best fit, except that the island of
+// a block topology comes after every block.
+inline std::uint32_t leafRankKey(const Topology& topo, std::span<const std::uint32_t> leafAvail,
+                                 std::uint32_t leaf) {
+  if (topo.isBlock() && leaf >= topo.blockCount()) return std::numeric_limits<std::uint32_t>::max();
+  return leafAvail[leaf];
+}
 using SingleRank =
     std::tuple<std::int64_t, std::uint32_t, std::uint32_t, std::int64_t, std::int64_t, NodeIndex>;
 inline SingleRank singleRank(const Topology& topo, const JobView& job,
                              std::span<const std::uint32_t> leafAvail, const PackKey& k) {
   const std::uint32_t leaf = topo.leafOf(k.node);
-  if (job.request.exclusive) return {0, leafAvail[leaf], leaf, 0, 0, k.node};
-  return {k.free.gpus, leafAvail[leaf], leaf, k.free.cpuMillis, k.free.memoryBytes, k.node};
+  const std::uint32_t avail = leafRankKey(topo, leafAvail, leaf);
+  if (job.request.exclusive) return {0, avail, leaf, 0, 0, k.node};
+  return {k.free.gpus, avail, leaf, k.free.cpuMillis, k.free.memoryBytes, k.node};
 }
 
 // Picks `take` nodes of `candidates` (one leaf's), most used first; whole nodes in index order.
@@ -187,7 +214,10 @@ bool placeJob(const ClusterState& state, const JobView& job, LeafChooser& choose
     return true;
   }
   s.takes.clear();
-  if (need > 0 && !chooser.choose(s.leafAvail, need, s.requiredLeaves, s.takes)) return false;
+  if (need > 0 && !chooser.choose(s.leafAvail, need, s.requiredLeaves, s.takes,
+                                  static_cast<std::uint32_t>(out.size()))) {
+    return false;
+  }
   if (!withinSwitchLimit(job, s) || !pickFromLeaves(state, job, s, countsReady, fit, out)) {
     return false;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 
 namespace kubeslurm::core {
 
@@ -22,7 +23,9 @@ Topology Topology::flat(std::size_t nodeCount) {
 
 Topology Topology::fromConf(const slurm::TopologyConf& conf, std::size_t nodeCount,
                             const NodeNameIndex& names) {
-  if (conf.switches.empty()) return flat(nodeCount);
+  if (conf.switches.empty()) {
+    return conf.blocks.empty() ? flat(nodeCount) : fromBlocks(conf, nodeCount, names);
+  }
   Topology t;
   const auto switches = static_cast<std::uint32_t>(conf.switches.size());
   std::unordered_map<std::string_view, std::uint32_t> switchByName;
@@ -71,6 +74,71 @@ Topology Topology::fromConf(const slurm::TopologyConf& conf, std::size_t nodeCou
   }
   t.computeLevels(children);
   t.finish(nodeCount);
+  return t;
+}
+
+Topology Topology::fromBlocks(const slurm::TopologyConf& conf, std::size_t nodeCount,
+                              const NodeNameIndex& names) {
+  Topology t;
+  t.block_ = true;
+  const auto blocks = static_cast<std::uint32_t>(conf.blocks.size());
+  t.blockCount_ = blocks;
+  const std::uint32_t root = blocks;
+  t.nodeLeaf_.assign(nodeCount, kNoLeaf);
+  std::vector<std::vector<std::uint32_t>> children(blocks + 1);
+  for (std::uint32_t b = 0; b < blocks; ++b) {
+    t.parent_.push_back(root);
+    t.switchLeaf_.push_back(b);
+    t.leafSwitch_.push_back(b);
+    children[root].push_back(b);
+    for (const std::string& name : conf.blocks[b].nodes) {
+      auto it = names.find(name);
+      // A node listed in two blocks stays with the first.
+      if (it != names.end() && t.nodeLeaf_[it->second] == kNoLeaf) t.nodeLeaf_[it->second] = b;
+    }
+  }
+  t.parent_.push_back(root);
+  t.switchLeaf_.push_back(kNoLeaf);
+  if (std::any_of(t.nodeLeaf_.begin(), t.nodeLeaf_.end(),
+                  [](std::uint32_t leaf) { return leaf == kNoLeaf; })) {
+    const auto island = static_cast<std::uint32_t>(t.parent_.size());
+    t.parent_.push_back(island);
+    t.switchLeaf_.push_back(static_cast<std::uint32_t>(t.leafSwitch_.size()));
+    t.leafSwitch_.push_back(island);
+    children.emplace_back();
+    for (std::uint32_t& leaf : t.nodeLeaf_) {
+      if (leaf == kNoLeaf) leaf = t.switchLeaf_[island];
+    }
+  }
+  t.computeLevels(children);
+  t.finish(nodeCount);
+
+  // The base block size: the first BlockSizes value (the parser makes it the smallest), else the
+  // first block's node count, as Slurm's bblock_node_cnt.
+  if (!conf.blockSizes.empty()) {
+    t.baseBlockNodes_ = conf.blockSizes.front();
+  } else if (blocks > 0) {
+    const std::unordered_set<std::string_view> distinct(conf.blocks.front().nodes.begin(),
+                                                        conf.blocks.front().nodes.end());
+    t.baseBlockNodes_ = static_cast<std::uint32_t>(distinct.size());
+  }
+  // Levels in base blocks. Default: the base block and its power-of-two multiples up to the
+  // whole set; given BlockSizes: those values (powers of two times the base), without the ones
+  // larger than the whole set.
+  if (blocks > 0) t.blockLevels_.push_back(1);  // the base block is always a level
+  if (conf.blockSizes.empty() || t.baseBlockNodes_ == 0) {
+    for (std::uint32_t m = 2; m <= blocks && m != 0; m *= 2) t.blockLevels_.push_back(m);
+  } else {
+    for (std::uint32_t size : conf.blockSizes) {
+      if (size % t.baseBlockNodes_ != 0) continue;
+      const std::uint32_t m = size / t.baseBlockNodes_;
+      if (m < 2 || (m & (m - 1)) != 0 || m > blocks) continue;
+      t.blockLevels_.push_back(m);
+    }
+    std::sort(t.blockLevels_.begin(), t.blockLevels_.end());
+    t.blockLevels_.erase(std::unique(t.blockLevels_.begin(), t.blockLevels_.end()),
+                         t.blockLevels_.end());
+  }
   return t;
 }
 
@@ -164,6 +232,50 @@ bool Topology::isAncestorOrSelf(std::uint32_t ancestor, std::uint32_t sw) const 
     sw = parent_[sw];
   }
   return false;
+}
+
+slurm::TopologyConf topologyFromLabels(std::span<const Node> nodes,
+                                       std::span<const std::string> levelKeys) {
+  slurm::TopologyConf conf;
+  const std::size_t levels = levelKeys.size();
+  std::vector<std::vector<slurm::TopologySwitch>> byLevel(levels);
+  std::vector<std::unordered_map<std::string, std::uint32_t>> index(levels);
+  std::vector<std::vector<std::uint32_t>> parentOf(levels);  // per level, per switch
+  for (const Node& node : nodes) {
+    std::uint32_t below = kUnset;  // this node's switch one level down
+    for (std::size_t l = 0; l < levels; ++l) {
+      auto label = node.labels.find(levelKeys[l]);
+      if (label == node.labels.end() || label->second.empty()) break;
+      std::string name = std::to_string(l) + ":" + label->second;
+      auto found = index[l].find(name);
+      if (l > 0 && parentOf[l - 1][below] != kUnset) {
+        // The first node of a switch decides its parent; a disagreeing node adds nothing above.
+        if (found == index[l].end() || found->second != parentOf[l - 1][below]) break;
+        below = found->second;
+        continue;
+      }
+      std::uint32_t sw = 0;
+      if (found == index[l].end()) {
+        sw = static_cast<std::uint32_t>(byLevel[l].size());
+        index[l].emplace(name, sw);
+        byLevel[l].push_back({std::move(name), {}, {}, 1});
+        parentOf[l].push_back(kUnset);
+      } else {
+        sw = found->second;
+      }
+      if (l == 0) {
+        byLevel[l][sw].nodes.push_back(node.name);
+      } else {
+        parentOf[l - 1][below] = sw;
+        byLevel[l][sw].children.push_back(byLevel[l - 1][below].name);
+      }
+      below = sw;
+    }
+  }
+  for (std::vector<slurm::TopologySwitch>& level : byLevel) {
+    for (slurm::TopologySwitch& sw : level) conf.switches.push_back(std::move(sw));
+  }
+  return conf;
 }
 
 }  // namespace kubeslurm::core

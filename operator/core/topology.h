@@ -9,11 +9,21 @@
 //  - No topology at all: one synthetic leaf holds every node (a flat cluster is one switch).
 //  - Nodes that topology.conf does not list: they form one extra synthetic leaf that is its own
 //    root, an island that jobs can use but never span with the tree (Slurm would not use them).
+//
+// Block topology (topology/block, Slurm 23.11+; doc/html/topology.shtml "topology/block"): each
+// BlockName= is a base block and becomes a leaf, in file order; one synthetic root joins them
+// (blocks are one fabric: a job may span them), and unlisted nodes form the island leaf as above.
+// The aggregated block levels (BlockSizes=, in base blocks) are kept for the block chooser
+// (placement.h); the tree chooser is not used for blocks.
+//
+// Topology from node labels: topologyFromLabels() writes the switch records that a topology.conf
+// would hold, so labels and topology.conf give the same tree.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +44,18 @@ class Topology {
   // The tree of `conf`, with node names resolved through `names`. Unknown names are ignored.
   static Topology fromConf(const slurm::TopologyConf& conf, std::size_t nodeCount,
                            const NodeNameIndex& names);
+  // The base blocks of `conf` (no switches, some blocks) as leaves under one root.
+  static Topology fromBlocks(const slurm::TopologyConf& conf, std::size_t nodeCount,
+                             const NodeNameIndex& names);
+
+  // Block topology: leaves [0, blockCount()) are the base blocks in file order; a leaf at or past
+  // blockCount() is the island of unlisted nodes.
+  bool isBlock() const { return block_; }
+  std::uint32_t blockCount() const { return blockCount_; }
+  // The aggregated block levels, in base blocks per block: ascending powers of two, 1 first.
+  std::span<const std::uint32_t> blockLevels() const { return blockLevels_; }
+  // Nodes per base block (the first BlockSizes value, else the first block's node count).
+  std::uint32_t baseBlockNodes() const { return baseBlockNodes_; }
 
   std::uint32_t switchCount() const { return static_cast<std::uint32_t>(level_.size()); }
   std::uint32_t leafCount() const { return static_cast<std::uint32_t>(leafSwitch_.size()); }
@@ -69,6 +91,19 @@ class Topology {
   std::vector<std::uint32_t> nodeLeaf_;    // per node
   std::vector<std::uint32_t> leafDistance_;
   std::uint32_t rootCount_ = 0;
+  bool block_ = false;
+  std::uint32_t blockCount_ = 0;
+  std::vector<std::uint32_t> blockLevels_;
+  std::uint32_t baseBlockNodes_ = 0;
 };
+
+// The switch records of a tree built from node labels: `levelKeys` name the levels from the leaf
+// upward; a node's value for a key is the name of its switch at that level. Leaves come in the
+// order their first node appears, each upper level after the one below it. A node without the
+// leaf label is under no switch (the island); a switch's parent is the value its first node has
+// for the next key, and a chain stops at the first missing label (that switch is a root).
+// Switch names are made unique per level ("<level>:<value>"), as values may repeat across levels.
+slurm::TopologyConf topologyFromLabels(std::span<const Node> nodes,
+                                       std::span<const std::string> levelKeys);
 
 }  // namespace kubeslurm::core

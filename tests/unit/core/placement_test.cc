@@ -54,6 +54,29 @@ TEST_P(GoalCTable, PicksTheNodesSlurmPicked) {
   EXPECT_FALSE(s->backfilled);
 }
 
+// The same rows with the tree taken from node labels (Snapshot::topologyLabels) instead of
+// topology.conf: leaf1/leaf2 under spine, as the reference's topology.conf has them.
+TEST_P(GoalCTable, PicksTheSameNodesWithTopologyFromNodeLabels) {
+  const GoalCRow& row = GetParam();
+  MakeCluster c = referenceCluster();
+  c.ref().topology = {};
+  c.ref().topologyLabels = {"kubeslurm.io/leaf", "kubeslurm.io/spine"};
+  for (std::size_t n = 1; n <= 8; ++n) {
+    auto& labels = c.ref().nodes[n - 1].labels;
+    labels["kubeslurm.io/leaf"] = n <= 4 ? "leaf1" : "leaf2";
+    labels["kubeslurm.io/spine"] = "spine";
+  }
+  occupy(c, row.busy);
+  for (std::size_t n : row.down) c.state(n, NodeState::kDown);
+  for (std::size_t n : row.drained) c.state(n, NodeState::kDrain);
+  c.job(MakeJob().id(100).nodes(row.nodes).gpus(8));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* s = testing::findStart(plan, 100);
+  ASSERT_NE(s, nullptr) << row.name;
+  EXPECT_EQ(s->nodes, row.expected) << row.name;
+  EXPECT_FALSE(s->backfilled);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     ReferenceRows, GoalCTable,
     ::testing::Values(
@@ -256,6 +279,37 @@ TEST(Topology, UnlistedNodesFormAnIslandAndFlatIsOneLeaf) {
   const Topology flat = Topology::fromConf({}, 3, index);
   EXPECT_EQ(flat.leafCount(), 1u);
   EXPECT_EQ(flat.leafNodes(0).size(), 3u);
+}
+
+TEST(Topology, NodeLabelsGiveTheSwitchRecordsOfATopologyConf) {
+  std::vector<Node> nodes(6);
+  const std::vector<std::string> keys = {"leaf", "spine"};
+  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].name = "n" + std::to_string(i);
+  nodes[0].labels = {{"leaf", "b"}, {"spine", "s"}};
+  nodes[1].labels = {{"leaf", "a"}, {"spine", "s"}};
+  nodes[2].labels = {{"leaf", "b"}, {"spine", "other"}};  // b's first node said s: ignored above
+  nodes[3].labels = {{"spine", "s"}};                     // no leaf label: outside the tree
+  nodes[4].labels = {{"leaf", "s"}};                      // no spine: its leaf is a root
+  nodes[5].labels = {{"leaf", ""}};                       // empty: as missing
+  const slurm::TopologyConf conf = topologyFromLabels(nodes, keys);
+  ASSERT_EQ(conf.switches.size(), 4u);
+  EXPECT_EQ(conf.switches[0].name, "0:b");
+  EXPECT_EQ(conf.switches[0].nodes, (std::vector<std::string>{"n0", "n2"}));
+  EXPECT_EQ(conf.switches[1].name, "0:a");
+  EXPECT_EQ(conf.switches[2].name, "0:s");  // a leaf may share its value with a spine
+  EXPECT_EQ(conf.switches[3].name, "1:s");
+  EXPECT_EQ(conf.switches[3].children, (std::vector<std::string>{"0:b", "0:a"}));
+
+  NodeNameIndex index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    index.emplace(nodes[i].name, static_cast<NodeIndex>(i));
+  }
+  const Topology t = Topology::fromConf(conf, nodes.size(), index);
+  EXPECT_EQ(t.leafCount(), 4u);  // b, a, s and the island of n3, n5
+  EXPECT_EQ(t.rootCount(), 3u);
+  EXPECT_EQ(t.leafOf(3), t.leafOf(5));
+  EXPECT_EQ(t.leafDistance(t.leafOf(0), t.leafOf(1)), 2u);
+  EXPECT_EQ(t.leafDistance(t.leafOf(0), t.leafOf(4)), kInfiniteDistance);
 }
 
 }  // namespace
