@@ -490,6 +490,10 @@ void Hostlist::sort() {
     if (!(prev.hi > next.lo && prefixCompare(prev, next) == 0 && widthCombine(prev, next))) {
       continue;
     }
+    // Slurm splits the overlap host by host. An overlap wider than one range may hold
+    // (MAX_RANGE) only comes from saturated numbers, where the real scontrol runs out of memory:
+    // leave those ranges as they are rather than allocate per host without bound.
+    if (std::min(next.hi, prev.hi) - next.lo >= kMaxRangeHosts) continue;
     const std::string prefix = prev.prefix;
     const int width = prev.width;
     const std::uint64_t overlapLo = next.lo;
