@@ -58,23 +58,28 @@ Topology Topology::fromConf(const slurm::TopologyConf& conf, std::size_t nodeCou
     }
   }
   // Unlisted nodes: one island leaf of their own.
-  if (std::any_of(t.nodeLeaf_.begin(), t.nodeLeaf_.end(),
-                  [](std::uint32_t leaf) { return leaf == kNoLeaf; })) {
-    const auto island = static_cast<std::uint32_t>(t.parent_.size());
-    t.parent_.push_back(island);
-    t.switchLeaf_.push_back(static_cast<std::uint32_t>(t.leafSwitch_.size()));
-    t.leafSwitch_.push_back(island);
-    children.emplace_back();
-    for (std::uint32_t& leaf : t.nodeLeaf_) {
-      if (leaf == kNoLeaf) leaf = t.switchLeaf_[island];
-    }
-  }
+  t.addIslandLeaf(children);
   for (std::uint32_t s = 0; s < t.parent_.size(); ++s) {
     if (t.parent_[s] == kUnset) t.parent_[s] = s;
   }
   t.computeLevels(children);
   t.finish(nodeCount);
   return t;
+}
+
+void Topology::addIslandLeaf(std::vector<std::vector<std::uint32_t>>& children) {
+  if (std::none_of(nodeLeaf_.begin(), nodeLeaf_.end(),
+                   [](std::uint32_t leaf) { return leaf == kNoLeaf; })) {
+    return;
+  }
+  const auto island = static_cast<std::uint32_t>(parent_.size());
+  parent_.push_back(island);
+  switchLeaf_.push_back(static_cast<std::uint32_t>(leafSwitch_.size()));
+  leafSwitch_.push_back(island);
+  children.emplace_back();
+  for (std::uint32_t& leaf : nodeLeaf_) {
+    if (leaf == kNoLeaf) leaf = switchLeaf_[island];
+  }
 }
 
 Topology Topology::fromBlocks(const slurm::TopologyConf& conf, std::size_t nodeCount,
@@ -99,17 +104,7 @@ Topology Topology::fromBlocks(const slurm::TopologyConf& conf, std::size_t nodeC
   }
   t.parent_.push_back(root);
   t.switchLeaf_.push_back(kNoLeaf);
-  if (std::any_of(t.nodeLeaf_.begin(), t.nodeLeaf_.end(),
-                  [](std::uint32_t leaf) { return leaf == kNoLeaf; })) {
-    const auto island = static_cast<std::uint32_t>(t.parent_.size());
-    t.parent_.push_back(island);
-    t.switchLeaf_.push_back(static_cast<std::uint32_t>(t.leafSwitch_.size()));
-    t.leafSwitch_.push_back(island);
-    children.emplace_back();
-    for (std::uint32_t& leaf : t.nodeLeaf_) {
-      if (leaf == kNoLeaf) leaf = t.switchLeaf_[island];
-    }
-  }
+  t.addIslandLeaf(children);
   t.computeLevels(children);
   t.finish(nodeCount);
 

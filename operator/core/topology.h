@@ -77,6 +77,9 @@ class Topology {
 
  private:
   void finish(std::size_t nodeCount);
+  // Nodes no switch or block lists form one leaf of their own, its own root: jobs may use them
+  // but never span into them.
+  void addIslandLeaf(std::vector<std::vector<std::uint32_t>>& children);
   void computeLevels(const std::vector<std::vector<std::uint32_t>>& children);
   void computeLeafDistances();
 
