@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "operator/kube/kubeconfig.h"
+#include "tests/integration/support/sandbox_env.h"
 
 namespace kubeslurm::kube {
 namespace {
@@ -24,86 +25,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct CommandResult {
-  int exitCode = -1;
-  std::string output;
-};
+using testing_support::CommandResult;
+using testing_support::runCommand;
+using testing_support::SandboxEnvironment;
 
-CommandResult runCommand(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");  // NOLINT(cert-env33-c): test helper
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) {
-    result.output += buffer.data();
-  }
-  result.exitCode = ::pclose(pipe);
-  return result;
-}
-
-class SandboxEnvironment : public testing::Environment {
- public:
-  static std::map<std::string, std::string>& env() {
-    static std::map<std::string, std::string> values;
-    return values;
-  }
-
-  void SetUp() override {
-    const std::string sandbox = std::string(KUBESLURM_SOURCE_DIR) + "/sandbox/sandbox";
-    const char* cache = std::getenv("KUBESLURM_CACHE");  // NOLINT(concurrency-mt-unsafe)
-    const char* home = std::getenv("HOME");              // NOLINT(concurrency-mt-unsafe)
-    const fs::path bin =
-        std::getenv("KUBESLURM_BIN_DIR") != nullptr       // NOLINT
-            ? fs::path(std::getenv("KUBESLURM_BIN_DIR"))  // NOLINT
-            : (cache != nullptr ? fs::path(cache)
-                                : fs::path(home != nullptr ? home : "") / ".cache/kubeslurm") /
-                  "bin";
-    if (!fs::exists(bin / "kube-apiserver") || !fs::exists(bin / "etcd")) {
-      FAIL() << "control plane binaries missing in " << bin
-             << ": run sandbox/build-control-plane.sh once (about 5 minutes), then re-run";
-    }
-    std::string pattern = (fs::temp_directory_path() / "kube-it-XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
-    const CommandResult up = runCommand(sandbox + " up --dir " + dir_.string());
-    ASSERT_EQ(up.exitCode, 0) << "sandbox up failed:\n" << up.output;
-    const CommandResult exports = runCommand(sandbox + " env --dir " + dir_.string());
-    ASSERT_EQ(exports.exitCode, 0) << exports.output;
-    std::size_t at = 0;
-    while (at < exports.output.size()) {
-      std::size_t end = exports.output.find('\n', at);
-      if (end == std::string::npos) end = exports.output.size();
-      const std::string line = exports.output.substr(at, end - at);
-      at = end + 1;
-      if (line.rfind("export ", 0) != 0) continue;
-      const std::size_t eq = line.find('=');
-      std::string value = line.substr(eq + 1);
-      if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
-        value = value.substr(1, value.size() - 2);
-      }
-      env()[line.substr(7, eq - 7)] = value;
-    }
-    up_ = true;
-  }
-
-  void TearDown() override {
-    if (dir_.empty()) return;
-    const std::string sandbox = std::string(KUBESLURM_SOURCE_DIR) + "/sandbox/sandbox";
-    const CommandResult down = runCommand(sandbox + " down --purge --dir " + dir_.string());
-    EXPECT_EQ(down.exitCode, 0) << down.output;
-  }
-
- private:
-  fs::path dir_;
-  bool up_ = false;
-};
-
-ClientConfig adminConfig() {
-  auto files = loadKubeconfigFiles(SandboxEnvironment::env()["KUBECONFIG"]);
-  EXPECT_TRUE(files.isOk()) << files.status().toString();
-  auto config = resolveContext(*files);
-  EXPECT_TRUE(config.isOk()) << config.status().toString();
-  return *config;
-}
+ClientConfig adminConfig() { return testing_support::sandboxAdminConfig(); }
 
 Json configMap(const std::string& name, const std::map<std::string, std::string>& labels = {}) {
   Json object = {{"apiVersion", "v1"},
@@ -478,4 +404,4 @@ TEST_F(ClientIT, BearerTokenContextWorksAndTlsIsVerified) {
 
 // gtest takes ownership of the environment.
 [[maybe_unused]] static testing::Environment* const kSandbox =
-    testing::AddGlobalTestEnvironment(new kubeslurm::kube::SandboxEnvironment);
+    testing::AddGlobalTestEnvironment(new kubeslurm::testing_support::SandboxEnvironment);
