@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "operator/api/slurmjob.h"
 #include "operator/slurm/sbatch_options.h"
 #include "shim/commands.h"
-#include "shim/slurmjob_codec.h"
 
 namespace kubeslurm::shim {
 namespace {
@@ -236,8 +236,8 @@ int printJob(const slurm::SbatchInvocation& invocation, Format format, CliIo& io
     namespaceName = io.getenv("KUBESLURM_NAMESPACE").value_or("");
     user = io.getenv("USER").value_or("");
   }
-  const nlohmann::json object =
-      encodeSlurmJob(slurmJobFromInvocation(invocation, std::move(namespaceName), std::move(user)));
+  const nlohmann::json object = api::encodeSlurmJob(
+      api::slurmJobFromInvocation(invocation, std::move(namespaceName), std::move(user)));
   if (format == Format::kJson) {
     // Scripts are bytes; invalid UTF-8 is shown as U+FFFD rather than failing the dump.
     io.out << object.dump(4, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

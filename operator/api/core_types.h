@@ -41,7 +41,9 @@ StatusOr<std::int64_t> parseQuantityMilli(std::string_view text);
 StatusOr<std::int64_t> parseQuantityValue(std::string_view text);
 
 // RFC 3339 timestamps in UTC with second precision ("2026-11-21T10:00:00Z"), as metav1.Time
-// encodes them; MicroTime (Events, Leases) adds six fractional digits.
+// encodes them; MicroTime (Events, Leases) adds six fractional digits. Parsing takes what Go's
+// time.Parse(time.RFC3339, ...) takes: "Z" or a "+hh:mm" offset, any number of fractional
+// digits (floored to the unit returned); kInvalidArgument otherwise.
 StatusOr<std::int64_t> parseTimestamp(std::string_view text);  // Unix seconds
 std::string formatTimestamp(std::int64_t unixSeconds);
 StatusOr<std::int64_t> parseMicroTime(std::string_view text);  // Unix microseconds
@@ -180,6 +182,7 @@ struct PodSpec {
   std::vector<std::string> dnsSearches;  // spec.dnsConfig.searches
   std::vector<Container> initContainers;
   std::vector<Container> containers;
+  ResourceList overhead;  // spec.overhead (RuntimeClass pod overhead), added to the request
 };
 
 struct PodStatus {
@@ -201,12 +204,19 @@ struct Pod {
   Json raw = Json::object();
 };
 
-// A pod the kubelet counts against the node: bound, and not Succeeded or Failed.
+// Succeeded or Failed: the kubelet no longer counts the pod against its node. A bound pod that
+// is not terminal holds its requests (Invariant 4 of DESIGN.md).
 bool podIsTerminal(const Pod& pod);
-// The pod's effective request for `resource` in whole units, as the scheduler computes it:
-// max(sum over containers, max over init containers); limits stand in for a missing request
-// of an extended resource (nvidia.com/gpu has only limits in most manifests).
+// The pod's effective request for `resource` in whole units, as the scheduler computes it
+// (computePodResourceRequest in pkg/scheduler/framework/plugins/noderesources/fit.go, v1.20):
+// max(sum over containers, max over init containers) plus spec.overhead. Each container's
+// quantity is rounded up on its own (Quantity.Value()) before summing, as there. A limit stands
+// in for a missing request of the same resource, as the API server's SetDefaults_Pod fills it
+// (nvidia.com/gpu has only limits in most manifests; a pod not yet defaulted gets the same
+// answer). kInvalidArgument for a malformed quantity, kOutOfRange on overflow.
 StatusOr<std::int64_t> podRequest(const Pod& pod, std::string_view resource);
+// The same in thousandths (Quantity.MilliValue()), as the scheduler counts cpu.
+StatusOr<std::int64_t> podRequestMilli(const Pod& pod, std::string_view resource);
 
 // --- The rest ---------------------------------------------------------------------------------
 
@@ -248,9 +258,10 @@ struct Event {
   std::optional<std::int64_t> firstTimestamp;  // Unix seconds
   std::optional<std::int64_t> lastTimestamp;
   std::int32_t count = 0;
-  std::string reportingController;
+  std::string reportingController;  // JSON "reportingComponent", as the Go field's tag says
   std::string reportingInstance;
   std::string action;
+  std::optional<std::int64_t> eventTime;  // Unix microseconds (MicroTime)
   Json raw = Json::object();
 };
 
@@ -296,7 +307,11 @@ Json encodeLease(const Lease& lease);
 
 // Metadata alone (informers index on it without decoding the whole object).
 StatusOr<ObjectMeta> decodeObjectMeta(const Json& metadata, std::string_view path = "metadata");
-// Writes the modelled fields of `meta` over `into` (the rule above).
+// Writes the modelled fields of `meta` over `into`, the metadata object itself (the rule
+// above); `into` becomes an object if it was not one.
 void encodeObjectMeta(const ObjectMeta& meta, Json& into);
+
+inline constexpr std::string_view kCoreApiVersion = "v1";
+inline constexpr std::string_view kCoordinationApiVersion = "coordination.k8s.io/v1";
 
 }  // namespace kubeslurm::api

@@ -12,12 +12,18 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "operator/api/slurmjob.h"
 #include "shim/commands.h"
-#include "shim/slurmjob_codec.h"
+#include "tests/unit/api/slurmjob_fixtures.h"
 
 namespace kubeslurm::shim {
 namespace {
 
+using api::decodeSlurmJob;
+using api::encodeSlurmJob;
+using api::SlurmJobObject;
+using api::SlurmJobStatus;
+using api::testing::richJob;
 using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -261,152 +267,6 @@ TEST(SbatchCli, HelpAndVersionGoToStdout) {
   run = sbatch({"--help"});
   EXPECT_EQ(run.code, 0);
   EXPECT_THAT(run.out, HasSubstr("--dry-run=client"));
-}
-
-// --- the codec
-// -------------------------------------------------------------------------------------
-
-struct NameCase {
-  std::string jobName;
-  std::string base;
-};
-
-class GenerateNameTest : public ::testing::TestWithParam<NameCase> {};
-
-TEST_P(GenerateNameTest, MakesDnsLabelBase) {
-  EXPECT_EQ(generateNameBase(GetParam().jobName), GetParam().base);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Names, GenerateNameTest,
-    ::testing::Values(NameCase{"x", "x"}, NameCase{"wrap", "wrap"},
-                      NameCase{"x.sbatch", "x-sbatch"}, NameCase{"My Job_2", "my-job-2"},
-                      NameCase{"123", "job-123"}, NameCase{"--a--b--", "a-b"}, NameCase{"", "job"},
-                      NameCase{"???", "job"}, NameCase{std::string(80, 'a'), std::string(46, 'a')},
-                      NameCase{std::string(45, 'a') + "-b", std::string(45, 'a')}));
-
-SlurmJobObject richJob() {
-  SlurmJobObject job;
-  job.name = "train-abcde";
-  job.namespaceName = "ml";
-  job.user = "alice";
-  slurm::JobRequest& r = job.request;
-  r.jobName = "train";
-  r.partition = "train";
-  r.account = "ml-team";
-  r.qos = "normal";
-  r.nodes = slurm::NodeRange{2, 8};
-  r.ntasks = 16;
-  r.ntasksPerNode = 8;
-  r.cpusPerTask = 4;
-  r.gres = {{"gpu", "a100", 8}};
-  r.gpus = {{"gpu", "a100", 16}};
-  r.gpusPerNode = {{"gpu", "", 8}};
-  r.gpusPerTask = {{"gpu", "", 1}};
-  r.memPerNodeMb = 65536;
-  r.memPerCpuMb = 1000;
-  r.memPerGpuMb = 2097152;
-  r.timeLimit = slurm::TimeLimit{7200};
-  r.timeMin = slurm::TimeLimit{};
-  r.arrayText = "0-7%2";
-  r.array = *slurm::parseArraySpec("0-7%2");
-  r.dependency = *slurm::parseDependency("afterok:9");
-  r.shared = slurm::SharedMode::kExclusive;
-  r.requeue = false;
-  r.output = "/home/alice/o-%j.out";
-  r.error = "/home/alice/e-%j.err";
-  r.input = "/dev/null";
-  r.workDir = "/home/alice";
-  r.exportEnv = "ALL,FOO=1";
-  r.nice = -5;
-  r.priority = 100;
-  r.nodeList = "gpu-node-[001-002]";
-  r.excludeList = "gpu-node-007";
-  r.constraint = "a100";
-  r.switches = 1;
-  r.switchesWaitSeconds = 300;
-  r.begin = 1795235712;
-  r.deadline = 1795239312;
-  r.signal = slurm::SignalSpec{10, 90, true, false};
-  r.openMode = slurm::OpenMode::kAppend;
-  r.hold = true;
-  r.comment = "a comment";
-  r.mailType = 0x0003;
-  r.mailUser = "alice@example.com";
-  r.container = {"nvcr.io#nvidia/pytorch:24.01-py3", {"/data:/data:ro"}, "/ws", {"A"}, "c"};
-  job.script = "#!/bin/sh\nhostname\n";
-  job.scriptPath = "/home/alice/train.sh";
-  job.scriptArgs = {"--lr", "0.1"};
-  SlurmJobStatus s;
-  s.jobId = 42;
-  s.state = "RUNNING";
-  s.stateCode = "R";
-  s.reason = "None";
-  s.nodeList = "gpu-node-[001-002]";
-  s.submitTime = 1795235712;
-  s.startTime = 1795235713;
-  s.exitCode = "0:0";
-  s.restarts = 1;
-  s.priority = 10853;
-  job.status = s;
-  return job;
-}
-
-TEST(SlurmJobCodec, RoundTripsEveryField) {
-  const SlurmJobObject job = richJob();
-  const json object = encodeSlurmJob(job);
-  EXPECT_EQ(object["spec"]["gpus"], "a100:16");
-  EXPECT_EQ(object["spec"]["gpusPerNode"], 8);
-  EXPECT_EQ(object["spec"]["memory"], "64G");
-  EXPECT_EQ(object["spec"]["memoryPerGpu"], "2T");
-  EXPECT_EQ(object["spec"]["timeMin"], "UNLIMITED");
-  EXPECT_EQ(object["spec"]["switches"], (json{{"count", 1}, {"maxWait", "00:05:00"}}));
-  EXPECT_EQ(object["spec"]["begin"], "2026-11-21T04:35:12Z");
-  EXPECT_EQ(object["spec"]["signal"], "B:USR1@90");
-  EXPECT_EQ(object["spec"]["mailType"], "BEGIN,END");
-  EXPECT_EQ(object["status"]["startTime"], "2026-11-21T04:35:13Z");
-  StatusOr<SlurmJobObject> decoded = decodeSlurmJob(object);
-  ASSERT_TRUE(decoded.isOk()) << decoded.status().toString();
-  EXPECT_EQ(*decoded, job);
-}
-
-TEST(SlurmJobCodec, DecodeAcceptsIntegersAndSlurmText) {
-  const json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
-                       {"kind", "SlurmJob"},
-                       {"metadata", {{"name", "j"}}},
-                       {"spec",
-                        {{"jobName", "j"},
-                         {"gpusPerNode", "a100:4"},
-                         {"memory", 4096},
-                         {"timeLimit", "1-0"},
-                         {"exclusiveMode", "user"},
-                         {"script", "#!/bin/sh\n"}}}};
-  StatusOr<SlurmJobObject> job = decodeSlurmJob(object);
-  ASSERT_TRUE(job.isOk()) << job.status().toString();
-  EXPECT_THAT(job->request.gpusPerNode, ElementsAre(slurm::GresRequest{"gpu", "a100", 4}));
-  EXPECT_EQ(job->request.memPerNodeMb, 4096U);
-  EXPECT_EQ(job->request.timeLimit, slurm::TimeLimit{86400});
-  EXPECT_EQ(job->request.shared, slurm::SharedMode::kExclusiveUser);
-}
-
-TEST(SlurmJobCodec, DecodeErrorsNameTheField) {
-  auto error = [](json spec) {
-    spec["jobName"] = "j";
-    const json object = {
-        {"apiVersion", "kubeslurm.io/v1alpha1"}, {"kind", "SlurmJob"}, {"spec", spec}};
-    StatusOr<SlurmJobObject> job = decodeSlurmJob(object);
-    return job.isOk() ? std::string("ok") : job.status().message();
-  };
-  EXPECT_EQ(error({{"timeLimit", "xx"}}), "spec.timeLimit: invalid time limit \"xx\"");
-  EXPECT_EQ(error({{"nodes", "4"}}), "spec.nodes: must be an integer");
-  EXPECT_EQ(error({{"ntasks", 0}}), "spec.ntasks: out of range");
-  EXPECT_EQ(error({{"gres", "foo:1"}}), "spec.gres: invalid GPU request \"foo:1\"");
-  EXPECT_EQ(error({{"begin", "tomorrow"}}),
-            "spec.begin: must be an RFC 3339 time in UTC (2026-11-21T04:35:12Z)");
-  EXPECT_EQ(error({{"openMode", "x"}}), "spec.openMode: must be append or truncate");
-  EXPECT_EQ(error({{"container", {{"mounts", "x"}}}}),
-            "spec.container: spec.container.mounts: must be a list of strings");
-  EXPECT_FALSE(decodeSlurmJob(json{{"kind", "Pod"}}).isOk());
 }
 
 // --- CRDs

@@ -1,4 +1,13 @@
-// A JobRequest as a SlurmJob object (kubeslurm.io/v1alpha1, crds/slurmjob.yaml) and back.
+// A JobRequest as a SlurmJob object (kubeslurm.io/v1alpha1, crds/kubeslurm.io_slurmjobs.yaml)
+// and back.
+//
+// Round trip. As for the core kinds (core_types.h), `raw` keeps the object as decoded and
+// encodeSlurmJob() writes the modelled fields over it: what the codec does not model
+// (metadata.labels, resourceVersion, spec.podTemplate, spec.rendezvous, status.conditions...)
+// survives, and a field that still decodes to the same value keeps its text ("60" stays "60"
+// rather than becoming "01:00:00"). So the operator can decode a job, set its status and write
+// it back without losing what the user wrote. Metadata beyond name, generateName and namespace
+// is read with decodeObjectMeta(job.raw["metadata"]).
 //
 // Naming. A Slurm job name is free text and need not be unique; a Kubernetes name must be unique
 // and DNS-safe, and a job's rank pods (`<name>-<rank>`) and headless Service (`<name>`) are named
@@ -24,7 +33,7 @@
 #include "operator/base/status.h"
 #include "operator/slurm/sbatch_options.h"
 
-namespace kubeslurm::shim {
+namespace kubeslurm::api {
 
 inline constexpr std::string_view kSlurmJobApiVersion = "kubeslurm.io/v1alpha1";
 inline constexpr std::string_view kSlurmJobKind = "SlurmJob";
@@ -59,7 +68,9 @@ struct SlurmJobObject {
   std::string scriptPath;
   std::vector<std::string> scriptArgs;
   std::optional<SlurmJobStatus> status;
-  friend bool operator==(const SlurmJobObject&, const SlurmJobObject&) = default;
+  nlohmann::json raw = nlohmann::json::object();  // the object as decoded; {} for a new one
+  // The job's content: every field but `raw`.
+  friend bool operator==(const SlurmJobObject& a, const SlurmJobObject& b);
 };
 
 // The generateName base for a job name, without the trailing '-' ("x" -> "x",
@@ -73,7 +84,7 @@ SlurmJobObject slurmJobFromInvocation(const slurm::SbatchInvocation& invocation,
 nlohmann::json encodeSlurmJob(const SlurmJobObject& job);
 
 // Reads an object the API server returned (or one a user wrote). Errors name the field:
-// "spec.timeLimit: invalid time limit \"xx\"".
+// "spec.timeLimit: invalid time limit \"xx\"". Never throws.
 StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);
 
-}  // namespace kubeslurm::shim
+}  // namespace kubeslurm::api

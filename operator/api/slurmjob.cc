@@ -1,10 +1,11 @@
-#include "shim/slurmjob_codec.h"
+#include "operator/api/slurmjob.h"
 
+#include <array>
 #include <utility>
 
 #include "operator/slurm/time_format.h"
 
-namespace kubeslurm::shim {
+namespace kubeslurm::api {
 namespace {
 
 using nlohmann::json;
@@ -12,6 +13,38 @@ using slurm::GresRequest;
 using slurm::JobRequest;
 
 constexpr std::size_t kMaxNameBase = 46;
+
+const json* memberOf(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto& map = object.get_ref<const json::object_t&>();
+  const auto it = map.find(key);
+  return it == map.end() ? nullptr : &it->second;
+}
+
+std::string memberText(const json& object, const char* key) {
+  const json* value = memberOf(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+json subObject(const json& object, const char* key) {
+  const json* value = memberOf(object, key);
+  return value != nullptr && value->is_object() ? *value : json::object();
+}
+
+// Sets a text member, or removes it when empty; leaves it alone when it already says `value`.
+void putText(json& object, const char* key, const std::string& value) {
+  const json* current = memberOf(object, key);
+  const bool absent = current == nullptr || current->is_null();
+  if ((absent && value.empty()) || (current != nullptr && current->is_string() &&
+                                    current->get_ref<const std::string&>() == value)) {
+    return;
+  }
+  if (value.empty()) {
+    object.erase(key);
+  } else {
+    object[key] = value;
+  }
+}
 
 // RFC 3339 in UTC, as Kubernetes writes times.
 std::string formatRfc3339(slurm::EpochSeconds t) { return slurm::formatTimestamp(t, 0) + "Z"; }
@@ -194,6 +227,11 @@ class SpecReader {
     if (value == nullptr) return std::nullopt;
     if (!value->is_number_integer()) {
       fail(key, "must be an integer");
+      return std::nullopt;
+    }
+    if (value->is_number_unsigned() &&
+        value->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+      fail(key, "out of range");
       return std::nullopt;
     }
     const auto n = value->get<std::int64_t>();
@@ -430,6 +468,77 @@ SlurmJobStatus decodeStatus(const json& status) {
   return s;
 }
 
+// The spec the fields alone give, as the codec has always written it.
+json freshSpec(const SlurmJobObject& job) {
+  json spec = json::object();
+  spec["jobName"] = job.request.jobName;
+  if (!job.user.empty()) spec["user"] = job.user;
+  encodeScheduling(job.request, spec);
+  encodeResources(job.request, spec);
+  encodeFiles(job.request, spec);
+  spec["script"] = job.script;
+  if (!job.scriptPath.empty()) spec["scriptPath"] = job.scriptPath;
+  if (!job.scriptArgs.empty()) spec["scriptArgs"] = job.scriptArgs;
+  return spec;
+}
+
+Status decodeSpec(const json& spec, SlurmJobObject& job) {
+  SpecReader in(spec);
+  job.user = in.text("user");
+  decodeScheduling(in, job.request);
+  decodeResources(in, job.request);
+  decodeFiles(in, job.request);
+  job.script = in.text("script");
+  job.scriptPath = in.text("scriptPath");
+  job.scriptArgs = in.strings(spec, "scriptArgs", "scriptArgs");
+  return in.status();
+}
+
+// Every spec and status member the codec reads or writes; the rest of the object is the user's
+// (or another controller's) and passes through untouched.
+constexpr std::array<const char*, 49> kSpecKeys = {
+    "jobName",      "user",      "partition",     "account",       "qos",           "timeLimit",
+    "timeMin",      "array",     "dependency",    "requeue",       "nice",          "priority",
+    "begin",        "deadline",  "signal",        "hold",          "comment",       "mailType",
+    "mailUser",     "nodes",     "maxNodes",      "ntasks",        "ntasksPerNode", "cpusPerTask",
+    "gres",         "gpus",      "gpusPerNode",   "gpusPerTask",   "memory",        "memoryPerCpu",
+    "memoryPerGpu", "exclusive", "exclusiveMode", "oversubscribe", "nodeList",      "exclude",
+    "constraint",   "switches",  "output",        "error",         "input",         "workDir",
+    "export",       "openMode",  "container",     "script",        "scriptPath",    "scriptArgs",
+    "cancel"};
+constexpr std::array<const char*, 15> kStatusKeys = {
+    "jobId",    "state",      "stateCode",  "reason",      "reasonDetail",
+    "nodeList", "submitTime", "startTime",  "endTime",     "estimatedStart",
+    "exitCode", "restarts",   "arrayJobId", "arrayTaskId", "priority"};
+
+// Writes `fresh`'s members named in `keys` over `base` (a key `fresh` lacks is removed), then
+// puts back each of `base`'s own members whose return leaves the decoded value unchanged, so
+// that text a user wrote ("60", "4096") survives an update that did not change its meaning.
+template <std::size_t N, typename SameDecoded>
+json mergeModelled(const json& base, const json& fresh, const std::array<const char*, N>& keys,
+                   SameDecoded sameDecoded) {
+  json merged = base;
+  std::vector<const char*> changed;
+  for (const char* key : keys) {
+    const json* before = memberOf(base, key);
+    const json* after = memberOf(fresh, key);
+    if (after != nullptr) {
+      if (before != nullptr && *before == *after) continue;
+      merged[key] = *after;
+    } else {
+      if (before == nullptr) continue;
+      merged.erase(key);
+    }
+    if (before != nullptr) changed.push_back(key);
+  }
+  for (const char* key : changed) {
+    json candidate = merged;
+    candidate[key] = *memberOf(base, key);
+    if (sameDecoded(candidate, merged)) merged = std::move(candidate);
+  }
+  return merged;
+}
+
 }  // namespace
 
 std::string generateNameBase(std::string_view jobName) {
@@ -473,58 +582,66 @@ SlurmJobObject slurmJobFromInvocation(const slurm::SbatchInvocation& invocation,
   return job;
 }
 
+bool operator==(const SlurmJobObject& a, const SlurmJobObject& b) {
+  return a.name == b.name && a.generateName == b.generateName &&
+         a.namespaceName == b.namespaceName && a.user == b.user && a.request == b.request &&
+         a.script == b.script && a.scriptPath == b.scriptPath && a.scriptArgs == b.scriptArgs &&
+         a.status == b.status;
+}
+
 nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {
-  json metadata = json::object();
-  if (!job.name.empty()) metadata["name"] = job.name;
-  if (!job.generateName.empty() && job.name.empty()) metadata["generateName"] = job.generateName;
-  if (!job.namespaceName.empty()) metadata["namespace"] = job.namespaceName;
-  json spec = json::object();
-  spec["jobName"] = job.request.jobName;
-  if (!job.user.empty()) spec["user"] = job.user;
-  encodeScheduling(job.request, spec);
-  encodeResources(job.request, spec);
-  encodeFiles(job.request, spec);
-  spec["script"] = job.script;
-  if (!job.scriptPath.empty()) spec["scriptPath"] = job.scriptPath;
-  if (!job.scriptArgs.empty()) spec["scriptArgs"] = job.scriptArgs;
-  json object = {
-      {"apiVersion", kSlurmJobApiVersion},
-      {"kind", kSlurmJobKind},
-      {"metadata", std::move(metadata)},
-      {"spec", std::move(spec)},
-  };
-  if (job.status) object["status"] = encodeStatus(*job.status);
+  json object = job.raw.is_object() ? job.raw : json::object();
+  object["apiVersion"] = kSlurmJobApiVersion;
+  object["kind"] = kSlurmJobKind;
+
+  json metadata = subObject(object, "metadata");
+  putText(metadata, "name", job.name);
+  // A named object needs no generateName; one the server named keeps the one it had.
+  const bool keepGenerateName = job.name.empty() || metadata.contains("generateName");
+  putText(metadata, "generateName", keepGenerateName ? job.generateName : std::string());
+  putText(metadata, "namespace", job.namespaceName);
+  if (!metadata.empty() || object.contains("metadata")) object["metadata"] = std::move(metadata);
+
+  object["spec"] = mergeModelled(
+      subObject(object, "spec"), freshSpec(job), kSpecKeys, [](const json& x, const json& y) {
+        SlurmJobObject a;
+        SlurmJobObject b;
+        return decodeSpec(x, a).isOk() && decodeSpec(y, b).isOk() && a == b;
+      });
+  if (job.status) {
+    object["status"] = mergeModelled(
+        subObject(object, "status"), encodeStatus(*job.status), kStatusKeys,
+        [](const json& x, const json& y) { return decodeStatus(x) == decodeStatus(y); });
+  } else {
+    object.erase("status");
+  }
   return object;
 }
 
 StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object) {
   if (!object.is_object()) return invalidArgument("a SlurmJob must be an object");
-  if (object.value("apiVersion", "") != kSlurmJobApiVersion ||
-      object.value("kind", "") != kSlurmJobKind) {
+  if (memberText(object, "apiVersion") != kSlurmJobApiVersion ||
+      memberText(object, "kind") != kSlurmJobKind) {
     return invalidArgument("not a kubeslurm.io/v1alpha1 SlurmJob");
   }
   SlurmJobObject job;
   if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object()) {
-    job.name = metadata->value("name", "");
-    job.generateName = metadata->value("generateName", "");
-    job.namespaceName = metadata->value("namespace", "");
+    SpecReader meta(*metadata);
+    job.name = meta.text("name");
+    job.generateName = meta.text("generateName");
+    job.namespaceName = meta.text("namespace");
+    if (!meta.status().isOk()) {
+      return invalidArgument("metadata." + meta.status().message().substr(5));
+    }
   }
   auto specIt = object.find("spec");
   if (specIt == object.end() || !specIt->is_object()) return invalidArgument("spec: missing");
-  const json& spec = *specIt;
-  SpecReader in(spec);
-  job.user = in.text("user");
-  decodeScheduling(in, job.request);
-  decodeResources(in, job.request);
-  decodeFiles(in, job.request);
-  job.script = in.text("script");
-  job.scriptPath = in.text("scriptPath");
-  job.scriptArgs = in.strings(spec, "scriptArgs", "scriptArgs");
-  if (!in.status().isOk()) return in.status();
+  if (Status status = decodeSpec(*specIt, job); !status.isOk()) return status;
   if (auto status = object.find("status"); status != object.end() && status->is_object()) {
     job.status = decodeStatus(*status);
   }
+  job.raw = object;
   return job;
 }
 
-}  // namespace kubeslurm::shim
+}  // namespace kubeslurm::api
