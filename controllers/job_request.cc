@@ -1,0 +1,141 @@
+#include "controllers/job_request.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "operator/slurm/hostlist.h"
+
+namespace kubeslurm::controllers {
+
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
+  std::uint64_t total = 0;
+  for (const slurm::GresRequest& entry : entries) {
+    if (entry.name == "gpu") total += entry.count;
+  }
+  return total;
+}
+
+Status invalidGres() { return invalidArgument("Invalid generic resource (gres) specification"); }
+
+StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const char* option) {
+  if (hostlist.empty()) return std::vector<std::string>{};
+  auto hosts = slurm::expandHostlist(hostlist);
+  if (!hosts.isOk()) {
+    return invalidArgument(std::string(option) + ": " + std::string(hosts.status().message()));
+  }
+  return hosts;
+}
+
+}  // namespace
+
+StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request) {
+  NodeRequest result;
+  if (request.nodes) {
+    result.minNodes = std::max<std::uint32_t>(request.nodes->min, 1);
+    result.maxNodes = std::max(result.minNodes, request.nodes->max.value_or(result.minNodes));
+  }
+  if (request.ntasksPerNode) {
+    result.tasksPerNode = *request.ntasksPerNode;
+  } else if (request.ntasks) {
+    // Tasks spread over the minimum node count, as Slurm lays them out by default (block).
+    result.tasksPerNode = (*request.ntasks + result.minNodes - 1) / result.minNodes;
+  }
+  result.tasksPerNode = std::max<std::uint32_t>(result.tasksPerNode, 1);
+
+  std::optional<std::uint64_t> gpus;
+  const auto offer = [&gpus](std::uint64_t perNode) {
+    if (gpus && *gpus != perNode) return false;
+    gpus = perNode;
+    return true;
+  };
+  if (!request.gres.empty() && !offer(gpuCount(request.gres))) return invalidGres();
+  if (!request.gpusPerNode.empty() && !offer(gpuCount(request.gpusPerNode))) return invalidGres();
+  if (!request.gpusPerTask.empty() && !offer(gpuCount(request.gpusPerTask) * result.tasksPerNode)) {
+    return invalidGres();
+  }
+  if (!request.gpus.empty()) {
+    const std::uint64_t total = gpuCount(request.gpus);
+    if (!offer((total + result.minNodes - 1) / result.minNodes)) return invalidGres();
+  }
+  if (gpus && *gpus > UINT32_MAX) return invalidGres();
+  result.gpusPerNode = static_cast<std::uint32_t>(gpus.value_or(0));
+
+  const std::uint64_t cpus = std::uint64_t{request.cpusPerTask.value_or(1)} * result.tasksPerNode;
+  result.cpuMillisPerNode = cpus * 1000;
+  if (request.memPerNodeMb) {
+    if (*request.memPerNodeMb == 0) {
+      result.wholeNode = true;  // --mem=0: all the memory of each node
+    } else {
+      result.memoryBytesPerNode = *request.memPerNodeMb * kMiB;
+    }
+  } else if (request.memPerCpuMb) {
+    result.memoryBytesPerNode = *request.memPerCpuMb * kMiB * cpus;
+  } else if (request.memPerGpuMb) {
+    result.memoryBytesPerNode = *request.memPerGpuMb * kMiB * result.gpusPerNode;
+  }
+  if (request.shared == slurm::SharedMode::kExclusive ||
+      request.shared == slurm::SharedMode::kExclusiveUser ||
+      request.shared == slurm::SharedMode::kExclusiveMcs) {
+    result.wholeNode = true;
+  }
+  return result;
+}
+
+StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,
+                            core::JobId id, const std::string& user, core::Time submitTime) {
+  auto nodes = nodeRequest(request);
+  if (!nodes.isOk()) return nodes.status();
+  core::Job job;
+  job.id = id;
+  job.name = request.jobName;
+  job.user = user;
+  job.account = request.account;
+  job.partition = partition.metadata.name;
+  job.qos = request.qos;
+  job.minNodes = nodes->minNodes;
+  job.maxNodes = nodes->maxNodes;
+  job.tasksPerNode = nodes->tasksPerNode;
+  job.gpusPerNode = nodes->gpusPerNode;
+  job.cpuMillisPerNode = nodes->cpuMillisPerNode;
+  job.memoryBytesPerNode = nodes->memoryBytesPerNode;
+  job.exclusive = nodes->wholeNode;
+
+  const slurm::TimeLimit limit =
+      request.timeLimit ? *request.timeLimit : api::partitionDefaultTime(partition.spec);
+  job.timeLimit = limit.seconds.value_or(core::kUnlimited);
+
+  auto required = expand(request.nodeList, "--nodelist");
+  if (!required.isOk()) return required.status();
+  job.requiredNodes = std::move(required).value();
+  auto excluded = expand(request.excludeList, "--exclude");
+  if (!excluded.isOk()) return excluded.status();
+  job.excludedNodes = std::move(excluded).value();
+  if (!request.constraint.empty()) {
+    // Slurm's AND form ("a&b"); OR and counts are left to a later slice.
+    std::string_view rest = request.constraint;
+    while (!rest.empty()) {
+      const std::size_t amp = rest.find('&');
+      job.constraints.emplace_back(rest.substr(0, amp));
+      if (amp == std::string_view::npos) break;
+      rest.remove_prefix(amp + 1);
+    }
+  }
+  job.maxSwitches = request.switches;
+  job.switchesWait = request.switchesWaitSeconds.value_or(0);
+  if (request.array && request.array->maxRunning) job.arrayMaxRunning = request.array->maxRunning;
+  job.dependency = request.dependency;
+  job.beginTime = request.begin.value_or(0);
+  job.held = request.hold;
+  job.nice = request.nice.value_or(0);
+  job.adminPriority = request.priority;
+  job.requeue = request.requeue.value_or(true);
+  job.submitTime = submitTime;
+  return job;
+}
+
+}  // namespace kubeslurm::controllers

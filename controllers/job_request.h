@@ -1,0 +1,43 @@
+// A SlurmJob's request as the scheduling core sees it: whole-node figures per rank, the time
+// limit defaulted from the partition, hostlists expanded. PURE.
+//
+// Per-node GPUs follow sbatch's options (Slurm 22.05 semantics, one rank per node):
+//   --gres=gpu[:type]:N     N per node (the sum of the gpu entries)
+//   --gpus-per-node=N       N per node
+//   --gpus-per-task=N       N x tasks per node
+//   --gpus=N                N for the whole job, spread evenly: ceil(N / nodes) per node
+// Giving more than one of these with different results is refused, as slurmctld refuses
+// conflicting TRES requests ("Invalid generic resource (gres) specification").
+// CPUs: cpus-per-task (default 1) x tasks per node. Memory: --mem per node, else --mem-per-cpu x
+// CPUs, else --mem-per-gpu x GPUs; --mem=0 (all of the node's memory) makes the job exclusive.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "operator/api/kubeslurm_types.h"
+#include "operator/base/status.h"
+#include "operator/core/model.h"
+#include "operator/slurm/sbatch_options.h"
+
+namespace kubeslurm::controllers {
+
+struct NodeRequest {
+  std::uint32_t minNodes = 1;
+  std::uint32_t maxNodes = 1;
+  std::uint32_t tasksPerNode = 1;
+  std::uint32_t gpusPerNode = 0;
+  std::uint64_t cpuMillisPerNode = 0;
+  std::uint64_t memoryBytesPerNode = 0;
+  bool wholeNode = false;  // --exclusive, or --mem=0
+};
+
+// kInvalidArgument with the message sbatch/slurmctld would give for inconsistent requests.
+StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request);
+
+// The core's Job for a pending request. `partition` is the job's (already defaulted) partition;
+// the time limit defaults to its DefaultTime, then MaxTime (as slurmctld applies them).
+StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,
+                            core::JobId id, const std::string& user, core::Time submitTime);
+
+}  // namespace kubeslurm::controllers

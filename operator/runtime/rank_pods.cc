@@ -1,0 +1,225 @@
+#include "operator/runtime/rank_pods.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace kubeslurm::runtime {
+
+namespace {
+
+// rank 0 with a batch script: write it to a file and exec it, so that its #! line chooses the
+// interpreter as slurmd's exec of the script does; "$@" are sbatch's script arguments.
+constexpr std::string_view kBatchLauncher =
+    "f=\"${TMPDIR:-/tmp}/slurm_script.${SLURM_JOB_ID}\" && "
+    "printf '%s' \"$KUBESLURM_BATCH_SCRIPT\" > \"$f\" && chmod 700 \"$f\" && exec \"$f\" \"$@\"";
+// The other ranks: hold the node until the operator stops the gang; SIGTERM is a clean end.
+constexpr std::string_view kHoldNode =
+    "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done";
+constexpr std::string_view kBatchScriptVariable = "KUBESLURM_BATCH_SCRIPT";
+
+api::OwnerReference ownerReference(const GangInput& input) {
+  api::OwnerReference owner;
+  owner.apiVersion = "kubeslurm.io/v1alpha1";
+  owner.kind = "SlurmJob";
+  owner.name = input.jobName;
+  owner.uid = input.jobUid;
+  owner.controller = true;
+  owner.blockOwnerDeletion = true;
+  return owner;
+}
+
+api::ObjectMeta jobObjectMeta(const GangInput& input, std::string name) {
+  api::ObjectMeta meta;
+  meta.name = std::move(name);
+  meta.namespaceName = input.namespaceName;
+  meta.labels = jobLabels(input.jobName, input.jobId);
+  meta.ownerReferences.push_back(ownerReference(input));
+  return meta;
+}
+
+void setResources(const GangInput& input, api::Container& container) {
+  const std::string gpu(kGpuResource);
+  if (input.gpusPerNode > 0) {
+    // Extended resources must have requests equal to limits; the kubelet enforces the limit.
+    container.resources.requests[gpu] = std::to_string(input.gpusPerNode);
+    container.resources.limits[gpu] = std::to_string(input.gpusPerNode);
+  } else {
+    container.resources.requests.erase(gpu);
+    container.resources.limits.erase(gpu);
+  }
+  if (input.cpuMillisPerNode > 0) {
+    container.resources.requests["cpu"] = std::to_string(input.cpuMillisPerNode) + "m";
+  }
+  if (input.memoryBytesPerNode > 0) {
+    container.resources.requests["memory"] = std::to_string(input.memoryBytesPerNode);
+  }
+}
+
+Status addEnvironment(const EnvironmentList& env, api::Container& container) {
+  for (const auto& entry : env) {
+    const std::string& name = entry.first;
+    const std::string& value = entry.second;
+    auto existing = std::find_if(container.env.begin(), container.env.end(),
+                                 [&name](const api::EnvVar& var) { return var.name == name; });
+    if (existing != container.env.end()) {
+      if (existing->value == value && !existing->raw.contains("valueFrom")) continue;
+      return invalidArgument("the pod template sets " + name +
+                             ", which the operator sets for every rank");
+    }
+    api::EnvVar var;
+    var.name = name;
+    var.value = value;
+    container.env.push_back(std::move(var));
+  }
+  return Status::ok();
+}
+
+void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Container& container) {
+  constexpr std::string_view kVolumeName = "kubeslurm-shared";
+  api::Json& volumes = pod.raw["spec"]["volumes"];
+  if (!volumes.is_array()) volumes = api::Json::array();
+  volumes.push_back(
+      {{"name", kVolumeName}, {"persistentVolumeClaim", {{"claimName", volume.claimName}}}});
+  api::Json mount = {{"name", kVolumeName}, {"mountPath", volume.mountPath}};
+  if (!volume.subPath.empty()) mount["subPath"] = volume.subPath;
+  api::Json& mounts = container.raw["volumeMounts"];
+  if (!mounts.is_array()) mounts = api::Json::array();
+  mounts.push_back(std::move(mount));
+}
+
+// The template's pod (labels, annotations, spec) with its unknown fields kept in raw.
+StatusOr<api::Pod> podFromTemplate(const api::Json& podTemplate) {
+  if (!podTemplate.is_object()) return invalidArgument("spec.podTemplate: expected an object");
+  api::Json object = api::Json::object();
+  if (podTemplate.contains("metadata")) object["metadata"] = podTemplate["metadata"];
+  if (podTemplate.contains("spec")) object["spec"] = podTemplate["spec"];
+  auto pod = api::decodePod(object);
+  if (!pod.isOk()) {
+    return invalidArgument("spec.podTemplate: " + std::string(pod.status().message()));
+  }
+  if (pod->spec.containers.empty()) {
+    return invalidArgument("spec.podTemplate: the template has no container to run");
+  }
+  return pod;
+}
+
+}  // namespace
+
+std::string rankPodName(std::string_view jobName, std::uint32_t rank) {
+  return std::string(jobName) + "-" + std::to_string(rank);
+}
+
+std::string serviceDomain(std::string_view jobName, std::string_view ns,
+                          std::string_view clusterDomain) {
+  return std::string(jobName) + "." + std::string(ns) + ".svc." + std::string(clusterDomain);
+}
+
+std::map<std::string, std::string> jobLabels(std::string_view jobName, std::int64_t jobId) {
+  return {{std::string(kJobNameLabel), std::string(jobName)},
+          {std::string(kJobIdLabel), std::to_string(jobId)}};
+}
+
+StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
+  if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
+  if (input.jobName.empty() || input.namespaceName.empty() || input.jobUid.empty()) {
+    return invalidArgument("a gang needs its job's name, namespace and uid");
+  }
+  if (!input.podTemplate && input.script.empty()) {
+    return invalidArgument("the job has neither a batch script nor a pod template");
+  }
+  const auto ranks = static_cast<std::uint32_t>(input.nodes.size());
+  JobEnvironmentInput environment = input.environment;
+  environment.rankHostnames.clear();
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    environment.rankHostnames.push_back(rankPodName(input.jobName, rank));
+  }
+  // Topology addresses end in the node name the job sees, which is the rank's hostname.
+  const std::string domain = serviceDomain(input.jobName, input.namespaceName, input.clusterDomain);
+  environment.serviceDomain = domain;
+
+  std::vector<api::Pod> pods;
+  pods.reserve(ranks);
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    api::Pod pod;
+    if (input.podTemplate) {
+      auto fromTemplate = podFromTemplate(*input.podTemplate);
+      if (!fromTemplate.isOk()) return fromTemplate.status();
+      pod = std::move(fromTemplate).value();
+    } else {
+      pod.spec.containers.emplace_back();
+    }
+    const std::string name = rankPodName(input.jobName, rank);
+    api::ObjectMeta meta = jobObjectMeta(input, name);
+    for (auto& [key, value] : pod.metadata.labels) meta.labels.emplace(key, value);
+    meta.annotations = pod.metadata.annotations;
+    meta.labels[std::string(kRankLabel)] = std::to_string(rank);
+    meta.labels[std::string(kAttemptLabel)] = std::to_string(input.attempt);
+    meta.annotations[std::string(kPlannedNodeAnnotation)] = input.nodes[rank];
+    meta.annotations[std::string(kGangSizeAnnotation)] = std::to_string(ranks);
+    pod.metadata = std::move(meta);
+
+    pod.spec.nodeName.clear();
+    pod.spec.schedulerName = input.schedulerName;
+    pod.spec.hostname = name;
+    pod.spec.subdomain = input.jobName;
+    pod.spec.restartPolicy = "Never";
+    if (std::find(pod.spec.dnsSearches.begin(), pod.spec.dnsSearches.end(), domain) ==
+        pod.spec.dnsSearches.end()) {
+      pod.spec.dnsSearches.insert(pod.spec.dnsSearches.begin(), domain);
+    }
+    for (const api::Toleration& toleration : input.tolerations) {
+      pod.spec.tolerations.push_back(toleration);
+    }
+    if (input.terminationGracePeriodSeconds) {
+      pod.spec.terminationGracePeriodSeconds = input.terminationGracePeriodSeconds;
+    }
+
+    api::Container& container = pod.spec.containers.front();
+    if (container.name.empty()) container.name = std::string(kRankContainerName);
+    if (container.image.empty()) container.image = input.image;
+    if (container.image.empty()) {
+      return invalidArgument(
+          "no container image: set spec.container.image, the pod template's "
+          "image, or the partition's default");
+    }
+    if (!input.podTemplate) {
+      container.command = {"/bin/sh", "-c", std::string(rank == 0 ? kBatchLauncher : kHoldNode)};
+      container.args = {"slurm_script"};
+      if (rank == 0) {
+        container.args.insert(container.args.end(), input.scriptArgs.begin(),
+                              input.scriptArgs.end());
+      }
+    }
+    setResources(input, container);
+    auto env = rankEnvironment(environment, rank);
+    if (!env.isOk()) return env.status();
+    if (!input.podTemplate && rank == 0) {
+      env->emplace_back(std::string(kBatchScriptVariable), input.script);
+    }
+    if (Status added = addEnvironment(*env, container); !added.isOk()) return added;
+    if (input.sharedVolume) {
+      mountSharedVolume(*input.sharedVolume, pod, container);
+      if (!input.workDir.empty() && input.workDir.starts_with(input.sharedVolume->mountPath)) {
+        container.workingDir = input.workDir;
+      }
+    }
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
+
+api::Service jobService(const GangInput& input) {
+  api::Service service;
+  service.metadata = jobObjectMeta(input, input.jobName);
+  service.clusterIP = "None";
+  service.selector = {{std::string(kJobNameLabel), input.jobName}};
+  service.publishNotReadyAddresses = true;
+  api::ServicePort port;
+  port.name = "rendezvous";
+  port.port = input.environment.masterPort;
+  port.protocol = "TCP";
+  service.ports.push_back(std::move(port));
+  return service;
+}
+
+}  // namespace kubeslurm::runtime
