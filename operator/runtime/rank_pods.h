@@ -61,7 +61,7 @@ struct GangInput {
   std::string script;  // the batch script (rank 0); empty with a pod template
   std::vector<std::string> scriptArgs;
   std::string workDir;
-  std::optional<api::Json> podTemplate;  // spec.podTemplate (a PodTemplateSpec)
+  std::optional<api::Json> podTemplate;           // spec.podTemplate (a PodTemplateSpec)
   std::optional<api::SharedVolume> sharedVolume;  // the partition's spec.sharedVolume
   std::vector<api::Toleration> tolerations;
   std::optional<std::int64_t> terminationGracePeriodSeconds;
