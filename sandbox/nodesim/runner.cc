@@ -157,6 +157,26 @@ ScriptResult runScript(const std::vector<std::vector<std::string>>& commands) {
 
 }  // namespace
 
+namespace {
+// '#!' and '#SBATCH' lines are comments to the shell that runs a batch script.
+std::string withoutCommentLines(std::string_view script) {
+  std::string kept;
+  std::size_t at = 0;
+  while (at < script.size()) {
+    std::size_t end = script.find('\n', at);
+    if (end == std::string_view::npos) end = script.size();
+    std::string_view line = script.substr(at, end - at);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line[first] != '#') {
+      kept.append(line);
+      kept.push_back('\n');
+    }
+    at = end + 1;
+  }
+  return kept;
+}
+}  // namespace
+
 RunPlan planFromCommand(const api::Pod& pod, const api::Container& container) {
   std::vector<std::string> argv = container.command;
   argv.insert(argv.end(), container.args.begin(), container.args.end());
@@ -171,6 +191,14 @@ RunPlan planFromCommand(const api::Pod& pod, const api::Container& container) {
     }
   } else if (!argv.empty()) {
     script = runScript({argv});
+  }
+  // A kubeslurm rank 0 carries its batch script in the environment and its launcher execs it
+  // (operator/runtime/rank_pods.h): the script, not the launcher, says how long the job runs.
+  for (const api::EnvVar& var : container.env) {
+    if (var.name == kBatchScriptVariable && !var.value.empty()) {
+      script = runScript(splitCommands(withoutCommentLines(var.value)));
+      break;
+    }
   }
 
   RunPlan plan;

@@ -25,6 +25,8 @@ inline constexpr std::string_view kAnnotationRunSeconds = "nodesim.kubeslurm.io/
 inline constexpr std::string_view kAnnotationExitCode = "nodesim.kubeslurm.io/exit-code";
 inline constexpr std::string_view kAnnotationIgnoreSigterm = "nodesim.kubeslurm.io/ignore-sigterm";
 
+// The variable that carries a kubeslurm batch script to rank 0 (operator/runtime/rank_pods.cc).
+inline constexpr std::string_view kBatchScriptVariable = "KUBESLURM_BATCH_SCRIPT";
 // Exit codes a shell reports for a process killed by a signal: 128 + signal number.
 inline constexpr std::int32_t kExitSigterm = 143;
 inline constexpr std::int32_t kExitSigkill = 137;
@@ -40,6 +42,8 @@ struct RunPlan {
 //  - a shell (`sh`, `bash`, `dash`, `ash`, with a flag word containing `c`) runs its script:
 //    commands split on `;`, `&&`, `||`, `|` and newlines, sleeps summed up to the first `exit`;
 //    the exit code is that of `exit N`, else of the last command;
+//  - a container with KUBESLURM_BATCH_SCRIPT in its environment runs that script (comment
+//    lines such as #! and #SBATCH skipped), as the rank-0 launcher execs it;
 //  - nothing recognisable (no sleep, exit, true or false anywhere): runs until stopped, as a
 //    server would.
 // Annotations run-seconds / exit-code override the parts they name; an exit code alone on a

@@ -81,3 +81,25 @@ TEST(SimulatedRunnerTest, StopIsSigtermUnlessIgnored) {
 
 }  // namespace
 }  // namespace kubeslurm::nodesim
+
+namespace kubeslurm::nodesim {
+namespace {
+
+// The operator's rank 0 (operator/runtime/rank_pods.cc): a launcher shell that execs the batch
+// script from KUBESLURM_BATCH_SCRIPT. The script decides the run, comments and #SBATCH ignored.
+TEST(RunPlanTest, KubeslurmBatchScriptRunsFromTheEnvironment) {
+  api::Pod pod;
+  api::Container c;
+  c.command = {"/bin/sh", "-c", "f=/tmp/s && printf '%s' \"$KUBESLURM_BATCH_SCRIPT\" > \"$f\""};
+  c.args = {"slurm_script"};
+  api::EnvVar script;
+  script.name = "KUBESLURM_BATCH_SCRIPT";
+  script.value = "#!/bin/bash\n#SBATCH -N 2\n# sleep 100\nsrun hostname\nsleep 4\nexit 5\n";
+  c.env.push_back(script);
+  const RunPlan p = planFromCommand(pod, c);
+  EXPECT_EQ(p.runMs, 4000);
+  EXPECT_EQ(p.exitCode, 5);
+}
+
+}  // namespace
+}  // namespace kubeslurm::nodesim
