@@ -1,0 +1,359 @@
+#include "controllers/job_status.h"
+
+#include <algorithm>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "operator/base/text.h"
+#include "operator/runtime/rank_pods.h"
+#include "operator/slurm/hostlist.h"
+#include "operator/slurm/names.h"
+
+namespace kubeslurm::controllers {
+
+namespace {
+
+std::optional<std::uint32_t> labelNumber(const api::Pod& pod, std::string_view key) {
+  auto it = pod.metadata.labels.find(std::string(key));
+  if (it == pod.metadata.labels.end()) return std::nullopt;
+  return parseInteger<std::uint32_t>(it->second);
+}
+
+// The rank's own container: the operator's "rank" container, else the template's first.
+const api::ContainerStatus* rankContainer(const api::Pod& pod) {
+  for (const api::ContainerStatus& c : pod.status.containerStatuses) {
+    if (c.name == runtime::kRankContainerName) return &c;
+  }
+  return pod.status.containerStatuses.empty() ? nullptr : &pod.status.containerStatuses.front();
+}
+
+std::optional<std::int64_t> containerStart(const api::Pod& pod) {
+  std::optional<std::int64_t> earliest;
+  for (const api::ContainerStatus& c : pod.status.containerStatuses) {
+    const std::optional<std::int64_t> started =
+        c.state.startedAt ? c.state.startedAt : c.lastState.startedAt;
+    if (started && (!earliest || *started < *earliest)) earliest = started;
+  }
+  return earliest;
+}
+
+struct FailedRank {
+  std::int64_t finishedAt = std::numeric_limits<std::int64_t>::max();
+  std::uint32_t rank = 0;
+  std::int32_t exitCode = 0;
+  std::optional<std::int32_t> signal;
+  std::string reason;
+};
+
+FailedRank failedRank(const api::Pod& pod, std::uint32_t rank) {
+  FailedRank f;
+  f.rank = rank;
+  const api::ContainerStatus* c = rankContainer(pod);
+  if (c != nullptr && c->state.kind == api::ContainerState::Kind::kTerminated) {
+    f.exitCode = c->state.exitCode;
+    f.signal = c->state.signal;
+    f.reason = c->state.reason;
+    if (c->state.finishedAt) f.finishedAt = *c->state.finishedAt;
+  } else {
+    // Failed without a container exit (evicted or past its deadline before it ran): Slurm's
+    // launch failures end FAILED with exit status 1.
+    f.exitCode = 1;
+    f.reason = pod.status.reason;
+  }
+  return f;
+}
+
+void setState(api::SlurmJobStatus& status, slurm::JobState state) {
+  status.state = std::string(slurm::jobStateName(state));
+  status.stateCode = std::string(slurm::jobStateShortName(state));
+}
+
+std::string reasonName(slurm::PendingReason reason) {
+  return std::string(slurm::pendingReasonName(reason));
+}
+
+// A member of an object, or nullptr; reads the object's map directly (nlohmann's iterators trip
+// GCC's -Wnull-dereference).
+const api::Json* member(const api::Json& object, const std::string& key) {
+  if (!object.is_object()) return nullptr;
+  const auto& map = object.get_ref<const api::Json::object_t&>();
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : &it->second;
+}
+
+const api::Json* specMember(const api::SlurmJobObject& job, const std::string& key) {
+  const api::Json* spec = member(job.raw, "spec");
+  return spec == nullptr ? nullptr : member(*spec, key);
+}
+
+bool isScriptJob(const api::SlurmJobObject& job) {
+  const api::Json* podTemplate = specMember(job, "podTemplate");
+  return podTemplate == nullptr || podTemplate->is_null();
+}
+
+bool cancelRequested(const api::SlurmJobObject& job) {
+  const api::Json* cancel = specMember(job, "cancel");
+  return cancel != nullptr && cancel->is_boolean() && cancel->get<bool>();
+}
+
+// Pods to delete: those not already being deleted; `liveOnly` keeps finished pods (their logs
+// are the job's output until the retention cleanup).
+std::vector<std::string> podsToDelete(const GangObservation& gang, bool liveOnly) {
+  std::vector<std::string> names;
+  for (const ObservedPod& pod : gang.all) {
+    if (pod.deleting || (liveOnly && pod.terminal)) continue;
+    names.push_back(pod.name);
+  }
+  return names;
+}
+
+std::vector<std::string> stalePods(const GangObservation& gang) {
+  std::vector<std::string> names;
+  for (const ObservedPod& pod : gang.all) {
+    if (pod.deleting || pod.attempt == gang.attempt) continue;
+    names.push_back(pod.name);
+  }
+  return names;
+}
+
+// The end of a run: the fields Slurm sets when a job leaves RUNNING for good.
+void finish(api::SlurmJobStatus& status, slurm::JobState state, std::string exitCode,
+            slurm::PendingReason reason, core::Time now) {
+  setState(status, state);
+  status.exitCode = std::move(exitCode);
+  status.reason = reasonName(reason);
+  status.reasonDetail.clear();
+  status.estimatedStart.reset();
+  status.endTime = now;
+}
+
+// Back to the queue: the next run gets its own start time and nodes.
+void requeue(api::SlurmJobStatus& status, std::int64_t restarts, slurm::PendingReason reason) {
+  setState(status, slurm::JobState::kRequeued);
+  status.restarts = restarts;
+  status.reason = reasonName(reason);
+  status.reasonDetail.clear();
+  status.startTime.reset();
+  status.endTime.reset();
+  status.nodeList.clear();
+  status.estimatedStart.reset();
+}
+
+}  // namespace
+
+GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api::Pod> pods,
+                            const NodeHealth& nodes) {
+  GangObservation gang;
+  if (job.status && job.status->restarts && *job.status->restarts > 0) {
+    gang.attempt = static_cast<std::uint32_t>(*job.status->restarts);
+  }
+  std::optional<FailedRank> first;
+  for (const api::Pod& pod : pods) {
+    ObservedPod seen;
+    seen.name = pod.metadata.name;
+    seen.rank = labelNumber(pod, runtime::kRankLabel);
+    seen.attempt = labelNumber(pod, runtime::kAttemptLabel);
+    seen.nodeName = pod.spec.nodeName;
+    seen.phase = pod.status.phase;
+    seen.terminal = api::podIsTerminal(pod);
+    seen.deleting = pod.metadata.deletionTimestamp.has_value();
+    gang.all.push_back(seen);
+    if (seen.attempt != gang.attempt || !seen.rank) continue;
+
+    const std::uint32_t rank = *seen.rank;
+    ++gang.pods;
+    auto size = pod.metadata.annotations.find(std::string(runtime::kGangSizeAnnotation));
+    if (size != pod.metadata.annotations.end()) {
+      if (auto n = parseInteger<std::uint32_t>(size->second)) {
+        gang.size = std::max(gang.size.value_or(0), *n);
+      }
+    }
+    if (gang.nodes.size() <= rank) gang.nodes.resize(rank + 1);
+    gang.nodes[rank] = pod.spec.nodeName;
+    if (!pod.spec.nodeName.empty()) ++gang.bound;
+    if (auto started = containerStart(pod)) {
+      gang.earliestStart = gang.earliestStart ? std::min(*gang.earliestStart, *started) : *started;
+    }
+
+    const std::string& phase = pod.status.phase;
+    if (phase == "Running") ++gang.running;
+    if (phase == "Succeeded") {
+      ++gang.succeeded;
+      if (rank == 0) gang.rank0Succeeded = true;
+    }
+    if (phase == "Failed") {
+      ++gang.failed;
+      const std::string& reason = pod.status.reason;
+      if (reason == "NodeLost") {
+        gang.nodeFailed = true;
+        gang.nodeFailure = "rank " + std::to_string(rank) + " lost with node " + pod.spec.nodeName;
+      } else if (reason.starts_with("OutOf")) {
+        // The kubelet's admission refused the pod (lifecycle.PredicateAdmitHandler: the
+        // reason is "OutOf" + the resource name): the scheduler's view was stale.
+        gang.kubeletRejected = true;
+        gang.rejection = "rank " + std::to_string(rank) + " on " + pod.spec.nodeName + ": " +
+                         reason + (pod.status.message.empty() ? "" : ": " + pod.status.message);
+      } else {
+        FailedRank f = failedRank(pod, rank);
+        if (!first || std::tie(f.finishedAt, f.rank) < std::tie(first->finishedAt, first->rank)) {
+          first = std::move(f);
+        }
+      }
+    }
+    if (!seen.terminal && !pod.spec.nodeName.empty() && !gang.nodeFailed) {
+      auto node = nodes.find(pod.spec.nodeName);
+      if (node == nodes.end()) {
+        gang.nodeFailed = true;
+        gang.nodeFailure =
+            "node " + pod.spec.nodeName + " of rank " + std::to_string(rank) + " is gone";
+      } else if (!node->second) {
+        gang.nodeFailed = true;
+        gang.nodeFailure =
+            "node " + pod.spec.nodeName + " of rank " + std::to_string(rank) + " is not ready";
+      }
+    }
+  }
+  if (first) {
+    gang.firstFailedRank = first->rank;
+    gang.firstFailedExitCode = first->exitCode;
+    gang.firstFailedSignal = first->signal;
+    gang.firstFailedReason = first->reason;
+  }
+  return gang;
+}
+
+StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservation& gang,
+                            core::Time now, const JobStatusPolicy& policy) {
+  StatusDecision d;
+  const api::SlurmJobStatus before = job.status.value_or(api::SlurmJobStatus{});
+  d.status = before;
+  d.gracePeriodSeconds = policy.gracePeriodSeconds;
+  const std::optional<slurm::JobState> parsed = before.state.empty()
+                                                    ? std::optional(slurm::JobState::kPending)
+                                                    : slurm::parseJobState(before.state);
+  if (!parsed) return d;  // a state this operator did not write: leave it to a person
+  const slurm::JobState state = *parsed;
+  const std::string name = job.request.jobName.empty() ? job.name : job.request.jobName;
+
+  auto done = [&](std::optional<JobEvent> event) {
+    d.changed = d.status != before;
+    if (d.changed) d.event = std::move(event);
+    return d;
+  };
+
+  if (slurm::isFinished(state)) {
+    // The job is over; ranks still running (ranks > 0 holding their nodes after the script,
+    // or a gang whose deletes were lost) are stopped. The status is final.
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
+    return d;
+  }
+
+  const bool running = state == slurm::JobState::kRunning;
+  if (cancelRequested(job)) {
+    // scancel: a running job's tasks get SIGTERM, which sacct shows as "0:15"; a pending job
+    // never ran and keeps "0:0".
+    const bool ran = running || gang.running > 0;
+    finish(d.status, slurm::JobState::kCancelled, ran ? "0:15" : "0:0", slurm::PendingReason::kNone,
+           now);
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
+    return done(JobEvent{"Normal", "Cancelled", "job cancelled (scancel)"});
+  }
+
+  if (!running && (gang.kubeletRejected || gang.nodeFailed)) {
+    // The gang never ran: roll it back whole (invariant 1) and queue the job again without
+    // counting a restart; the kubelet's refusal means the scheduler's view was stale.
+    requeue(
+        d.status, before.restarts.value_or(0),
+        gang.kubeletRejected ? slurm::PendingReason::kResources : slurm::PendingReason::kNodeDown);
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/false);
+    return done(JobEvent{"Warning", "GangRolledBack",
+                         "gang rolled back before it started: " +
+                             (gang.kubeletRejected ? gang.rejection : gang.nodeFailure)});
+  }
+
+  const bool allStarted =
+      gang.complete() && gang.running + gang.succeeded + gang.failed == *gang.size;
+  if (!running && !allStarted) {
+    // Pending: the scheduler and the binder own it. Pods of an earlier attempt go (their names
+    // are the next gang's); a requeued job whose old pods are all gone is plain PENDING again.
+    d.deletePods = stalePods(gang);
+    if (state == slurm::JobState::kRequeued && gang.all.empty()) {
+      setState(d.status, slurm::JobState::kPending);
+    }
+    return done(std::nullopt);
+  }
+
+  // The gang has run: its start is the earliest container start.
+  if (!running || !d.status.startTime) {
+    d.status.startTime = gang.earliestStart.value_or(now);
+  }
+  if (!running || d.status.nodeList.empty()) {
+    std::vector<std::string> hosts;
+    for (std::uint32_t r = 0; r < gang.size.value_or(0); ++r) {
+      hosts.push_back(runtime::rankPodName(job.name, r));
+    }
+    d.status.nodeList = slurm::compressHostlist(hosts);
+  }
+
+  const bool succeeded =
+      isScriptJob(job) ? gang.rank0Succeeded : gang.size && gang.succeeded == *gang.size;
+  if (succeeded) {
+    finish(d.status, slurm::JobState::kCompleted, "0:0", slurm::PendingReason::kNone, now);
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
+    return done(JobEvent{"Normal", "Completed", "job " + name + " completed"});
+  }
+
+  if (gang.nodeFailed || gang.kubeletRejected || !gang.complete()) {
+    const std::string what = gang.nodeFailed        ? gang.nodeFailure
+                             : gang.kubeletRejected ? gang.rejection
+                                                    : "rank pods of the running gang are gone";
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/false);
+    if (job.request.requeue.value_or(true) && policy.requeueOnNodeFail) {
+      // JobRequeue=1: slurmctld requeues a batch job whose node failed; the next attempt's pods
+      // carry the new restart count.
+      requeue(d.status, before.restarts.value_or(0) + 1, slurm::PendingReason::kNodeDown);
+      return done(JobEvent{"Warning", "NodeFail", what + "; job requeued"});
+    }
+    finish(d.status, slurm::JobState::kNodeFail, "0:0", slurm::PendingReason::kNodeDown, now);
+    return done(JobEvent{"Warning", "NodeFail", what});
+  }
+
+  if (gang.firstFailedRank) {
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
+    const std::string rank = "rank " + std::to_string(*gang.firstFailedRank);
+    if (gang.firstFailedReason == "OOMKilled") {
+      // Slurm 22.05 ends a job killed by the OOM killer OUT_OF_MEMORY with ExitCode 0:125.
+      finish(d.status, slurm::JobState::kOutOfMemory, "0:125", slurm::PendingReason::kOutOfMemory,
+             now);
+      return done(JobEvent{"Warning", "OutOfMemory", rank + " was killed by the OOM killer"});
+    }
+    // sacct's ExitCode is "status:signal": a task killed by signal S shows "0:S".
+    const std::string exitCode = gang.firstFailedSignal
+                                     ? "0:" + std::to_string(*gang.firstFailedSignal)
+                                     : std::to_string(gang.firstFailedExitCode) + ":0";
+    finish(d.status, slurm::JobState::kFailed, exitCode, slurm::PendingReason::kNonZeroExitCode,
+           now);
+    return done(JobEvent{"Warning", "Failed", rank + " failed with exit code " + exitCode});
+  }
+
+  const core::Duration limit = job.request.timeLimit
+                                   ? job.request.timeLimit->seconds.value_or(core::kUnlimited)
+                                   : policy.defaultTimeLimit;
+  if (limit < core::kUnlimited && now >= *d.status.startTime + limit) {
+    // slurmctld's time limit: SIGTERM, KillWait seconds, then SIGKILL; state TIMEOUT.
+    finish(d.status, slurm::JobState::kTimeout, "0:0", slurm::PendingReason::kTimeLimit, now);
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
+    return done(JobEvent{"Warning", "TimeLimit", "job " + name + " reached its time limit"});
+  }
+
+  setState(d.status, slurm::JobState::kRunning);
+  d.status.reason = reasonName(slurm::PendingReason::kNone);
+  d.status.reasonDetail.clear();
+  d.status.estimatedStart.reset();
+  d.status.endTime.reset();
+  d.deletePods = stalePods(gang);
+  return done(JobEvent{"Normal", "Started", "job " + name + " started on " + d.status.nodeList});
+}
+
+}  // namespace kubeslurm::controllers

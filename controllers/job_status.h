@@ -1,0 +1,104 @@
+// A job's gang as observed, and the SlurmJob status it implies. PURE: no I/O, no clock.
+//
+//   gang     = observeGang(job, pods, nodeHealth)
+//   decision = decideStatus(job, gang, now, policy)
+//
+// Level-triggered (DESIGN.md invariant 3): the decision depends only on what is observed, and
+// deciding again on the decided status changes nothing, so a repeated or reordered event writes
+// nothing. Pods to delete are listed by name and exclude pods already being deleted, so a
+// repeated decision does not repeat the deletes either.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "operator/api/core_types.h"
+#include "operator/api/slurmjob.h"
+#include "operator/core/model.h"
+
+namespace kubeslurm::controllers {
+
+// Node name -> its Ready condition is True. A node that is absent is gone (deleted).
+using NodeHealth = std::map<std::string, bool, std::less<>>;
+
+// One of the job's pods, any attempt.
+struct ObservedPod {
+  std::string name;
+  std::optional<std::uint32_t> rank;
+  std::optional<std::uint32_t> attempt;
+  std::string nodeName;  // spec.nodeName ("" = not bound)
+  std::string phase;
+  bool terminal = false;  // Succeeded or Failed
+  bool deleting = false;  // metadata.deletionTimestamp set
+};
+
+struct GangObservation {
+  std::uint32_t attempt = 0;          // status.restarts: the current attempt
+  std::optional<std::uint32_t> size;  // the gang-size annotation of the current attempt
+  std::uint32_t pods = 0;             // pods of the current attempt
+  std::uint32_t bound = 0;
+  std::uint32_t running = 0;
+  std::uint32_t succeeded = 0;
+  std::uint32_t failed = 0;
+  bool rank0Succeeded = false;
+  std::vector<std::string> nodes;  // by rank ("" for a rank without a pod or a node)
+
+  // The first rank that failed on its own (not a node loss, not a kubelet rejection): the
+  // earliest container finishedAt, ties by rank.
+  std::optional<std::uint32_t> firstFailedRank;
+  std::int32_t firstFailedExitCode = 0;
+  std::optional<std::int32_t> firstFailedSignal;
+  std::string firstFailedReason;  // the container's terminated reason ("Error", "OOMKilled")
+
+  // A rank's node is NotReady or gone, a rank pod failed with NodeLost, or a rank pod of a gang
+  // that was complete has disappeared.
+  bool nodeFailed = false;
+  std::string nodeFailure;  // which node or rank, for the event
+  // The kubelet refused a rank at admission (phase Failed, reason OutOf<resource>).
+  bool kubeletRejected = false;
+  std::string rejection;  // "rank 1 on gpu-2: OutOfnvidia.com/gpu: ..."
+
+  std::optional<core::Time> earliestStart;  // earliest container start among the ranks
+  std::vector<ObservedPod> all;             // every pod of the job, any attempt
+
+  // Every rank of the current attempt has a pod and all of them are bound.
+  bool complete() const { return size && *size > 0 && pods == *size && bound == *size; }
+};
+
+GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api::Pod> pods,
+                            const NodeHealth& nodes);
+
+struct JobStatusPolicy {
+  // The job's time limit when the request has none: the partition's DefaultTime, else MaxTime.
+  core::Duration defaultTimeLimit = core::kUnlimited;
+  // Seconds between SIGTERM and SIGKILL when the operator stops a gang: slurm.conf KillWait
+  // (default 30 s), as slurmd waits after a time limit or scancel.
+  std::int64_t gracePeriodSeconds = 30;
+  // slurm.conf JobRequeue=1 (the default): batch jobs are requeued after a node failure unless
+  // they asked --no-requeue.
+  bool requeueOnNodeFail = true;
+};
+
+struct JobEvent {
+  std::string type;  // Normal, Warning
+  std::string reason;
+  std::string message;
+};
+
+struct StatusDecision {
+  api::SlurmJobStatus status;           // the next status
+  bool changed = false;                 // status differs from the job's
+  std::vector<std::string> deletePods;  // names, not already being deleted
+  std::int64_t gracePeriodSeconds = 0;  // for those deletes
+  std::optional<JobEvent> event;        // only with a change
+};
+
+StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservation& gang,
+                            core::Time now, const JobStatusPolicy& policy);
+
+}  // namespace kubeslurm::controllers

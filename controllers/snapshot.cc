@@ -1,0 +1,562 @@
+#include "controllers/snapshot.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "controllers/job_request.h"
+#include "operator/base/text.h"
+#include "operator/runtime/rank_pods.h"
+#include "operator/slurm/hostlist.h"
+#include "operator/slurm/names.h"
+#include "operator/slurm/topology_conf.h"
+
+namespace kubeslurm::controllers {
+
+namespace {
+
+using Labels = std::map<std::string, std::string, std::less<>>;
+
+std::string jobKey(const api::SlurmJobObject& job) { return job.namespaceName + "/" + job.name; }
+
+std::uint64_t nonNegative(const StatusOr<std::int64_t>& value) {
+  return value.isOk() && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
+}
+
+// Allocatable as the scheduler's NodeInfo reads it: whole GPUs, cpu in millis, memory in bytes.
+// A quantity that does not parse offers nothing rather than a guess.
+core::Resources allocatableOf(const api::ResourceList& list) {
+  core::Resources r;
+  auto find = [&list](std::string_view name) -> const std::string* {
+    auto it = list.find(std::string(name));
+    return it == list.end() ? nullptr : &it->second;
+  };
+  if (const std::string* gpu = find(runtime::kGpuResource)) {
+    r.gpus = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(nonNegative(api::parseQuantityValue(*gpu)), UINT32_MAX));
+  }
+  if (const std::string* cpu = find("cpu"))
+    r.cpuMillis = nonNegative(api::parseQuantityMilli(*cpu));
+  if (const std::string* mem = find("memory")) {
+    r.memoryBytes = nonNegative(api::parseQuantityValue(*mem));
+  }
+  return r;
+}
+
+// The pod's requests as the scheduler's fit plugin adds them up (podRequest: containers, init
+// containers, overhead).
+core::Resources requestOf(const api::Pod& pod) {
+  core::Resources r;
+  r.gpus = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      nonNegative(api::podRequest(pod, runtime::kGpuResource)), UINT32_MAX));
+  r.cpuMillis = nonNegative(api::podRequestMilli(pod, "cpu"));
+  r.memoryBytes = nonNegative(api::podRequest(pod, "memory"));
+  return r;
+}
+
+void add(core::Resources& into, const core::Resources& more) {
+  into.gpus += more.gpus;
+  into.cpuMillis += more.cpuMillis;
+  into.memoryBytes += more.memoryBytes;
+}
+
+core::NodeState nodeState(const api::Node& node) {
+  // A node whose kubelet stopped reporting is down whatever its cordon says; a cordoned Ready
+  // node is DRAIN (scontrol update state=drain), which the core keeps running jobs on.
+  if (api::nodeReadyStatus(node) != "True") return core::NodeState::kNotReady;
+  if (node.unschedulable) return core::NodeState::kDrain;
+  return core::NodeState::kUp;
+}
+
+std::vector<std::string> splitCommaList(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+core::Node coreNode(const api::Node& node) {
+  core::Node out;
+  out.name = node.metadata.name;
+  out.allocatable = allocatableOf(node.allocatable);
+  out.labels = Labels(node.metadata.labels.begin(), node.metadata.labels.end());
+  for (const api::Taint& taint : node.taints) {
+    out.taints.push_back(core::Taint{taint.key, taint.value, taint.effect});
+  }
+  out.state = nodeState(node);
+  if (auto it = out.labels.find(kFeaturesLabel); it != out.labels.end()) {
+    out.features = splitCommaList(it->second);
+  }
+  if (auto it = out.labels.find(kGpuProductLabel); it != out.labels.end() && !it->second.empty()) {
+    if (std::find(out.features.begin(), out.features.end(), it->second) == out.features.end()) {
+      out.features.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+std::optional<std::uint32_t> parseRank(const api::Pod& pod, std::string_view label) {
+  auto it = pod.metadata.labels.find(std::string(label));
+  if (it == pod.metadata.labels.end()) return std::nullopt;
+  return parseInteger<std::uint32_t>(it->second);
+}
+
+std::string podJobName(const api::Pod& pod) {
+  for (const api::OwnerReference& owner : pod.metadata.ownerReferences) {
+    if (owner.kind == api::kSlurmJobKind) return owner.name;
+  }
+  auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
+  return it == pod.metadata.labels.end() ? std::string() : it->second;
+}
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+core::PreemptMode preemptMode(std::string_view text) {
+  if (equalsIgnoreCase(text, "REQUEUE")) return core::PreemptMode::kRequeue;
+  if (equalsIgnoreCase(text, "CANCEL")) return core::PreemptMode::kCancel;
+  return core::PreemptMode::kOff;
+}
+
+core::PartitionState partitionState(std::string_view text) {
+  if (equalsIgnoreCase(text, "DOWN")) return core::PartitionState::kDown;
+  if (equalsIgnoreCase(text, "DRAIN")) return core::PartitionState::kDrain;
+  if (equalsIgnoreCase(text, "INACTIVE")) return core::PartitionState::kInactive;
+  return core::PartitionState::kUp;
+}
+
+core::Duration durationSeconds(const slurm::TimeLimit& limit) {
+  return limit.seconds.value_or(core::kUnlimited);
+}
+
+std::uint32_t positive(std::optional<std::int32_t> value, std::uint32_t fallback) {
+  if (!value) return fallback;
+  return *value < 0 ? 0 : static_cast<std::uint32_t>(*value);
+}
+
+// "N:M" (exit status : signal), as sacct prints ExitCode. The code is what afterok tests.
+std::int32_t exitStatusOf(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  return parseInteger<std::int32_t>(text.substr(0, colon)).value_or(0);
+}
+
+bool requirementMatches(const api::LabelSelectorRequirement& req, const Labels& labels) {
+  auto it = labels.find(req.key);
+  const bool has = it != labels.end();
+  const bool listed =
+      has && std::find(req.values.begin(), req.values.end(), it->second) != req.values.end();
+  if (req.operator_ == "In") return listed;
+  if (req.operator_ == "NotIn")
+    return !listed;  // a missing label satisfies NotIn (labels.Requirement)
+  if (req.operator_ == "Exists") return has;
+  if (req.operator_ == "DoesNotExist") return !has;
+  return false;  // LabelSelectorAsSelector rejects an unknown operator: select nothing
+}
+
+class Builder {
+ public:
+  Builder(const ClusterObjects& objects, const SnapshotOptions& options, core::Time now)
+      : objects_(objects), options_(options), now_(now) {}
+
+  SnapshotIndex build() {
+    out_.snapshot.config = options_.config;
+    buildNodes();
+    buildPartitions();
+    buildTopology();
+    buildAccounts();
+    indexPods();
+    buildJobs();
+    chargeForeignPods();
+    return std::move(out_);
+  }
+
+ private:
+  void buildNodes() {
+    std::vector<const api::Node*> nodes;
+    nodes.reserve(objects_.nodes.size());
+    for (const api::Node& node : objects_.nodes) nodes.push_back(&node);
+    std::sort(nodes.begin(), nodes.end(), [](const api::Node* a, const api::Node* b) {
+      return slurm::naturalCompare(a->metadata.name, b->metadata.name) < 0;
+    });
+    for (const api::Node* node : nodes) {
+      const auto index = static_cast<core::NodeIndex>(out_.snapshot.nodes.size());
+      if (!nodeIndex_.emplace(node->metadata.name, index).second) continue;
+      out_.snapshot.nodes.push_back(coreNode(*node));
+      out_.nodeNames.push_back(node->metadata.name);
+    }
+  }
+
+  void partitionProblem(const api::Partition& partition, std::string reason, std::string message) {
+    out_.partitionProblems.push_back(
+        JobProblem{partition.metadata.name, std::move(reason), std::move(message)});
+  }
+
+  void buildPartitions() {
+    for (const api::Partition* p : sortedPartitions()) {
+      const api::PartitionSpec& spec = p->spec;
+      core::Partition part;
+      part.name = p->metadata.name;
+      std::optional<std::set<std::string>> listed;
+      if (!spec.nodes.empty()) {
+        auto hosts = slurm::expandHostlist(spec.nodes);
+        if (hosts.isOk()) {
+          listed.emplace(hosts->begin(), hosts->end());
+        } else {
+          // A partition whose Nodes= does not parse gets no nodes: slurmctld refuses such a
+          // slurm.conf outright, and guessing members could run jobs where they do not belong.
+          partitionProblem(*p, "InvalidNodes",
+                           "spec.nodes: " + std::string(hosts.status().message()));
+          listed.emplace();
+        }
+      }
+      for (core::NodeIndex i = 0; i < out_.snapshot.nodes.size(); ++i) {
+        const core::Node& node = out_.snapshot.nodes[i];
+        // Nodes= and a selector together: a member must match both (the CRD's contract).
+        if (listed && listed->count(node.name) == 0) continue;
+        if (spec.nodeSelector && !selectorMatches(*spec.nodeSelector, node.labels)) continue;
+        if (!listed && !spec.nodeSelector) continue;  // a partition names its nodes
+        part.nodes.push_back(i);
+      }
+      part.isDefault = spec.isDefault;
+      part.maxTime = durationSeconds(api::partitionMaxTime(spec));
+      if (spec.defaultTime) part.defaultTime = durationSeconds(spec.defaultTime->limit);
+      part.priorityTier = positive(spec.priorityTier, 1);
+      part.priorityJobFactor = positive(spec.priorityJobFactor, 1);
+      part.preemptMode = preemptMode(spec.preemptMode);
+      if (spec.maxNodesPerJob) part.maxNodesPerJob = positive(spec.maxNodesPerJob, 0);
+      part.allowedAccounts = spec.allowedAccounts;
+      part.state = partitionState(spec.state);
+      out_.snapshot.partitions.push_back(std::move(part));
+    }
+  }
+
+  void buildTopology() {
+    // The snapshot has one tree, as slurm.conf has one topology.conf: the first partition (by
+    // name) that describes one gives it.
+    for (const api::Partition* p : sortedPartitions()) {
+      if (!p->spec.topology) continue;
+      const api::PartitionTopology& topology = *p->spec.topology;
+      if (!topology.conf.empty()) {
+        auto conf = slurm::parseTopologyConf(topology.conf);
+        if (!conf.isOk()) {
+          partitionProblem(*p, "InvalidTopology", std::string(conf.status().message()));
+          continue;
+        }
+        out_.snapshot.topology = std::move(conf).value();
+        return;
+      }
+      if (!topology.labelKeys.empty()) {
+        // The CRD lists levels outermost first; the core wants the leaf first.
+        out_.snapshot.topologyLabels.assign(topology.labelKeys.rbegin(), topology.labelKeys.rend());
+        return;
+      }
+    }
+    bool leaf = false;
+    bool spine = false;
+    for (const core::Node& node : out_.snapshot.nodes) {
+      leaf = leaf || node.labels.contains(kLeafLabel);
+      spine = spine || node.labels.contains(kSpineLabel);
+    }
+    if (leaf) out_.snapshot.topologyLabels.emplace_back(kLeafLabel);
+    if (leaf && spine) out_.snapshot.topologyLabels.emplace_back(kSpineLabel);
+  }
+
+  std::vector<const api::Partition*> sortedPartitions() const {
+    std::vector<const api::Partition*> sorted;
+    sorted.reserve(objects_.partitions.size());
+    for (const api::Partition& p : objects_.partitions) sorted.push_back(&p);
+    std::sort(sorted.begin(), sorted.end(), [](const api::Partition* a, const api::Partition* b) {
+      return a->metadata.name < b->metadata.name;
+    });
+    return sorted;
+  }
+
+  void buildAccounts() {
+    // The CRD's empty parent means "child of root" (sacctmgr's tree always has root); without
+    // an Account named root, the core's tree gets one so top-level accounts stay siblings.
+    bool haveRoot = false;
+    std::optional<core::Time> oldestDecay;
+    for (const api::Account& a : objects_.accounts) {
+      haveRoot = haveRoot || a.metadata.name == "root";
+      if (a.status.lastDecay) {
+        oldestDecay =
+            oldestDecay ? std::min(*oldestDecay, *a.status.lastDecay) : *a.status.lastDecay;
+      }
+    }
+    if (!objects_.accounts.empty() && !haveRoot) {
+      out_.snapshot.accounts.push_back(core::Account{"root", "", 1, 0.0, ""});
+    }
+    std::vector<const api::Account*> accounts;
+    for (const api::Account& a : objects_.accounts) accounts.push_back(&a);
+    std::sort(accounts.begin(), accounts.end(), [](const api::Account* a, const api::Account* b) {
+      return a->metadata.name < b->metadata.name;
+    });
+    for (const api::Account* a : accounts) {
+      core::Account account;
+      account.name = a->metadata.name;
+      account.parent = a->spec.parent.empty() && account.name != "root" ? "root" : a->spec.parent;
+      account.shares = static_cast<std::uint32_t>(std::max(api::accountShares(a->spec), 0));
+      account.rawUsage = std::max(a->status.rawUsage.value_or(0.0), 0.0);
+      out_.snapshot.accounts.push_back(std::move(account));
+    }
+    out_.snapshot.usageTime = oldestDecay.value_or(now_);
+  }
+
+  void indexPods() {
+    for (const api::Pod& pod : objects_.pods) {
+      if (!isRankPod(pod)) continue;
+      podsByJob_[pod.metadata.namespaceName + "/" + podJobName(pod)].push_back(&pod);
+    }
+  }
+
+  void problem(const api::SlurmJobObject& job, std::string reason, std::string message) {
+    out_.problems.push_back(JobProblem{jobKey(job), std::move(reason), std::move(message)});
+  }
+
+  std::vector<const api::Pod*> currentAttempt(const api::SlurmJobObject& job) const {
+    std::vector<const api::Pod*> pods;
+    auto it = podsByJob_.find(jobKey(job));
+    if (it == podsByJob_.end()) return pods;
+    const auto attempt = static_cast<std::uint32_t>(job.status->restarts.value_or(0));
+    for (const api::Pod* pod : it->second) {
+      if (parseRank(*pod, runtime::kAttemptLabel) == attempt) pods.push_back(pod);
+    }
+    return pods;
+  }
+
+  void buildJobs() {
+    std::vector<const api::SlurmJobObject*> jobs;
+    for (const api::SlurmJobObject& job : objects_.jobs) {
+      if (job.status && job.status->jobId) jobs.push_back(&job);
+    }
+    // Oldest id first: of two objects claiming one id (which invariant 5 forbids) the one seen
+    // first keeps it, whatever order the informer listed them in.
+    std::sort(jobs.begin(), jobs.end(),
+              [](const api::SlurmJobObject* a, const api::SlurmJobObject* b) {
+                if (*a->status->jobId != *b->status->jobId) {
+                  return *a->status->jobId < *b->status->jobId;
+                }
+                return jobKey(*a) < jobKey(*b);
+              });
+    std::set<core::JobId> seen;
+    for (const api::SlurmJobObject* job : jobs) {
+      if (*job->status->jobId <= 0) {
+        problem(*job, "InvalidJobId", "status.jobId must be positive");
+        continue;
+      }
+      const auto id = static_cast<core::JobId>(*job->status->jobId);
+      if (!seen.insert(id).second) {
+        problem(*job, "DuplicateJobId",
+                "job id " + std::to_string(id) + " is already used by another SlurmJob");
+        continue;
+      }
+      const std::string& stateText = job->status->state;
+      const std::optional<slurm::JobState> state = stateText.empty()
+                                                       ? std::optional(slurm::JobState::kPending)
+                                                       : slurm::parseJobState(stateText);
+      if (!state) {
+        problem(*job, "InvalidState", "unknown job state " + quoteForDiagnostic(stateText, 40));
+        continue;
+      }
+      switch (*state) {
+        case slurm::JobState::kPending:
+        case slurm::JobState::kRequeued:
+          addPending(*job, id);
+          break;
+        case slurm::JobState::kRunning:
+          addRunning(*job, id);
+          break;
+        default:
+          if (slurm::isFinished(*state)) addFinished(*job, id, *state);
+          // Other states (COMPLETING, SUSPENDED...) hold their nodes through their pods, which
+          // chargeForeignPods counts.
+          break;
+      }
+    }
+  }
+
+  std::string userOf(const api::SlurmJobObject& job) const {
+    return job.user.empty() ? options_.defaultUser : job.user;
+  }
+
+  void setArray(const api::SlurmJobStatus& status, core::Job& job) const {
+    if (status.arrayJobId && *status.arrayJobId > 0) {
+      job.arrayJobId = static_cast<core::JobId>(*status.arrayJobId);
+    }
+    if (status.arrayTaskId && *status.arrayTaskId >= 0) {
+      job.arrayTaskId = static_cast<std::uint32_t>(*status.arrayTaskId);
+    }
+    job.restarts =
+        static_cast<std::uint32_t>(std::max<std::int64_t>(status.restarts.value_or(0), 0));
+  }
+
+  core::Time submitTimeOf(const api::SlurmJobObject& job) const {
+    if (job.status->submitTime) return *job.status->submitTime;
+    if (job.raw.is_object()) {
+      const auto& members = job.raw.get_ref<const api::Json::object_t&>();
+      if (auto it = members.find("metadata"); it != members.end()) {
+        auto meta = api::decodeObjectMeta(it->second);
+        if (meta.isOk() && meta->creationTimestamp) return *meta->creationTimestamp;
+      }
+    }
+    return now_;
+  }
+
+  void addPending(const api::SlurmJobObject& job, core::JobId id) {
+    std::string message;
+    const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
+    if (partition == nullptr) {
+      problem(job, "InvalidPartition", message);
+      return;
+    }
+    // A gang of this attempt exists (being bound, or rolled back and not yet deleted): planning
+    // the job again would make a second gang with the same pod names.
+    if (!currentAttempt(job).empty()) {
+      out_.gangsInFlight.insert(jobKey(job));
+      return;
+    }
+    auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
+    if (!core.isOk()) {
+      problem(job, "InvalidRequest", std::string(core.status().message()));
+      return;
+    }
+    setArray(*job.status, *core);
+    core->phase = core::JobPhase::kPending;
+    out_.jobKeys.emplace(id, jobKey(job));
+    out_.snapshot.jobs.push_back(std::move(core).value());
+  }
+
+  void addRunning(const api::SlurmJobObject& job, core::JobId id) {
+    // The allocation is where its ranks are bound: rank order, one node each.
+    std::vector<std::pair<std::uint32_t, const api::Pod*>> ranks;
+    for (const api::Pod* pod : currentAttempt(job)) {
+      const auto rank = parseRank(*pod, runtime::kRankLabel);
+      if (!rank || pod->spec.nodeName.empty() || api::podIsTerminal(*pod)) continue;
+      if (!nodeIndex_.contains(pod->spec.nodeName)) continue;
+      ranks.emplace_back(*rank, pod);
+    }
+    std::sort(ranks.begin(), ranks.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (ranks.empty()) return;  // nothing held; the job controller sees the gang is gone
+
+    std::string message;
+    const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
+    api::Partition fallback;  // a deleted partition still has jobs running in it
+    if (partition == nullptr) {
+      fallback.metadata.name = job.request.partition;
+      partition = &fallback;
+    }
+    auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
+    if (!core.isOk()) return;  // its pods stay charged as foreign load
+    setArray(*job.status, *core);
+    core->phase = core::JobPhase::kRunning;
+    core->startTime = job.status->startTime.value_or(now_);
+    for (const auto& [rank, pod] : ranks) {
+      core->allocatedNodes.push_back(nodeIndex_.at(pod->spec.nodeName));
+      chargedByJob_.insert(pod);
+    }
+    out_.jobKeys.emplace(id, jobKey(job));
+    out_.snapshot.jobs.push_back(std::move(core).value());
+  }
+
+  void addFinished(const api::SlurmJobObject& job, core::JobId id, slurm::JobState state) {
+    const api::SlurmJobStatus& status = *job.status;
+    core::FinishedJob finished;
+    finished.id = id;
+    if (status.arrayJobId && *status.arrayJobId > 0) {
+      finished.arrayJobId = static_cast<core::JobId>(*status.arrayJobId);
+    }
+    if (status.arrayTaskId && *status.arrayTaskId >= 0) {
+      finished.arrayTaskId = static_cast<std::uint32_t>(*status.arrayTaskId);
+    }
+    finished.state = state;
+    finished.exitCode = exitStatusOf(status.exitCode);
+    finished.startTime = status.startTime.value_or(0);
+    finished.endTime = status.endTime.value_or(0);
+    finished.name = job.request.jobName;
+    finished.user = userOf(job);
+    out_.snapshot.finished.push_back(std::move(finished));
+  }
+
+  void chargeForeignPods() {
+    for (const api::Pod& pod : objects_.pods) {
+      if (pod.spec.nodeName.empty() || api::podIsTerminal(pod)) continue;
+      if (chargedByJob_.contains(&pod)) continue;
+      auto it = nodeIndex_.find(pod.spec.nodeName);
+      if (it == nodeIndex_.end()) continue;
+      add(out_.snapshot.nodes[it->second].foreignUsed, requestOf(pod));
+    }
+  }
+
+  const ClusterObjects& objects_;
+  const SnapshotOptions& options_;
+  core::Time now_;
+  SnapshotIndex out_;
+  std::map<std::string, core::NodeIndex, std::less<>> nodeIndex_;
+  std::map<std::string, std::vector<const api::Pod*>> podsByJob_;
+  std::set<const api::Pod*> chargedByJob_;
+};
+
+}  // namespace
+
+bool isRankPod(const api::Pod& pod) { return !podJobName(pod).empty(); }
+
+bool selectorMatches(const api::LabelSelector& selector, const Labels& labels) {
+  const bool labelsMatch = std::ranges::all_of(selector.matchLabels, [&labels](const auto& pair) {
+    auto it = labels.find(pair.first);
+    return it != labels.end() && it->second == pair.second;
+  });
+  return labelsMatch &&
+         std::ranges::all_of(selector.matchExpressions,
+                             [&labels](const api::LabelSelectorRequirement& requirement) {
+                               return requirementMatches(requirement, labels);
+                             });
+}
+
+const api::Partition* jobPartition(const slurm::JobRequest& request,
+                                   const std::vector<api::Partition>& partitions,
+                                   std::string* message) {
+  if (!request.partition.empty()) {
+    for (const api::Partition& p : partitions) {
+      if (p.metadata.name == request.partition) return &p;
+    }
+    // slurmctld's ESLURM_INVALID_PARTITION_NAME, with the name it could not find.
+    if (message != nullptr) {
+      *message = "Invalid partition name specified: " + request.partition;
+    }
+    return nullptr;
+  }
+  const api::Partition* chosen = nullptr;
+  for (const api::Partition& p : partitions) {
+    if (p.spec.isDefault && (chosen == nullptr || p.metadata.name < chosen->metadata.name)) {
+      chosen = &p;
+    }
+  }
+  if (chosen == nullptr && partitions.size() == 1) chosen = &partitions.front();
+  if (chosen == nullptr && message != nullptr) {
+    // ESLURM_DEFAULT_PARTITION_NOT_SET.
+    *message = "No partition specified or system default partition";
+  }
+  return chosen;
+}
+
+SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
+                            core::Time now) {
+  return Builder(objects, options, now).build();
+}
+
+}  // namespace kubeslurm::controllers

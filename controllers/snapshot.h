@@ -1,0 +1,84 @@
+// Informer caches -> the scheduling core's Snapshot. PURE: no I/O, no clock (`now` is given),
+// the same objects always give the same snapshot (nodes and partitions are sorted by name, so a
+// NodeIndex does not depend on the order an informer listed them in).
+//
+// Capacity follows DESIGN.md invariant 4: a node offers its allocatable minus the requests of
+// every non-terminal pod bound to it. A RUNNING job's rank pods of its current attempt are
+// charged through the job's allocation (so that preemption can see them); every other bound,
+// non-terminal pod -- inference, system pods, and our own pods that no running job accounts for
+// (a cancelled gang still terminating, a stale attempt) -- is `foreignUsed`: the kubelet still
+// counts it, so the scheduler must too.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "operator/api/core_types.h"
+#include "operator/api/kubeslurm_types.h"
+#include "operator/api/slurmjob.h"
+#include "operator/core/model.h"
+
+namespace kubeslurm::controllers {
+
+// A comma list of node features (slurm.conf Features=), matched by --constraint.
+inline constexpr std::string_view kFeaturesLabel = "kubeslurm.io/features";
+// GPU feature discovery's product label ("NVIDIA-A100-SXM4-80GB"): a feature too.
+inline constexpr std::string_view kGpuProductLabel = "nvidia.com/gpu.product";
+// Tree levels used when no partition names its own: leaf switch, then spine.
+inline constexpr std::string_view kLeafLabel = "kubeslurm.io/leaf";
+inline constexpr std::string_view kSpineLabel = "kubeslurm.io/spine";
+
+// What the informers hold, decoded.
+struct ClusterObjects {
+  std::vector<api::Node> nodes;
+  std::vector<api::Pod> pods;  // all namespaces
+  std::vector<api::SlurmJobObject> jobs;
+  std::vector<api::Partition> partitions;
+  std::vector<api::Account> accounts;
+};
+
+struct SnapshotOptions {
+  core::SchedulerConfig config;
+  std::string defaultUser = "nobody";  // for a SlurmJob without spec.user
+};
+
+// An object that cannot be scheduled as written. The job controller turns it into a condition
+// (and the job keeps its state: invariant 5, nothing is dropped silently).
+struct JobProblem {
+  std::string key;     // "ns/name"
+  std::string reason;  // condition reason, e.g. "InvalidPartition"
+  std::string message;
+};
+
+struct SnapshotIndex {
+  core::Snapshot snapshot;
+  std::vector<std::string> nodeNames;          // by NodeIndex
+  std::map<core::JobId, std::string> jobKeys;  // pending and running jobs: "ns/name"
+  std::vector<JobProblem> problems;            // jobs left out of the snapshot, and why
+  std::vector<JobProblem> partitionProblems;   // key: the partition's name
+  // Pending jobs left out because pods of their current attempt exist: a gang is being bound or
+  // torn down, and only the binder or the job controller may act on it (invariant 1).
+  std::set<std::string> gangsInFlight;
+};
+
+SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
+                            core::Time now);
+
+// A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
+bool isRankPod(const api::Pod& pod);
+
+// metav1.LabelSelector semantics (labels.Selector from LabelSelectorAsSelector): every
+// matchLabels pair and every expression must hold; an empty selector matches everything.
+bool selectorMatches(const api::LabelSelector& selector,
+                     const std::map<std::string, std::string, std::less<>>& labels);
+
+// The partition a job runs in: spec.partition, else the default one (spec.default, else the
+// only partition). nullptr when there is none; `message` then says why, as sbatch would.
+const api::Partition* jobPartition(const slurm::JobRequest& request,
+                                   const std::vector<api::Partition>& partitions,
+                                   std::string* message);
+
+}  // namespace kubeslurm::controllers

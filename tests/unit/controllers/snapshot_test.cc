@@ -1,0 +1,529 @@
+#include "controllers/snapshot.h"
+
+#include <algorithm>
+#include <set>
+
+#include <gtest/gtest.h>
+
+namespace kubeslurm::controllers {
+namespace {
+
+using api::Json;
+
+constexpr core::Time kNow = 1795000000;  // 2026-11-18
+constexpr std::uint64_t kGi = std::uint64_t{1} << 30;
+
+template <typename T>
+T ok(StatusOr<T> value) {
+  EXPECT_TRUE(value.isOk()) << value.status().toString();
+  return std::move(value).value();
+}
+
+// A Node as the v1.20 kubelet reports it.
+api::Node node(const std::string& name, int gpus, Json labels = Json::object(),
+               const std::string& ready = "True") {
+  Json conditions = Json::array();
+  if (!ready.empty()) {
+    conditions.push_back({{"type", "MemoryPressure"}, {"status", "False"}});
+    conditions.push_back({{"type", "Ready"}, {"status", ready}, {"reason", "KubeletReady"}});
+  }
+  return ok(api::decodeNode({{"apiVersion", "v1"},
+                             {"kind", "Node"},
+                             {"metadata", {{"name", name}, {"labels", labels}}},
+                             {"spec", Json::object()},
+                             {"status",
+                              {{"allocatable",
+                                {{"cpu", "95500m"},
+                                 {"memory", "1000Gi"},
+                                 {"nvidia.com/gpu", std::to_string(gpus)},
+                                 {"pods", "110"}}},
+                               {"conditions", conditions}}}}));
+}
+
+// An inference pod as a Deployment makes it: GPUs as limits only (the API server copies them
+// into requests), cpu and memory requested.
+api::Pod inferencePod(const std::string& name, const std::string& nodeName, int gpus,
+                      const std::string& phase = "Running") {
+  Json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", name},
+                {"namespace", "serving"},
+                {"labels", {{"app", "llm"}}},
+                {"ownerReferences", Json::array({{{"apiVersion", "apps/v1"},
+                                                  {"kind", "ReplicaSet"},
+                                                  {"name", "llm-7d9f"},
+                                                  {"uid", "rs-1"},
+                                                  {"controller", true}}})}}},
+              {"spec",
+               {{"containers",
+                 Json::array({{{"name", "server"},
+                               {"image", "vllm/vllm-openai:v0.6.0"},
+                               {"resources",
+                                {{"requests", {{"cpu", "4"}, {"memory", "16Gi"}}},
+                                 {"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}}})}}},
+              {"status", {{"phase", phase}}}};
+  if (!nodeName.empty()) pod["spec"]["nodeName"] = nodeName;
+  return ok(api::decodePod(pod));
+}
+
+// A rank pod as runtime::rankPods() makes it, bound to `nodeName`.
+api::Pod rankPod(const std::string& job, int rank, const std::string& nodeName, int attempt = 0,
+                 const std::string& phase = "Running", int gpus = 8) {
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", job + "-" + std::to_string(rank)},
+        {"namespace", "team-a"},
+        {"labels",
+         {{"kubeslurm.io/job-name", job},
+          {"kubeslurm.io/rank", std::to_string(rank)},
+          {"kubeslurm.io/attempt", std::to_string(attempt)}}},
+        {"annotations", {{"kubeslurm.io/planned-node", nodeName}, {"kubeslurm.io/gang-size", "2"}}},
+        {"ownerReferences", Json::array({{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                          {"kind", "SlurmJob"},
+                                          {"name", job},
+                                          {"uid", "sj-" + job},
+                                          {"controller", true}}})}}},
+      {"spec",
+       {{"nodeName", nodeName},
+        {"schedulerName", "kubeslurm"},
+        {"containers",
+         Json::array({{{"name", "rank"},
+                       {"image", "pytorch/pytorch:2.4.0"},
+                       {"resources",
+                        {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}}},
+                         {"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}}})}}},
+      {"status", {{"phase", phase}}}};
+  return ok(api::decodePod(pod));
+}
+
+api::Partition partition(const std::string& name, Json spec) {
+  return ok(api::decodePartition({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                  {"kind", "Partition"},
+                                  {"metadata", {{"name", name}}},
+                                  {"spec", spec}}));
+}
+
+api::SlurmJobObject slurmJob(const std::string& name, std::int64_t id, const std::string& state,
+                             const Json& spec = Json::object(),
+                             const Json& status = Json::object()) {
+  Json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+                 {"kind", "SlurmJob"},
+                 {"metadata",
+                  {{"name", name},
+                   {"namespace", "team-a"},
+                   {"creationTimestamp", api::formatTimestamp(kNow - 600)}}},
+                 {"spec",
+                  {{"jobName", name},
+                   {"user", "alice"},
+                   {"script", "#!/bin/bash\nsrun python train.py\n"},
+                   {"nodes", 2},
+                   {"gpusPerNode", 8}}},
+                 {"status", {{"jobId", id}, {"state", state}}}};
+  object["spec"].merge_patch(spec);
+  object["status"].merge_patch(status);
+  return ok(api::decodeSlurmJob(object));
+}
+
+core::NodeIndex indexOf(const SnapshotIndex& index, const std::string& name) {
+  auto it = std::find(index.nodeNames.begin(), index.nodeNames.end(), name);
+  EXPECT_NE(it, index.nodeNames.end()) << name;
+  return static_cast<core::NodeIndex>(it - index.nodeNames.begin());
+}
+
+const core::Node& nodeOf(const SnapshotIndex& index, const std::string& name) {
+  return index.snapshot.nodes[indexOf(index, name)];
+}
+
+const core::Partition* partitionOf(const SnapshotIndex& index, const std::string& name) {
+  for (const core::Partition& p : index.snapshot.partitions) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::set<std::string> memberNames(const SnapshotIndex& index, const std::string& name) {
+  std::set<std::string> out;
+  const core::Partition* p = partitionOf(index, name);
+  EXPECT_NE(p, nullptr) << name;
+  if (p == nullptr) return out;
+  for (core::NodeIndex i : p->nodes) out.insert(index.nodeNames[i]);
+  return out;
+}
+
+const core::Job* jobOf(const SnapshotIndex& index, core::JobId id) {
+  for (const core::Job& job : index.snapshot.jobs) {
+    if (job.id == id) return &job;
+  }
+  return nullptr;
+}
+
+ClusterObjects gpuCluster() {
+  ClusterObjects objects;
+  for (int i = 1; i <= 4; ++i) objects.nodes.push_back(node("gpu-" + std::to_string(i), 8));
+  objects.partitions.push_back(partition("gpu", {{"nodes", "gpu-[1-4]"}, {"default", true}}));
+  return objects;
+}
+
+// DESIGN.md invariant 4: free GPUs = allocatable minus the requests of every non-terminal pod
+// bound there, inference included. The GPU is a limit only; the API server's SetDefaults_Pod
+// copies it into requests, so it counts.
+TEST(Snapshot, InferencePodReducesCapacity) {
+  ClusterObjects objects = gpuCluster();
+  objects.pods.push_back(inferencePod("llm-7d9f-abcde", "gpu-2", 3));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  const core::Node& gpu2 = nodeOf(index, "gpu-2");
+  EXPECT_EQ(gpu2.allocatable, (core::Resources{8, 95500, 1000 * kGi}));
+  EXPECT_EQ(gpu2.foreignUsed, (core::Resources{3, 4000, 16 * kGi}));
+  EXPECT_EQ(nodeOf(index, "gpu-1").foreignUsed, core::Resources{});
+}
+
+// podIsTerminal: the kubelet releases a Succeeded or Failed pod's resources; a pod not yet bound
+// (no spec.nodeName) holds nothing anywhere.
+TEST(Snapshot, TerminalAndUnboundPodsHoldNothing) {
+  ClusterObjects objects = gpuCluster();
+  objects.pods.push_back(inferencePod("done", "gpu-1", 4, "Succeeded"));
+  objects.pods.push_back(inferencePod("crashed", "gpu-1", 4, "Failed"));
+  objects.pods.push_back(inferencePod("unbound", "", 4, "Pending"));
+  objects.pods.push_back(inferencePod("elsewhere", "not-a-node", 4));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  for (const core::Node& n : index.snapshot.nodes) EXPECT_EQ(n.foreignUsed, core::Resources{});
+}
+
+TEST(Snapshot, RunningJobHoldsItsNodesThroughItsAllocationInRankOrder) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("train", 41, "RUNNING", Json::object(),
+                                  {{"startTime", api::formatTimestamp(kNow - 300)}}));
+  // Listed out of order: the allocation follows the rank label, not the informer.
+  objects.pods.push_back(rankPod("train", 1, "gpu-1"));
+  objects.pods.push_back(rankPod("train", 0, "gpu-3"));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  const core::Job* job = jobOf(index, 41);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->phase, core::JobPhase::kRunning);
+  EXPECT_EQ(job->allocatedNodes,
+            (std::vector<core::NodeIndex>{indexOf(index, "gpu-3"), indexOf(index, "gpu-1")}));
+  EXPECT_EQ(job->startTime, kNow - 300);
+  EXPECT_EQ(job->gpusPerNode, 8U);
+  EXPECT_EQ(index.jobKeys.at(41), "team-a/train");
+  // Not counted twice: the core charges the allocation, foreignUsed stays empty.
+  EXPECT_EQ(nodeOf(index, "gpu-1").foreignUsed, core::Resources{});
+  EXPECT_EQ(nodeOf(index, "gpu-3").foreignUsed, core::Resources{});
+}
+
+// Our own pods that no running job accounts for still occupy the kubelet: a cancelled gang in
+// its grace period, or a rank of an earlier attempt. They are load the core must not hand out.
+TEST(Snapshot, OurPodsWithoutARunningJobStillHoldCapacity) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("stopped", 42, "CANCELLED"));
+  api::Pod terminating = rankPod("stopped", 0, "gpu-1");
+  terminating.metadata.deletionTimestamp = kNow - 5;
+  objects.pods.push_back(terminating);
+  objects.jobs.push_back(slurmJob("again", 43, "RUNNING", Json::object(), {{"restarts", 1}}));
+  objects.pods.push_back(rankPod("again", 0, "gpu-2", /*attempt=*/0));  // stale
+  objects.pods.push_back(rankPod("again", 0, "gpu-3", /*attempt=*/1));
+  objects.pods.push_back(rankPod("again", 1, "gpu-4", /*attempt=*/1));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(nodeOf(index, "gpu-1").foreignUsed.gpus, 8U);
+  EXPECT_EQ(nodeOf(index, "gpu-2").foreignUsed.gpus, 8U);
+  EXPECT_EQ(nodeOf(index, "gpu-3").foreignUsed.gpus, 0U);
+  const core::Job* again = jobOf(index, 43);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->restarts, 1U);
+  EXPECT_EQ(again->allocatedNodes,
+            (std::vector<core::NodeIndex>{indexOf(index, "gpu-3"), indexOf(index, "gpu-4")}));
+}
+
+TEST(Snapshot, NodeStateFeaturesAndTaints) {
+  ClusterObjects objects;
+  objects.nodes.push_back(node("gpu-1", 8,
+                               {{"kubeslurm.io/features", "ib, nvlink"},
+                                {"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}));
+  objects.nodes.push_back(node("gpu-2", 8, Json::object(), "False"));
+  objects.nodes.push_back(node("gpu-3", 8, Json::object(), "Unknown"));
+  objects.nodes.push_back(node("gpu-4", 8, Json::object(), ""));
+  api::Node cordoned = node("gpu-5", 8);
+  cordoned.unschedulable = true;
+  cordoned.taints.push_back(api::Taint{"node.kubernetes.io/unschedulable", "", "NoSchedule"});
+  objects.nodes.push_back(cordoned);
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(nodeOf(index, "gpu-1").state, core::NodeState::kUp);
+  EXPECT_EQ(nodeOf(index, "gpu-1").features,
+            (std::vector<std::string>{"ib", "nvlink", "NVIDIA-H100-80GB-HBM3"}));
+  EXPECT_EQ(nodeOf(index, "gpu-2").state, core::NodeState::kNotReady);
+  EXPECT_EQ(nodeOf(index, "gpu-3").state, core::NodeState::kNotReady);  // node lease expired
+  EXPECT_EQ(nodeOf(index, "gpu-4").state, core::NodeState::kNotReady);  // never reported
+  EXPECT_EQ(nodeOf(index, "gpu-5").state, core::NodeState::kDrain);     // kubectl cordon
+  EXPECT_EQ(nodeOf(index, "gpu-5").taints,
+            (std::vector<core::Taint>{{"node.kubernetes.io/unschedulable", "", "NoSchedule"}}));
+}
+
+TEST(Snapshot, NodesAreIndexedInNaturalNameOrder) {
+  ClusterObjects objects;
+  for (const char* name : {"gpu-10", "gpu-2", "gpu-1"}) objects.nodes.push_back(node(name, 8));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(index.nodeNames, (std::vector<std::string>{"gpu-1", "gpu-2", "gpu-10"}));
+}
+
+TEST(Snapshot, PartitionMembersByHostlistAndBySelector) {
+  ClusterObjects objects;
+  objects.nodes.push_back(node("gpu-1", 8, {{"pool", "h100"}, {"zone", "a"}}));
+  objects.nodes.push_back(node("gpu-2", 8, {{"pool", "h100"}, {"zone", "b"}}));
+  objects.nodes.push_back(node("gpu-3", 8, {{"pool", "a100"}}));
+  objects.nodes.push_back(node("gpu-4", 8, {{"pool", "h100"}, {"debug", ""}}));
+  objects.partitions.push_back(partition("listed", {{"nodes", "gpu-[1-2],gpu-9"}}));
+  objects.partitions.push_back(partition(
+      "h100", {{"nodeSelector",
+                {{"matchLabels", {{"pool", "h100"}}},
+                 {"matchExpressions",
+                  Json::array({{{"key", "zone"}, {"operator", "NotIn"}, {"values", {"b"}}},
+                               {{"key", "debug"}, {"operator", "DoesNotExist"}}})}}}}));
+  objects.partitions.push_back(partition(
+      "both", {{"nodes", "gpu-[2-4]"},
+               {"nodeSelector",
+                {{"matchExpressions",
+                  Json::array({{{"key", "pool"}, {"operator", "In"}, {"values", {"h100"}}}})}}}}));
+  objects.partitions.push_back(partition(
+      "debug",
+      {{"nodeSelector",
+        {{"matchExpressions", Json::array({{{"key", "debug"}, {"operator", "Exists"}}})}}}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  // A hostlist name that is no node (gpu-9) is skipped: nodes may join later.
+  EXPECT_EQ(memberNames(index, "listed"), (std::set<std::string>{"gpu-1", "gpu-2"}));
+  // NotIn is satisfied by a node without the label (gpu-3 fails matchLabels, not NotIn).
+  EXPECT_EQ(memberNames(index, "h100"), (std::set<std::string>{"gpu-1"}));
+  // Nodes= and nodeSelector together: a member must match both (the Partition CRD).
+  EXPECT_EQ(memberNames(index, "both"), (std::set<std::string>{"gpu-2", "gpu-4"}));
+  EXPECT_EQ(memberNames(index, "debug"), (std::set<std::string>{"gpu-4"}));
+}
+
+TEST(Snapshot, PartitionLimitsAndABadHostlist) {
+  ClusterObjects objects = gpuCluster();
+  objects.partitions.push_back(partition("prio", {{"nodes", "gpu-[1-4]"},
+                                                  {"maxTime", "2-00:00:00"},
+                                                  {"defaultTime", "60"},
+                                                  {"priorityTier", 10},
+                                                  {"priorityJobFactor", 5},
+                                                  {"preemptMode", "REQUEUE"},
+                                                  {"maxNodesPerJob", 2},
+                                                  {"allowedAccounts", {"ml", "vision"}},
+                                                  {"state", "DRAIN"}}));
+  objects.partitions.push_back(partition("broken", {{"nodes", "gpu-[3-1]"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  const core::Partition* prio = partitionOf(index, "prio");
+  ASSERT_NE(prio, nullptr);
+  EXPECT_EQ(prio->maxTime, 2 * 86400);
+  EXPECT_EQ(prio->defaultTime, 3600);  // Slurm reads a bare number as minutes
+  EXPECT_EQ(prio->priorityTier, 10U);
+  EXPECT_EQ(prio->priorityJobFactor, 5U);
+  EXPECT_EQ(prio->preemptMode, core::PreemptMode::kRequeue);
+  EXPECT_EQ(prio->maxNodesPerJob, 2U);
+  EXPECT_EQ(prio->allowedAccounts, (std::vector<std::string>{"ml", "vision"}));
+  EXPECT_EQ(prio->state, core::PartitionState::kDrain);
+  const core::Partition* gpu = partitionOf(index, "gpu");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_TRUE(gpu->isDefault);
+  EXPECT_EQ(gpu->maxTime, core::kUnlimited);
+  EXPECT_FALSE(gpu->defaultTime.has_value());
+  EXPECT_EQ(gpu->preemptMode, core::PreemptMode::kOff);
+  // slurmctld refuses a Nodes= it cannot parse; here the partition gets no nodes and a problem.
+  EXPECT_TRUE(memberNames(index, "broken").empty());
+  ASSERT_EQ(index.partitionProblems.size(), 1U);
+  EXPECT_EQ(index.partitionProblems[0].key, "broken");
+}
+
+TEST(Snapshot, PendingJobGoesToTheDefaultPartitionWithItsDefaults) {
+  ClusterObjects objects = gpuCluster();
+  objects.partitions.push_back(partition("other", {{"nodes", "gpu-1"}}));
+  objects.partitions[0].spec.defaultTime = api::SlurmDuration{"4:00:00", {4 * 3600}};
+  objects.jobs.push_back(slurmJob("sweep", 50, "PENDING", {{"user", nullptr}},
+                                  {{"arrayJobId", 49},
+                                   {"arrayTaskId", 1},
+                                   {"restarts", 2},
+                                   {"submitTime", api::formatTimestamp(kNow - 120)}}));
+  objects.jobs.push_back(slurmJob("no-id", 0, "PENDING"));
+  objects.jobs.back().status->jobId.reset();  // not yet given an id: not schedulable
+  SnapshotOptions options;
+  options.defaultUser = "nobody";
+  const SnapshotIndex index = buildSnapshot(objects, options, kNow);
+  ASSERT_EQ(index.snapshot.jobs.size(), 1U);
+  const core::Job& job = index.snapshot.jobs[0];
+  EXPECT_EQ(job.id, 50U);
+  EXPECT_EQ(job.phase, core::JobPhase::kPending);
+  EXPECT_EQ(job.partition, "gpu");     // spec.default
+  EXPECT_EQ(job.timeLimit, 4 * 3600);  // the partition's DefaultTime
+  EXPECT_EQ(job.user, "nobody");       // no spec.user
+  EXPECT_EQ(job.arrayJobId, std::optional<core::JobId>(49));
+  EXPECT_EQ(job.arrayTaskId, std::optional<std::uint32_t>(1));
+  EXPECT_EQ(job.restarts, 2U);
+  EXPECT_EQ(job.submitTime, kNow - 120);
+  EXPECT_EQ(job.minNodes, 2U);
+  EXPECT_TRUE(index.problems.empty());
+}
+
+TEST(Snapshot, TheOnlyPartitionIsTheDefault) {
+  ClusterObjects objects = gpuCluster();
+  objects.partitions[0].spec.isDefault = false;
+  objects.jobs.push_back(slurmJob("a", 60, "REQUEUED"));
+  SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_NE(jobOf(index, 60), nullptr);
+  EXPECT_EQ(jobOf(index, 60)->partition, "gpu");
+  EXPECT_EQ(jobOf(index, 60)->submitTime, kNow - 600);  // creationTimestamp
+
+  objects.partitions.push_back(partition("cpu", {{"nodes", "gpu-1"}}));
+  index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(jobOf(index, 60), nullptr);
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].message, "No partition specified or system default partition");
+}
+
+// sbatch -p nope: "Batch job submission failed: Invalid partition name specified". The job is
+// not dropped (invariant 5): it becomes a problem the job controller reports as a condition.
+TEST(Snapshot, UnknownPartitionIsAProblem) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("typo", 70, "PENDING", {{"partition", "gpuu"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(index.snapshot.jobs.empty());
+  EXPECT_TRUE(index.jobKeys.empty());
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].key, "team-a/typo");
+  EXPECT_EQ(index.problems[0].reason, "InvalidPartition");
+  EXPECT_EQ(index.problems[0].message, "Invalid partition name specified: gpuu");
+}
+
+TEST(Snapshot, PendingJobWithAGangInFlightIsNotPlannedAgain) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("binding", 80, "PENDING"));
+  api::Pod unbound = rankPod("binding", 0, "");
+  objects.pods.push_back(unbound);
+  objects.pods.push_back(rankPod("binding", 1, "gpu-2"));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(jobOf(index, 80), nullptr);
+  EXPECT_EQ(index.gangsInFlight, (std::set<std::string>{"team-a/binding"}));
+  EXPECT_EQ(nodeOf(index, "gpu-2").foreignUsed.gpus, 8U);  // the bound rank still holds gpu-2
+}
+
+// afterok needs COMPLETED and exit status 0; sacct's ExitCode is "status:signal".
+TEST(Snapshot, FinishedJobsCarryExitStatusForDependencies) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("ok", 90, "COMPLETED", Json::object(),
+                                  {{"exitCode", "0:0"},
+                                   {"startTime", api::formatTimestamp(kNow - 500)},
+                                   {"endTime", api::formatTimestamp(kNow - 100)}}));
+  objects.jobs.push_back(slurmJob("bad", 91, "FAILED", Json::object(), {{"exitCode", "3:0"}}));
+  objects.jobs.push_back(slurmJob("killed", 92, "FAILED", Json::object(), {{"exitCode", "0:9"}}));
+  objects.jobs.push_back(slurmJob("late", 93, "TIMEOUT", Json::object(), {{"exitCode", "0:0"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.snapshot.finished.size(), 4U);
+  const auto& f = index.snapshot.finished;
+  EXPECT_EQ(f[0].id, 90U);
+  EXPECT_EQ(f[0].state, slurm::JobState::kCompleted);
+  EXPECT_EQ(f[0].exitCode, 0);
+  EXPECT_EQ(f[0].startTime, kNow - 500);
+  EXPECT_EQ(f[0].endTime, kNow - 100);
+  EXPECT_EQ(f[0].user, "alice");
+  EXPECT_EQ(f[1].state, slurm::JobState::kFailed);
+  EXPECT_EQ(f[1].exitCode, 3);
+  EXPECT_EQ(f[2].state, slurm::JobState::kFailed);
+  EXPECT_EQ(f[2].exitCode, 0);
+  EXPECT_EQ(f[3].state, slurm::JobState::kTimeout);
+  EXPECT_TRUE(index.snapshot.jobs.empty());
+}
+
+TEST(Snapshot, DuplicateJobIdKeepsTheFirstAndReportsTheOther) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("b-second", 100, "PENDING"));
+  objects.jobs.push_back(slurmJob("a-first", 100, "PENDING"));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(index.jobKeys.at(100), "team-a/a-first");
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].key, "team-a/b-second");
+  EXPECT_EQ(index.problems[0].reason, "DuplicateJobId");
+}
+
+TEST(Snapshot, AccountsHangUnderRootWithTheirUsage) {
+  ClusterObjects objects = gpuCluster();
+  auto account = [](const std::string& name, Json spec, Json status) {
+    return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                  {"kind", "Account"},
+                                  {"metadata", {{"name", name}}},
+                                  {"spec", spec},
+                                  {"status", status}}));
+  };
+  objects.accounts.push_back(
+      account("ml", {{"shares", 3}},
+              {{"rawUsage", 5000.5}, {"lastDecay", api::formatTimestamp(kNow - 60)}}));
+  objects.accounts.push_back(
+      account("vision", {{"parent", "ml"}}, {{"lastDecay", api::formatTimestamp(kNow - 30)}}));
+  SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  const auto& accounts = index.snapshot.accounts;
+  ASSERT_EQ(accounts.size(), 3U);
+  EXPECT_EQ(accounts[0].name, "root");
+  EXPECT_EQ(accounts[1].name, "ml");
+  EXPECT_EQ(accounts[1].parent, "root");
+  EXPECT_EQ(accounts[1].shares, 3U);
+  EXPECT_DOUBLE_EQ(accounts[1].rawUsage, 5000.5);
+  EXPECT_EQ(accounts[2].parent, "ml");
+  EXPECT_EQ(accounts[2].shares, 1U);  // the CRD's default
+  EXPECT_EQ(index.snapshot.usageTime, kNow - 60);
+
+  objects.accounts.clear();
+  index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(index.snapshot.usageTime, kNow);
+}
+
+TEST(Snapshot, TopologyFromPartitionLabelsConfOrDefaultLabels) {
+  ClusterObjects objects = gpuCluster();
+  objects.nodes[0] = node("gpu-1", 8, {{"kubeslurm.io/leaf", "s1"}, {"kubeslurm.io/spine", "p"}});
+  SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(index.snapshot.topologyLabels,
+            (std::vector<std::string>{"kubeslurm.io/leaf", "kubeslurm.io/spine"}));
+
+  objects.partitions[0].spec.topology =
+      api::PartitionTopology{"", {"net.example.com/spine", "net.example.com/leaf"}};
+  index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(index.snapshot.topologyLabels,  // leaf first for the core
+            (std::vector<std::string>{"net.example.com/leaf", "net.example.com/spine"}));
+
+  objects.partitions[0].spec.topology = api::PartitionTopology{
+      "SwitchName=s1 Nodes=gpu-[1-2]\nSwitchName=s2 Nodes=gpu-[3-4]\nSwitchName=top "
+      "Switches=s[1-2]\n",
+      {}};
+  index = buildSnapshot(objects, {}, kNow);
+  EXPECT_EQ(index.snapshot.topology.switches.size(), 3U);
+  EXPECT_TRUE(index.snapshot.topologyLabels.empty());
+}
+
+// End to end: the informers' objects -> buildSnapshot -> core::plan(). The 2-node job starts on
+// free nodes of its partition, never on the node an inference pod fills nor outside it.
+TEST(Snapshot, PlanStartsAGangAroundAnInferencePod) {
+  ClusterObjects objects;
+  for (int i = 1; i <= 3; ++i) objects.nodes.push_back(node("gpu-" + std::to_string(i), 8));
+  objects.nodes.push_back(node("cpu-1", 8));
+  objects.partitions.push_back(partition("gpu", {{"nodes", "gpu-[1-3]"}, {"default", true}}));
+  objects.partitions.push_back(partition("cpu", {{"nodes", "cpu-1"}}));
+  objects.pods.push_back(inferencePod("llm-7d9f-abcde", "gpu-1", 8));
+  objects.jobs.push_back(slurmJob("train", 7, "PENDING", {{"timeLimit", "1:00:00"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_TRUE(index.problems.empty());
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  EXPECT_EQ(plan.starts[0].jobId, 7U);
+  std::set<std::string> nodes;
+  for (core::NodeIndex i : plan.starts[0].nodes) nodes.insert(index.nodeNames[i]);
+  EXPECT_EQ(nodes, (std::set<std::string>{"gpu-2", "gpu-3"}));
+
+  // With the inference pod on gpu-2 too, only one node of the partition is free: the job waits
+  // for Resources instead of spilling into another partition.
+  objects.pods.push_back(inferencePod("llm-7d9f-fghij", "gpu-2", 1));
+  const SnapshotIndex busy = buildSnapshot(objects, {}, kNow);
+  const core::Plan waiting = core::plan(busy.snapshot, kNow, core::Budget{});
+  EXPECT_TRUE(waiting.starts.empty());
+  ASSERT_EQ(waiting.pending.size(), 1U);
+  EXPECT_EQ(waiting.pending[0].reason, slurm::PendingReason::kResources);
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers
