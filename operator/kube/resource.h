@@ -24,6 +24,7 @@ struct ResourceType {
 namespace resources {
 ResourceType configMaps();
 ResourceType pods();
+ResourceType services();
 ResourceType nodes();
 ResourceType namespaces();
 ResourceType events();

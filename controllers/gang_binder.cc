@@ -1,0 +1,497 @@
+#include "controllers/gang_binder.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "operator/base/text.h"
+
+namespace kubeslurm::controllers {
+
+namespace {
+
+Status fenceClosed() {
+  return {StatusCode::kAborted, "the leader-election fence is closed: not writing"};
+}
+
+std::string labelOf(const api::ObjectMeta& meta, std::string_view key) {
+  auto it = meta.labels.find(std::string(key));
+  return it == meta.labels.end() ? std::string() : it->second;
+}
+
+std::string annotationOf(const api::ObjectMeta& meta, std::string_view key) {
+  auto it = meta.annotations.find(std::string(key));
+  return it == meta.annotations.end() ? std::string() : it->second;
+}
+
+bool ownedBy(const api::ObjectMeta& meta, std::string_view uid) {
+  return std::any_of(meta.ownerReferences.begin(), meta.ownerReferences.end(),
+                     [uid](const api::OwnerReference& owner) { return owner.uid == uid; });
+}
+
+// The kubelet's admission refusal for a resource it lacks (pkg/kubelet/lifecycle/predicate.go:
+// reason "OutOf" + resource name, phase Failed). Such a pod never runs.
+bool rejectedByKubelet(const api::Pod& pod) {
+  return pod.status.phase == "Failed" && pod.status.reason.rfind("OutOf", 0) == 0;
+}
+
+PodRef refOf(const api::Pod& pod) {
+  return {pod.metadata.name, pod.metadata.uid, pod.spec.nodeName, api::podIsTerminal(pod)};
+}
+
+// This attempt of this job, as far as the labels and (when known) the owner say.
+bool sameAttempt(const api::Pod& pod, const runtime::GangInput& gang) {
+  if (labelOf(pod.metadata, runtime::kJobNameLabel) != gang.jobName) return false;
+  if (labelOf(pod.metadata, runtime::kAttemptLabel) != std::to_string(gang.attempt)) return false;
+  return gang.jobUid.empty() || ownedBy(pod.metadata, gang.jobUid);
+}
+
+std::string uidOf(const kube::Json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  auto uid = meta->find("uid");
+  return uid != meta->end() && uid->is_string() ? uid->get<std::string>() : std::string();
+}
+
+// What a rank needs, given the pod that already holds its name.
+struct RankAction {
+  bool bind = false;
+  std::string uid;
+};
+
+StatusOr<RankAction> adoptExisting(const api::Pod& existing, const runtime::GangInput& gang,
+                                   std::size_t rank) {
+  const std::string& name = existing.metadata.name;
+  if (!sameAttempt(existing, gang)) {
+    return Status(StatusCode::kAlreadyExists,
+                  "pod " + name + " exists and is not attempt " + std::to_string(gang.attempt) +
+                      " of job " + gang.jobName +
+                      " (job-name=" + labelOf(existing.metadata, runtime::kJobNameLabel) +
+                      ", attempt=" + labelOf(existing.metadata, runtime::kAttemptLabel) + ")");
+  }
+  if (existing.metadata.deletionTimestamp) {
+    return failedPrecondition("pod " + name + " of this attempt is being deleted");
+  }
+  if (rejectedByKubelet(existing)) {
+    return failedPrecondition("pod " + name + " was rejected by the kubelet of " +
+                              existing.spec.nodeName + ": " + existing.status.reason);
+  }
+  const std::string& planned = gang.nodes[rank];
+  if (existing.spec.nodeName.empty()) {
+    if (api::podIsTerminal(existing)) {
+      return failedPrecondition("pod " + name + " ended (" + existing.status.phase +
+                                ") without being bound");
+    }
+    return RankAction{true, existing.metadata.uid};
+  }
+  // Bound where planned: placed. Its phase is the job controller's business, not a reason to
+  // tear down a gang that already ran.
+  if (existing.spec.nodeName == planned) return RankAction{false, existing.metadata.uid};
+  return failedPrecondition("pod " + name + " is bound to " + existing.spec.nodeName +
+                            ", planned on " + planned);
+}
+
+// Runs task(i) for every i in [0, n) on at most `parallelism` threads. With stopOnFailure no
+// task starts after the first failure (tasks already running finish). Returns the first failure
+// in time order. A thread that cannot be started is replaced by the calling thread's own work.
+Status runBounded(std::size_t n, std::size_t parallelism, bool stopOnFailure,
+                  const std::function<Status(std::size_t)>& task) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  Status first;
+  auto worker = [&] {
+    while (!(stopOnFailure && failed.load())) {
+      const std::size_t index = next.fetch_add(1);
+      if (index >= n) return;
+      Status result = task(index);
+      if (!result.isOk()) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failed.exchange(true)) first = std::move(result);
+      }
+    }
+  };
+  const std::size_t threads = std::min(std::max<std::size_t>(parallelism, 1), n);
+  std::vector<std::thread> pool;
+  for (std::size_t i = 1; i < threads; ++i) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::exception&) {
+      break;  // fewer threads: the work still gets done by those that started
+    }
+  }
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  return first;
+}
+
+Status withRollbackNote(const Status& cause, const Status& rollback) {
+  if (rollback.isOk()) return cause;
+  return {cause.code(), cause.message() + "; rollback incomplete: " + rollback.toString()};
+}
+
+kube::ListOptions jobSelector(std::string_view jobName) {
+  kube::ListOptions options;
+  options.labelSelector = std::string(runtime::kJobNameLabel) + "=" + std::string(jobName);
+  return options;
+}
+
+StatusOr<std::vector<api::Pod>> decodePods(const kube::Json& list) {
+  std::vector<api::Pod> pods;
+  if (!list.contains("items") || !list["items"].is_array()) return pods;
+  for (const kube::Json& item : list["items"]) {
+    auto pod = api::decodePod(item);
+    if (!pod.isOk()) return pod.status();
+    pods.push_back(std::move(pod).value());
+  }
+  return pods;
+}
+
+void addDefect(std::vector<GangDefect>& defects, GangDefect defect) {
+  if (std::find(defects.begin(), defects.end(), defect) == defects.end()) {
+    defects.push_back(defect);
+  }
+}
+
+}  // namespace
+
+std::string_view gangDefectName(GangDefect defect) {
+  switch (defect) {
+    case GangDefect::kMissingRanks:
+      return "MissingRanks";
+    case GangDefect::kPartlyBound:
+      return "PartlyBound";
+    case GangDefect::kWrongNode:
+      return "WrongNode";
+    case GangDefect::kRejected:
+      return "Rejected";
+    case GangDefect::kStaleAttempt:
+      return "StaleAttempt";
+    case GangDefect::kMalformed:
+      return "Malformed";
+  }
+  return "Unknown";
+}
+
+bool PartialGang::has(GangDefect defect) const {
+  return std::find(defects.begin(), defects.end(), defect) != defects.end();
+}
+
+std::string PartialGang::describe() const {
+  std::string text = namespaceName + "/" + jobName + " attempt " + std::to_string(attempt) + ":";
+  for (std::size_t i = 0; i < defects.size(); ++i) {
+    text += (i == 0 ? " " : ",");
+    text += gangDefectName(defects[i]);
+  }
+  return text + " (" + std::to_string(pods.size()) + " pods)";
+}
+
+std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
+                                          const CurrentAttempts& current) {
+  // -1 stands for an attempt label that does not parse: such pods form their own group so that
+  // they do not taint a well-formed gang of attempt 0.
+  using Key = std::tuple<std::string, std::string, std::int64_t>;
+  std::map<Key, std::vector<const api::Pod*>> groups;
+  std::map<std::pair<std::string, std::string>, std::uint32_t> newest;
+  for (const api::Pod& pod : pods) {
+    const std::string job = labelOf(pod.metadata, runtime::kJobNameLabel);
+    if (job.empty()) continue;
+    const auto attempt = parseInteger<std::uint32_t>(labelOf(pod.metadata, runtime::kAttemptLabel));
+    const std::int64_t attemptKey = attempt ? static_cast<std::int64_t>(*attempt) : -1;
+    groups[{pod.metadata.namespaceName, job, attemptKey}].push_back(&pod);
+    if (attempt) {
+      auto [it, inserted] = newest.try_emplace({pod.metadata.namespaceName, job}, *attempt);
+      if (!inserted) it->second = std::max(it->second, *attempt);
+    }
+  }
+
+  std::vector<PartialGang> result;
+  for (const auto& [key, members] : groups) {
+    const auto& [ns, job, attemptKey] = key;
+    PartialGang gang;
+    gang.namespaceName = ns;
+    gang.jobName = job;
+    gang.attempt = attemptKey < 0 ? 0 : static_cast<std::uint32_t>(attemptKey);
+    std::vector<GangDefect> defects;
+    if (attemptKey < 0) addDefect(defects, GangDefect::kMalformed);
+
+    // 0: unknown (missing, unparsable or disagreeing between ranks). A plain integer rather than
+    // an optional: GCC 12 warns of maybe-uninitialized optional storage here.
+    std::uint32_t size = 0;
+    bool sizeConsistent = true;
+    for (const api::Pod* pod : members) {
+      const auto podSize =
+          parseInteger<std::uint32_t>(annotationOf(pod->metadata, runtime::kGangSizeAnnotation));
+      if (!podSize || *podSize == 0 || (size != 0 && size != *podSize)) {
+        sizeConsistent = false;
+      } else {
+        size = *podSize;
+      }
+    }
+    if (!sizeConsistent || size == 0) {
+      addDefect(defects, GangDefect::kMalformed);
+      size = 0;
+    }
+    gang.gangSize = size;
+
+    std::set<std::uint32_t> liveRanks;
+    std::size_t live = 0;
+    std::size_t bound = 0;
+    for (const api::Pod* pod : members) {
+      gang.pods.push_back(refOf(*pod));
+      const auto rank = parseInteger<std::uint32_t>(labelOf(pod->metadata, runtime::kRankLabel));
+      if (!rank || (size != 0 && *rank >= size)) addDefect(defects, GangDefect::kMalformed);
+      if (rejectedByKubelet(*pod)) addDefect(defects, GangDefect::kRejected);
+      if (!pod->spec.nodeName.empty()) {
+        const std::string planned = annotationOf(pod->metadata, runtime::kPlannedNodeAnnotation);
+        if (planned.empty()) {
+          addDefect(defects, GangDefect::kMalformed);
+        } else if (planned != pod->spec.nodeName) {
+          addDefect(defects, GangDefect::kWrongNode);
+        }
+      }
+      if (pod->metadata.deletionTimestamp) continue;  // on its way out: not part of the gang
+      ++live;
+      if (rank) liveRanks.insert(*rank);
+      if (!pod->spec.nodeName.empty()) ++bound;
+    }
+    if (size != 0 && liveRanks.size() < size) addDefect(defects, GangDefect::kMissingRanks);
+    if (bound > 0 && bound < live) addDefect(defects, GangDefect::kPartlyBound);
+
+    if (attemptKey >= 0) {
+      const auto jobKey = std::make_pair(ns, job);
+      auto known = current.find(jobKey);
+      const bool behindJob = known != current.end() && gang.attempt < known->second;
+      auto seen = newest.find(jobKey);
+      const bool behindNewer = seen != newest.end() && gang.attempt < seen->second;
+      if (behindJob || behindNewer) addDefect(defects, GangDefect::kStaleAttempt);
+    }
+
+    if (defects.empty()) continue;
+    std::sort(defects.begin(), defects.end());
+    gang.defects = std::move(defects);
+    std::sort(gang.pods.begin(), gang.pods.end(),
+              [](const PodRef& a, const PodRef& b) { return a.name < b.name; });
+    result.push_back(std::move(gang));
+  }
+  return result;
+}
+
+GangBinder::GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder& binder,
+                       GangBinderOptions options)
+    : reader_(reader), writer_(writer), binder_(binder), options_(std::move(options)) {}
+
+bool GangBinder::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
+
+Status GangBinder::ensureService(const runtime::GangInput& gang) {
+  const api::Service wanted = runtime::jobService(gang);
+  auto check = [&gang](const kube::Json& object) -> Status {
+    auto existing = api::decodeService(object);
+    if (!existing.isOk()) return existing.status();
+    const bool ours = gang.jobUid.empty()
+                          ? labelOf(existing->metadata, runtime::kJobNameLabel) == gang.jobName
+                          : ownedBy(existing->metadata, gang.jobUid);
+    if (ours) return Status::ok();
+    return {StatusCode::kAlreadyExists, "service " + existing->metadata.name +
+                                            " exists and is not owned by job " + gang.jobName};
+  };
+  auto got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
+  if (got.isOk()) return check(*got);
+  if (got.status().code() != StatusCode::kNotFound) return got.status();
+  if (!fenceOpen()) return fenceClosed();
+  auto created =
+      writer_.create(kube::resources::services(), gang.namespaceName, api::encodeService(wanted));
+  if (created.isOk()) return Status::ok();
+  if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  // Someone made it between our get and our create: ours (a retry's) is fine, another's is not.
+  got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
+  if (!got.isOk()) return got.status();
+  return check(*got);
+}
+
+Status GangBinder::admit(const runtime::GangInput& gang) {
+  if (!fenceOpen()) return fenceClosed();
+  if (gang.nodes.empty()) return invalidArgument("a gang needs at least one node");
+  auto made = runtime::rankPods(gang);
+  if (!made.isOk()) return made.status();
+  std::vector<api::Pod>& pods = *made;
+  const std::size_t ranks = pods.size();
+
+  // Observe first, so that a repeated admit writes only what is missing (invariant 3).
+  auto listed = kube::listAll(reader_, kube::resources::pods(), gang.namespaceName,
+                              jobSelector(gang.jobName));
+  if (!listed.isOk()) return listed.status();
+  auto existingPods = decodePods(*listed);
+  if (!existingPods.isOk()) return existingPods.status();
+  std::map<std::string, const api::Pod*> existing;
+  for (const api::Pod& pod : *existingPods) existing[pod.metadata.name] = &pod;
+
+  std::vector<RankAction> actions(ranks);
+  std::vector<bool> needsCreate(ranks, false);
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    auto found = existing.find(pods[rank].metadata.name);
+    if (found == existing.end()) {
+      needsCreate[rank] = true;
+      actions[rank].bind = true;
+      continue;
+    }
+    auto action = adoptExisting(*found->second, gang, rank);
+    if (!action.isOk()) return rollbackAfterFailure(gang, action.status());
+    actions[rank] = *action;
+  }
+
+  if (Status service = ensureService(gang); !service.isOk()) {
+    if (!fenceOpen()) return service;
+    return rollbackAfterFailure(gang, service);
+  }
+
+  std::atomic<bool> fenceTripped{false};
+  std::vector<std::size_t> toCreate;
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    if (needsCreate[rank]) toCreate.push_back(rank);
+  }
+  Status created =
+      runBounded(toCreate.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
+        const std::size_t rank = toCreate[i];
+        if (!fenceOpen()) {
+          fenceTripped = true;
+          return fenceClosed();
+        }
+        auto result =
+            writer_.create(kube::resources::pods(), gang.namespaceName, api::encodePod(pods[rank]));
+        if (result.isOk()) {
+          actions[rank].uid = uidOf(*result);
+          return Status::ok();
+        }
+        if (result.status().code() != StatusCode::kAlreadyExists) return result.status();
+        // Created since our list (a concurrent or retried admit): adopt it if it is ours.
+        auto got =
+            reader_.get(kube::resources::pods(), gang.namespaceName, pods[rank].metadata.name);
+        if (!got.isOk()) return got.status();
+        auto pod = api::decodePod(*got);
+        if (!pod.isOk()) return pod.status();
+        auto action = adoptExisting(*pod, gang, rank);
+        if (!action.isOk()) return action.status();
+        actions[rank] = *action;
+        return Status::ok();
+      });
+  if (fenceTripped) return fenceClosed();
+  if (!created.isOk()) return rollbackAfterFailure(gang, created);
+
+  std::vector<std::size_t> toBind;
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    if (actions[rank].bind) toBind.push_back(rank);
+  }
+  Status bound =
+      runBounded(toBind.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
+        const std::size_t rank = toBind[i];
+        if (!fenceOpen()) {
+          fenceTripped = true;
+          return fenceClosed();
+        }
+        const std::string& name = pods[rank].metadata.name;
+        Status result = binder_.bind(gang.namespaceName, name, gang.nodes[rank], actions[rank].uid);
+        if (result.isOk()) {
+          ++binds_;
+          return result;
+        }
+        if (result.code() == StatusCode::kAborted) {
+          // 409: already bound. A retry whose first answer was lost lands here; bound where we
+          // planned it is success, anywhere else is not our gang's placement.
+          auto got = reader_.get(kube::resources::pods(), gang.namespaceName, name);
+          if (got.isOk()) {
+            auto pod = api::decodePod(*got);
+            if (pod.isOk() && pod->metadata.uid == actions[rank].uid &&
+                pod->spec.nodeName == gang.nodes[rank]) {
+              return Status::ok();
+            }
+          }
+        }
+        ++bindFailures_;
+        return {result.code(),
+                "bind " + name + " to " + gang.nodes[rank] + ": " + result.message()};
+      });
+  if (fenceTripped) return fenceClosed();
+  if (!bound.isOk()) return rollbackAfterFailure(gang, bound);
+  return Status::ok();
+}
+
+Status GangBinder::rollbackAfterFailure(const runtime::GangInput& gang, const Status& cause) {
+  ++rollbacks_;
+  if (!fenceOpen()) return withRollbackNote(cause, fenceClosed());
+  auto listed = kube::listAll(reader_, kube::resources::pods(), gang.namespaceName,
+                              jobSelector(gang.jobName));
+  if (!listed.isOk()) return withRollbackNote(cause, listed.status());
+  auto found = decodePods(*listed);
+  if (!found.isOk()) return withRollbackNote(cause, found.status());
+  std::vector<PodRef> refs;
+  for (const api::Pod& pod : *found) {
+    // Never another owner's pod, nor another attempt's: the conflict that failed us may be one.
+    if (sameAttempt(pod, gang)) refs.push_back(refOf(pod));
+  }
+  return withRollbackNote(cause, deletePods(gang.namespaceName, refs));
+}
+
+Status GangBinder::deletePods(std::string_view ns, const std::vector<PodRef>& refs) {
+  std::atomic<bool> fenceTripped{false};
+  Status result =
+      runBounded(refs.size(), options_.bindParallelism, false, [&](std::size_t i) -> Status {
+        const PodRef& ref = refs[i];
+        if (fenceTripped || !fenceOpen()) {
+          fenceTripped = true;
+          return fenceClosed();
+        }
+        kube::DeleteOptions options;
+        if (!ref.uid.empty()) options.uid = ref.uid;
+        options.propagationPolicy = "Background";
+        // Nothing runs for an unbound or finished pod, so it can go at once; a bound, live one
+        // keeps its grace period so the kubelet stops it before its GPUs count as free.
+        if (ref.nodeName.empty() || ref.terminal) options.gracePeriodSeconds = 0;
+        Status removed = writer_.remove(kube::resources::pods(), ns, ref.name, options);
+        if (removed.isOk()) {
+          ++podsDeleted_;
+          return removed;
+        }
+        // Gone already, or the name now belongs to a newer incarnation (uid precondition).
+        if (removed.code() == StatusCode::kNotFound || removed.code() == StatusCode::kAborted) {
+          return Status::ok();
+        }
+        return {removed.code(), "delete pod " + ref.name + ": " + removed.message()};
+      });
+  if (fenceTripped) return fenceClosed();
+  return result;
+}
+
+Status GangBinder::rollback(std::string_view ns, std::string_view jobName, std::uint32_t attempt,
+                            RollbackScope scope) {
+  if (!fenceOpen()) return fenceClosed();
+  auto listed = kube::listAll(reader_, kube::resources::pods(), ns, jobSelector(jobName));
+  if (!listed.isOk()) return listed.status();
+  auto found = decodePods(*listed);
+  if (!found.isOk()) return found.status();
+  std::vector<PodRef> refs;
+  for (const api::Pod& pod : *found) {
+    const auto podAttempt =
+        parseInteger<std::uint32_t>(labelOf(pod.metadata, runtime::kAttemptLabel));
+    if (!podAttempt) continue;
+    const bool match =
+        scope == RollbackScope::kThisAttempt ? *podAttempt == attempt : *podAttempt <= attempt;
+    if (match) refs.push_back(refOf(pod));
+  }
+  if (refs.empty()) return Status::ok();
+  ++rollbacks_;
+  return deletePods(ns, refs);
+}
+
+Status GangBinder::removeGang(const PartialGang& gang) {
+  if (!fenceOpen()) return fenceClosed();
+  if (gang.pods.empty()) return Status::ok();
+  ++rollbacks_;
+  return deletePods(gang.namespaceName, gang.pods);
+}
+
+}  // namespace kubeslurm::controllers

@@ -1,0 +1,585 @@
+#include "controllers/gang_binder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kubeslurm::controllers {
+namespace {
+
+using kube::Json;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// One namespace of an API server in memory, with the answers the binder relies on:
+// create of an existing name → kAlreadyExists; bind of a bound pod → kAborted (409); delete
+// with a stale uid precondition → kAborted; label selectors with `k=v[,k=v]`. Every write is
+// recorded in order, with the fence state the test may read.
+class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binder {
+ public:
+  StatusOr<Json> get(const kube::ResourceType& type, std::string_view /*ns*/,
+                     std::string_view name) override {
+    std::lock_guard lock(mutex_);
+    auto& store = storeFor(type);
+    auto found = store.find(std::string(name));
+    if (found == store.end()) return notFound(type.plural + " \"" + std::string(name) + "\"");
+    return found->second;
+  }
+  StatusOr<Json> list(const kube::ResourceType& type, std::string_view /*ns*/,
+                      const kube::ListOptions& options) override {
+    std::lock_guard lock(mutex_);
+    ++lists;
+    Json items = Json::array();
+    for (const auto& [name, object] : storeFor(type)) {
+      if (matches(object, options.labelSelector)) items.push_back(object);
+    }
+    return Json{{"kind", "PodList"}, {"metadata", Json::object()}, {"items", items}};
+  }
+  StatusOr<Json> create(const kube::ResourceType& type, std::string_view /*ns*/,
+                        const Json& object) override {
+    std::lock_guard lock(mutex_);
+    const std::string name = object["metadata"]["name"].get<std::string>();
+    writes.push_back("create " + type.plural + " " + name);
+    if (failCreateOf == name) return Status{StatusCode::kUnavailable, "injected create failure"};
+    auto& store = storeFor(type);
+    if (store.contains(name)) return Status{StatusCode::kAlreadyExists, name + " exists"};
+    Json stored = object;
+    stored["metadata"]["uid"] = "uid-" + std::to_string(++uids_);
+    store[name] = stored;
+    return stored;
+  }
+  StatusOr<Json> update(const kube::ResourceType& /*type*/, std::string_view /*ns*/,
+                        const Json& /*object*/) override {
+    return Status{StatusCode::kUnimplemented, "not used"};
+  }
+  StatusOr<Json> patch(const kube::ResourceType& /*type*/, std::string_view /*ns*/,
+                       std::string_view /*name*/, const Json& /*patch*/) override {
+    return Status{StatusCode::kUnimplemented, "not used"};
+  }
+  Status remove(const kube::ResourceType& type, std::string_view /*ns*/, std::string_view name,
+                const kube::DeleteOptions& options) override {
+    std::lock_guard lock(mutex_);
+    std::string grace = options.gracePeriodSeconds ? std::to_string(*options.gracePeriodSeconds)
+                                                   : std::string("default");
+    writes.push_back("delete " + type.plural + " " + std::string(name) + " grace=" + grace);
+    deleteOptions[std::string(name)] = options;
+    auto& store = storeFor(type);
+    auto found = store.find(std::string(name));
+    if (found == store.end()) return notFound(std::string(name));
+    if (options.uid && found->second["metadata"]["uid"] != *options.uid) {
+      return Status{StatusCode::kAborted, "Precondition failed: UID in precondition"};
+    }
+    store.erase(found);
+    return Status::ok();
+  }
+  Status bind(std::string_view /*ns*/, std::string_view pod, std::string_view node,
+              std::string_view podUid) override {
+    const int now = ++inFlight_;
+    {
+      std::lock_guard lock(mutex_);
+      maxInFlight = std::max(maxInFlight, now);
+    }
+    if (bindDelay.count() > 0) std::this_thread::sleep_for(bindDelay);
+    std::lock_guard lock(mutex_);
+    --inFlight_;
+    const int call = ++bindCalls;
+    writes.push_back("bind " + std::string(pod) + " " + std::string(node));
+    bindUids.emplace_back(podUid);
+    if (call == failBindNumber) return Status{StatusCode::kInternal, "injected bind failure"};
+    auto found = pods_.find(std::string(pod));
+    if (found == pods_.end()) return notFound(std::string(pod));
+    if (!found->second["spec"].value("nodeName", "").empty()) {
+      return Status{StatusCode::kAborted, "pod is already assigned to node"};
+    }
+    found->second["spec"]["nodeName"] = std::string(node);
+    return Status::ok();
+  }
+
+  // Test access.
+  void put(const kube::ResourceType& type, Json object) {
+    std::lock_guard lock(mutex_);
+    if (!object["metadata"].contains("uid")) {
+      object["metadata"]["uid"] = "uid-" + std::to_string(++uids_);
+    }
+    const std::string name = object["metadata"]["name"].get<std::string>();
+    storeFor(type)[name] = std::move(object);
+  }
+  std::optional<Json> pod(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    auto found = pods_.find(name);
+    if (found == pods_.end()) return std::nullopt;
+    return found->second;
+  }
+  std::vector<std::string> podNames() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> names;
+    for (const auto& [name, object] : pods_) names.push_back(name);
+    return names;
+  }
+  std::size_t writeCount() {
+    std::lock_guard lock(mutex_);
+    return writes.size();
+  }
+  std::vector<std::string> writesSnapshot() {
+    std::lock_guard lock(mutex_);
+    return writes;
+  }
+  void setNodeName(const std::string& name, const std::string& node) {
+    std::lock_guard lock(mutex_);
+    pods_.at(name)["spec"]["nodeName"] = node;
+  }
+
+  std::vector<std::string> writes;
+  std::vector<std::string> bindUids;
+  std::map<std::string, kube::DeleteOptions> deleteOptions;
+  int bindCalls = 0;
+  int failBindNumber = 0;  // 1-based: that bind call fails
+  std::string failCreateOf;
+  int lists = 0;
+  int maxInFlight = 0;
+  std::chrono::milliseconds bindDelay{0};
+
+ private:
+  std::map<std::string, Json>& storeFor(const kube::ResourceType& type) {
+    return type.plural == "services" ? services_ : pods_;
+  }
+  static bool matches(const Json& object, const std::string& selector) {
+    std::stringstream terms(selector);
+    std::string term;
+    while (std::getline(terms, term, ',')) {
+      const auto eq = term.find('=');
+      const std::string key = term.substr(0, eq);
+      const std::string value = term.substr(eq + 1);
+      const Json& labels = object["metadata"].value("labels", Json::object());
+      if (!labels.contains(key) || labels[key] != value) return false;
+    }
+    return true;
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, Json> pods_;
+  std::map<std::string, Json> services_;
+  std::atomic<int> inFlight_{0};
+  int uids_ = 0;
+};
+
+runtime::GangInput gangOf(std::size_t ranks, std::uint32_t attempt = 1) {
+  runtime::GangInput gang;
+  gang.namespaceName = "team-a";
+  gang.jobName = "train";
+  gang.jobUid = "job-uid";
+  gang.jobId = 7;
+  gang.attempt = attempt;
+  for (std::size_t i = 0; i < ranks; ++i) {
+    gang.nodes.push_back("gpu-" + std::to_string(100 + i).substr(1));
+  }
+  gang.gpusPerNode = 8;
+  gang.image = "busybox";
+  gang.script = "sleep 2";
+  gang.environment.jobId = 7;
+  gang.environment.jobName = "train";
+  gang.environment.gpusPerNode = 8;
+  return gang;
+}
+
+std::size_t countPrefix(const std::vector<std::string>& writes, std::string_view prefix) {
+  return static_cast<std::size_t>(
+      std::count_if(writes.begin(), writes.end(),
+                    [prefix](const std::string& w) { return w.starts_with(prefix); }));
+}
+
+// Service first, then every rank created unbound, then every rank bound to gang.nodes[rank]
+// through pods/binding with the uid the create returned (Binding.metadata.uid).
+TEST(GangBinderTest, AdmitBindsEveryRankToItsPlannedNode) {
+  FakeCluster cluster;
+  GangBinder binder(cluster, cluster, cluster);
+  const runtime::GangInput gang = gangOf(4);
+  ASSERT_TRUE(binder.admit(gang).isOk());
+
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    auto pod = cluster.pod("train-" + std::to_string(rank));
+    ASSERT_TRUE(pod.has_value()) << rank;
+    EXPECT_EQ((*pod)["spec"]["nodeName"], gang.nodes[rank]);
+  }
+  const auto writes = cluster.writesSnapshot();
+  ASSERT_EQ(writes.size(), 9U);
+  EXPECT_EQ(writes[0], "create services train");
+  EXPECT_EQ(countPrefix({writes.begin() + 1, writes.begin() + 5}, "create pods "), 4U);
+  EXPECT_EQ(countPrefix({writes.begin() + 5, writes.end()}, "bind "), 4U);
+  for (const std::string& uid : cluster.bindUids) EXPECT_TRUE(uid.starts_with("uid-")) << uid;
+  EXPECT_EQ(binder.binds(), 4U);
+  EXPECT_EQ(binder.bindFailures(), 0U);
+  EXPECT_EQ(binder.rollbacks(), 0U);
+}
+
+// Invariant 3: a second admit of a bound gang finds Service and pods as they should be and
+// sends no write at all.
+TEST(GangBinderTest, SecondAdmitOfTheSameAttemptWritesNothing) {
+  FakeCluster cluster;
+  GangBinder binder(cluster, cluster, cluster);
+  ASSERT_TRUE(binder.admit(gangOf(4)).isOk());
+  const std::size_t before = cluster.writeCount();
+  const Status again = binder.admit(gangOf(4));
+  EXPECT_TRUE(again.isOk()) << again.toString();
+  EXPECT_EQ(cluster.writeCount(), before) << ::testing::PrintToString(cluster.writesSnapshot());
+  EXPECT_EQ(binder.binds(), 4U);
+}
+
+// A crashed admit left ranks 0-1 created and unbound: the retry creates only 2-3 and binds all.
+TEST(GangBinderTest, AdmitFinishesWhatACrashedAdmitLeft) {
+  FakeCluster cluster;
+  auto pods = runtime::rankPods(gangOf(4));
+  ASSERT_TRUE(pods.isOk());
+  cluster.put(kube::resources::pods(), api::encodePod((*pods)[0]));
+  cluster.put(kube::resources::pods(), api::encodePod((*pods)[1]));
+  GangBinder binder(cluster, cluster, cluster);
+  ASSERT_TRUE(binder.admit(gangOf(4)).isOk());
+  const auto writes = cluster.writesSnapshot();
+  EXPECT_EQ(countPrefix(writes, "create pods "), 2U);
+  EXPECT_EQ(countPrefix(writes, "bind "), 4U);
+  EXPECT_EQ((*cluster.pod("train-1"))["spec"]["nodeName"], "gpu-01");
+}
+
+// Invariant 1: the 3rd bind fails → every pod of the attempt is deleted, the ranks bound before
+// the failure included; never-bound pods go with gracePeriodSeconds 0, bound ones keep their
+// grace period (the kubelet must stop them before their GPUs count as free); each delete
+// carries the uid precondition and propagation Background. No bind is sent after the failure.
+TEST(GangBinderTest, FailedBindRollsBackTheWholeGang) {
+  FakeCluster cluster;
+  cluster.failBindNumber = 3;
+  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = {}});
+  const Status status = binder.admit(gangOf(6));
+  EXPECT_EQ(status.code(), StatusCode::kInternal) << status.toString();
+  EXPECT_NE(status.message().find("injected bind failure"), std::string::npos);
+  EXPECT_THAT(cluster.podNames(), IsEmpty());
+  EXPECT_EQ(cluster.bindCalls, 3);
+  const auto writes = cluster.writesSnapshot();
+  const auto lastBind = std::find_if(writes.rbegin(), writes.rend(),
+                                     [](const std::string& w) { return w.starts_with("bind "); });
+  const auto firstDelete = std::find_if(
+      writes.begin(), writes.end(), [](const std::string& w) { return w.starts_with("delete "); });
+  EXPECT_LE(std::distance(writes.begin(), lastBind.base()),
+            std::distance(writes.begin(), firstDelete));
+  EXPECT_EQ(countPrefix(writes, "delete pods train-0 grace=default"), 1U);
+  EXPECT_EQ(countPrefix(writes, "delete pods train-1 grace=default"), 1U);
+  for (const char* unbound : {"train-2", "train-3", "train-4", "train-5"}) {
+    EXPECT_EQ(countPrefix(writes, std::string("delete pods ") + unbound + " grace=0"), 1U)
+        << unbound;
+  }
+  for (const auto& [name, options] : cluster.deleteOptions) {
+    EXPECT_TRUE(options.uid.has_value() && options.uid->starts_with("uid-")) << name;
+    EXPECT_EQ(options.propagationPolicy, "Background") << name;
+  }
+  EXPECT_EQ(binder.binds(), 2U);
+  EXPECT_EQ(binder.bindFailures(), 1U);
+  EXPECT_EQ(binder.rollbacks(), 1U);
+  EXPECT_EQ(binder.podsDeleted(), 6U);
+}
+
+// The same with binds in parallel: whatever was in flight beside the failed bind is deleted
+// too, so nothing of the gang stays bound.
+TEST(GangBinderTest, FailedBindAmongParallelBindsLeavesNothingBound) {
+  FakeCluster cluster;
+  cluster.failBindNumber = 5;
+  cluster.bindDelay = std::chrono::milliseconds(5);
+  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 4, .canWrite = {}});
+  EXPECT_FALSE(binder.admit(gangOf(16)).isOk());
+  EXPECT_THAT(cluster.podNames(), IsEmpty());
+  EXPECT_LT(cluster.bindCalls, 16);  // binds stop being issued after the failure
+  EXPECT_EQ(binder.rollbacks(), 1U);
+}
+
+TEST(GangBinderTest, BindsRunInParallelUpToTheLimit) {
+  FakeCluster cluster;
+  cluster.bindDelay = std::chrono::milliseconds(20);
+  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 3, .canWrite = {}});
+  ASSERT_TRUE(binder.admit(gangOf(12)).isOk());
+  EXPECT_EQ(cluster.bindCalls, 12);
+  EXPECT_LE(cluster.maxInFlight, 3);
+  EXPECT_GE(cluster.maxInFlight, 2);
+}
+
+// A failed create (the 3rd rank) → the ranks already created are deleted and nothing is bound.
+TEST(GangBinderTest, FailedCreateRollsBackAndBindsNothing) {
+  FakeCluster cluster;
+  cluster.failCreateOf = "train-2";
+  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = {}});
+  const Status status = binder.admit(gangOf(4));
+  EXPECT_EQ(status.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(cluster.bindCalls, 0);
+  EXPECT_THAT(cluster.podNames(), IsEmpty());
+}
+
+// A pod that holds a rank's name but belongs to someone else: the create's AlreadyExists is a
+// failure, this attempt's pods are rolled back, and the foreign pod is left alone (invariant 4:
+// never delete what the operator does not own).
+TEST(GangBinderTest, CreateConflictWithAForeignPodRollsBackOnlyOurPods) {
+  FakeCluster cluster;
+  cluster.put(kube::resources::pods(),
+              Json{{"metadata",
+                    {{"name", "train-2"}, {"uid", "foreign-uid"}, {"labels", {{"app", "web"}}}}},
+                   {"spec", {{"nodeName", "gpu-09"}}}});
+  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = {}});
+  const Status status = binder.admit(gangOf(4));
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_EQ(cluster.bindCalls, 0);
+  EXPECT_THAT(cluster.podNames(), ElementsAre("train-2"));
+  EXPECT_EQ((*cluster.pod("train-2"))["metadata"]["uid"], "foreign-uid");
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "delete pods train-2"), 0U);
+}
+
+// A pod of the job's previous attempt still holds a rank's name: refused before any write, and
+// the old pod is not touched (its deletion is the rollback of that attempt).
+TEST(GangBinderTest, EarlierAttemptStillPresentIsRefusedWithoutWriting) {
+  FakeCluster cluster;
+  auto old = runtime::rankPods(gangOf(4, 0));
+  ASSERT_TRUE(old.isOk());
+  cluster.put(kube::resources::pods(), api::encodePod((*old)[1]));
+  GangBinder binder(cluster, cluster, cluster);
+  const Status status = binder.admit(gangOf(4, 1));
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_THAT(cluster.writesSnapshot(), IsEmpty());
+}
+
+TEST(GangBinderTest, ServiceOwnedByAnotherJobIsRefused) {
+  FakeCluster cluster;
+  cluster.put(kube::ResourceType{"", "v1", "services", true},
+              Json{{"metadata",
+                    {{"name", "train"},
+                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "other-uid"}}}}}}});
+  GangBinder binder(cluster, cluster, cluster);
+  const Status status = binder.admit(gangOf(2));
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create pods "), 0U);
+}
+
+// Our own Service from an earlier attempt (same owner uid) is reused, not an error.
+TEST(GangBinderTest, OwnServiceIsReused) {
+  FakeCluster cluster;
+  cluster.put(kube::ResourceType{"", "v1", "services", true},
+              Json{{"metadata",
+                    {{"name", "train"},
+                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "job-uid"}}}}}}});
+  GangBinder binder(cluster, cluster, cluster);
+  ASSERT_TRUE(binder.admit(gangOf(2)).isOk());
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create services"), 0U);
+}
+
+// Invariant 2: a closed fence → kAborted and not one write.
+TEST(GangBinderTest, ClosedFenceWritesNothing) {
+  FakeCluster cluster;
+  GangBinder binder(cluster, cluster, cluster,
+                    {.bindParallelism = 16, .canWrite = [] { return false; }});
+  EXPECT_EQ(binder.admit(gangOf(4)).code(), StatusCode::kAborted);
+  EXPECT_EQ(binder.rollback("team-a", "train", 1).code(), StatusCode::kAborted);
+  EXPECT_THAT(cluster.writesSnapshot(), IsEmpty());
+}
+
+// The fence closes after the 2nd bind: the binder stops there — no further bind and no
+// rollback delete (it may not write either); the half-bound gang is the next leader's to find.
+TEST(GangBinderTest, FenceClosingMidGangStopsAllWrites) {
+  FakeCluster cluster;
+  constexpr std::size_t kOpenFor = 1 + 4 + 2;  // Service, 4 creates, 2 binds
+  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = [&cluster] {
+                                                  return cluster.writeCount() < kOpenFor;
+                                                }});
+  EXPECT_EQ(binder.admit(gangOf(4)).code(), StatusCode::kAborted);
+  const auto writes = cluster.writesSnapshot();
+  EXPECT_EQ(writes.size(), kOpenFor) << ::testing::PrintToString(writes);
+  EXPECT_EQ(countPrefix(writes, "delete "), 0U);
+  EXPECT_EQ(cluster.podNames().size(), 4U);
+
+  std::vector<api::Pod> left;
+  for (const std::string& name : cluster.podNames()) {
+    left.push_back(api::decodePod(*cluster.pod(name)).value());
+  }
+  const auto partial = findPartialGangs(left);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_TRUE(partial[0].has(GangDefect::kPartlyBound)) << partial[0].describe();
+}
+
+TEST(GangBinderTest, RollbackDeletesTheAttemptOrEveryEarlierOne) {
+  FakeCluster cluster;
+  for (std::uint32_t attempt = 0; attempt < 3; ++attempt) {
+    auto gang = gangOf(2, attempt);
+    gang.jobName = "train";
+    auto pods = runtime::rankPods(gang);
+    ASSERT_TRUE(pods.isOk());
+    for (api::Pod& pod : *pods) {
+      pod.metadata.name += "-a" + std::to_string(attempt);  // names are per rank in reality
+      cluster.put(kube::resources::pods(), api::encodePod(pod));
+    }
+  }
+  cluster.put(kube::resources::pods(),
+              Json{{"metadata", {{"name", "web-0"}, {"labels", {{"app", "web"}}}}}});
+  GangBinder binder(cluster, cluster, cluster);
+  ASSERT_TRUE(binder.rollback("team-a", "train", 1).isOk());
+  EXPECT_THAT(cluster.podNames(),
+              ElementsAre("train-0-a0", "train-0-a2", "train-1-a0", "train-1-a2", "web-0"));
+  ASSERT_TRUE(binder.rollback("team-a", "train", 2, RollbackScope::kThisAndEarlier).isOk());
+  EXPECT_THAT(cluster.podNames(), ElementsAre("web-0"));
+  EXPECT_EQ(binder.rollbacks(), 2U);
+  EXPECT_EQ(binder.podsDeleted(), 6U);
+  // Nothing left of the job: a rollback with nothing to delete writes nothing.
+  const std::size_t before = cluster.writeCount();
+  ASSERT_TRUE(binder.rollback("team-a", "train", 2, RollbackScope::kThisAndEarlier).isOk());
+  EXPECT_EQ(cluster.writeCount(), before);
+}
+
+// --- findPartialGangs ---------------------------------------------------------------------------
+
+std::vector<api::Pod> boundGang(std::size_t ranks, std::uint32_t attempt = 1) {
+  const runtime::GangInput gang = gangOf(ranks, attempt);
+  std::vector<api::Pod> pods = runtime::rankPods(gang).value();
+  for (std::size_t rank = 0; rank < pods.size(); ++rank) {
+    pods[rank].metadata.uid = "u" + std::to_string(attempt) + std::to_string(rank);
+    pods[rank].spec.nodeName = gang.nodes[rank];
+    pods[rank].status.phase = "Running";
+  }
+  return pods;
+}
+
+TEST(FindPartialGangsTest, WholeBoundGangIsNotPartial) {
+  EXPECT_THAT(findPartialGangs(boundGang(4)), IsEmpty());
+  // Finished the same way: the job controller's business, not recovery's.
+  auto done = boundGang(4);
+  for (api::Pod& pod : done) pod.status.phase = "Succeeded";
+  EXPECT_THAT(findPartialGangs(done), IsEmpty());
+}
+
+// Created but never bound (a crash between creates and binds): whole, not partial; admit's
+// retry or the scheduler decides. Only some created: partial.
+TEST(FindPartialGangsTest, MissingRanksArePartial) {
+  auto pods = boundGang(4);
+  for (api::Pod& pod : pods) pod.spec.nodeName.clear();
+  EXPECT_THAT(findPartialGangs(pods), IsEmpty());
+  pods.resize(2);
+  const auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_EQ(partial[0].namespaceName, "team-a");
+  EXPECT_EQ(partial[0].jobName, "train");
+  EXPECT_EQ(partial[0].attempt, 1U);
+  EXPECT_EQ(partial[0].gangSize, 4U);
+  EXPECT_THAT(partial[0].defects, ElementsAre(GangDefect::kMissingRanks));
+  ASSERT_EQ(partial[0].pods.size(), 2U);
+  EXPECT_EQ(partial[0].pods[0].name, "train-0");
+  EXPECT_EQ(partial[0].pods[0].uid, "u10");
+  EXPECT_EQ(partial[0].describe(), "team-a/train attempt 1: MissingRanks (2 pods)");
+}
+
+TEST(FindPartialGangsTest, TerminatingRankCountsAsMissing) {
+  auto pods = boundGang(3);
+  pods[2].metadata.deletionTimestamp = 1700000000;
+  const auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_THAT(partial[0].defects, ElementsAre(GangDefect::kMissingRanks));
+  EXPECT_EQ(partial[0].pods.size(), 3U);  // the terminating one is still listed for deletion
+}
+
+TEST(FindPartialGangsTest, SomeButNotAllBoundIsPartial) {
+  auto pods = boundGang(4);
+  pods[3].spec.nodeName.clear();
+  const auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_THAT(partial[0].defects, ElementsAre(GangDefect::kPartlyBound));
+}
+
+TEST(FindPartialGangsTest, RankOnAnUnplannedNodeIsPartial) {
+  auto pods = boundGang(2);
+  pods[1].spec.nodeName = "gpu-77";
+  const auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_THAT(partial[0].defects, ElementsAre(GangDefect::kWrongNode));
+}
+
+// pkg/kubelet/lifecycle/predicate.go: a pod the node cannot fit is Failed with reason
+// "OutOf<resource>" — that rank never runs, so its gang cannot.
+TEST(FindPartialGangsTest, RankRejectedByTheKubeletIsPartial) {
+  auto pods = boundGang(2);
+  pods[0].status.phase = "Failed";
+  pods[0].status.reason = "OutOfnvidia.com/gpu";
+  auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_THAT(partial[0].defects, ElementsAre(GangDefect::kRejected));
+  // A rank that failed by exit code is a job failure, not a placement defect.
+  pods[0].status.reason = "Error";
+  EXPECT_THAT(findPartialGangs(pods), IsEmpty());
+}
+
+TEST(FindPartialGangsTest, EarlierAttemptsAreStale) {
+  auto pods = boundGang(2, 3);
+  // By the job's status.restarts.
+  auto byJob = findPartialGangs(pods, {{{"team-a", "train"}, 4}});
+  ASSERT_EQ(byJob.size(), 1U);
+  EXPECT_THAT(byJob[0].defects, ElementsAre(GangDefect::kStaleAttempt));
+  EXPECT_THAT(findPartialGangs(pods, {{{"team-a", "train"}, 3}}), IsEmpty());
+  // By a newer attempt's pods of the same job beside them.
+  auto newer = boundGang(1, 5);
+  for (api::Pod& pod : newer) pod.metadata.name += "-new";
+  pods.insert(pods.end(), newer.begin(), newer.end());
+  auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_EQ(partial[0].attempt, 3U);
+  EXPECT_THAT(partial[0].defects, ElementsAre(GangDefect::kStaleAttempt));
+}
+
+TEST(FindPartialGangsTest, GroupsByNamespaceJobAndAttemptAndIgnoresOtherPods) {
+  auto a = boundGang(2);
+  auto b = boundGang(2);
+  for (api::Pod& pod : b) pod.metadata.namespaceName = "team-b";
+  b.pop_back();
+  api::Pod inference;
+  inference.metadata.name = "web-0";
+  inference.metadata.namespaceName = "team-a";
+  inference.metadata.labels["app"] = "web";
+  inference.spec.nodeName = "gpu-00";
+  std::vector<api::Pod> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  all.push_back(inference);
+  const auto partial = findPartialGangs(all);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_EQ(partial[0].namespaceName, "team-b");
+}
+
+TEST(FindPartialGangsTest, MissingOrInconsistentBookkeepingIsMalformed) {
+  auto pods = boundGang(2);
+  pods[1].metadata.annotations[std::string(runtime::kGangSizeAnnotation)] = "3";
+  auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  EXPECT_TRUE(partial[0].has(GangDefect::kMalformed));
+  EXPECT_EQ(partial[0].gangSize, 0U);
+
+  pods = boundGang(2);
+  pods[0].metadata.labels[std::string(runtime::kAttemptLabel)] = "x";
+  partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 2U);  // the unparsable one alone, and the rest now one rank short
+  EXPECT_TRUE(partial[0].has(GangDefect::kMalformed));
+  EXPECT_TRUE(partial[1].has(GangDefect::kMissingRanks));
+}
+
+// Recovery removes exactly what was reported, by uid.
+TEST(GangBinderTest, RemoveGangDeletesTheReportedPods) {
+  FakeCluster cluster;
+  auto pods = boundGang(4);
+  pods.resize(2);
+  for (const api::Pod& pod : pods) cluster.put(kube::resources::pods(), api::encodePod(pod));
+  GangBinder binder(cluster, cluster, cluster);
+  const auto partial = findPartialGangs(pods);
+  ASSERT_EQ(partial.size(), 1U);
+  ASSERT_TRUE(binder.removeGang(partial[0]).isOk());
+  EXPECT_THAT(cluster.podNames(), IsEmpty());
+  EXPECT_EQ(cluster.deleteOptions.at("train-0").uid, "u10");
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers
