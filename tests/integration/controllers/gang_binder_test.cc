@@ -28,7 +28,6 @@ namespace kubeslurm::controllers {
 namespace {
 
 using testing_support::CommandResult;
-using testing_support::runCommand;
 using testing_support::SandboxEnvironment;
 
 // One sandbox for the binary: four 8-GPU nodes on two leaf switches; pods start 0.5 s after
@@ -37,24 +36,7 @@ const ::testing::Environment* const kSandbox = ::testing::AddGlobalTestEnvironme
     new SandboxEnvironment("--nodes 4x8-2leaf --nodesim-binary " NODESIM_BINARY
                            " --nodesim-args '--heartbeat 2 --start-delay 0.5'"));
 
-std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-CommandResult kubectl(const std::string& args) {
-  auto& env = SandboxEnvironment::env();
-  return runCommand("KUBECONFIG=" + quote(env["KUBECONFIG"]) + " " +
-                    quote(env["KUBESLURM_BIN_DIR"] + "/kubectl") + " --request-timeout=20s " +
-                    args);
-}
+using testing_support::kubectl;
 
 bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

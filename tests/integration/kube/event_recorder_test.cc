@@ -16,15 +16,9 @@
 namespace kubeslurm::kube {
 namespace {
 
-using testing_support::runCommand;
 using testing_support::SandboxEnvironment;
 
-std::string kubectl(const std::string& arguments) {
-  const char* home = std::getenv("HOME");  // NOLINT(concurrency-mt-unsafe)
-  const std::string binDir = std::string(home != nullptr ? home : "") + "/.cache/kubeslurm/bin";
-  return "KUBECONFIG='" + SandboxEnvironment::env()["KUBECONFIG"] + "' '" + binDir + "/kubectl' " +
-         arguments;
-}
+using testing_support::kubectl;
 
 class EventRecorderIT : public testing::Test {
  protected:
@@ -74,7 +68,7 @@ TEST_F(EventRecorderIT, RepeatedEventIsOneObjectWithCountThreeAndDescribeListsTh
   ASSERT_TRUE(listed.isOk()) << listed.status().toString();
   ASSERT_EQ((*listed)["items"].size(), 2U) << listed->dump(2);
 
-  const auto json = runCommand(kubectl("get events -n " + ns_ + " -o json"));
+  const auto json = kubectl("get events -n " + ns_ + " -o json");
   ASSERT_EQ(json.exitCode, 0) << json.output;
   const Json events = Json::parse(json.output.substr(json.output.find('{')), nullptr, false);
   ASSERT_FALSE(events.is_discarded()) << json.output;
@@ -96,12 +90,12 @@ TEST_F(EventRecorderIT, RepeatedEventIsOneObjectWithCountThreeAndDescribeListsTh
   }
   EXPECT_EQ(counted, 1);
 
-  const auto table = runCommand(kubectl("get events -n " + ns_));
+  const auto table = kubectl("get events -n " + ns_);
   ASSERT_EQ(table.exitCode, 0) << table.output;
   EXPECT_NE(table.output.find("BindFailed"), std::string::npos) << table.output;
   EXPECT_NE(table.output.find("configmap/job-config"), std::string::npos) << table.output;
 
-  const auto described = runCommand(kubectl("describe configmap job-config -n " + ns_));
+  const auto described = kubectl("describe configmap job-config -n " + ns_);
   ASSERT_EQ(described.exitCode, 0) << described.output;
   EXPECT_NE(described.output.find("BindFailed"), std::string::npos) << described.output;
   EXPECT_NE(described.output.find("node gpu-1 has no free GPU"), std::string::npos);

@@ -31,24 +31,8 @@ const ::testing::Environment* const kSandbox = ::testing::AddGlobalTestEnvironme
                            " --nodesim-args '--heartbeat 2 --start-delay 0.5'"
                            " --node-grace-period 8"));
 
-std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-CommandResult kubectl(const std::string& args) {
-  auto& env = SandboxEnvironment::env();
-  return runCommand("KUBECONFIG=" + quote(env["KUBECONFIG"]) + " " +
-                    quote(env["KUBESLURM_BIN_DIR"] + "/kubectl") + " --request-timeout=20s " +
-                    args);
-}
+using testing_support::kubectl;
+const auto& quote = testing_support::shellQuote;
 
 // The output of a kubectl call that must succeed.
 std::string kubectlOk(const std::string& args) {

@@ -99,4 +99,23 @@ kube::ClientConfig sandboxAdminConfig() {
   return config.isOk() ? *config : kube::ClientConfig{};
 }
 
+std::string shellQuote(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+CommandResult kubectl(const std::string& arguments) {
+  auto& env = SandboxEnvironment::env();
+  return runCommand("KUBECONFIG=" + shellQuote(env["KUBECONFIG"]) + " " +
+                    shellQuote(env["KUBESLURM_BIN_DIR"] + "/kubectl") + " --request-timeout=20s " +
+                    arguments);
+}
+
 }  // namespace kubeslurm::testing_support

@@ -42,4 +42,11 @@ class SandboxEnvironment : public ::testing::Environment {
 // The admin context of the sandbox's kubeconfig.
 kube::ClientConfig sandboxAdminConfig();
 
+// `text` as one single-quoted /bin/sh word.
+std::string shellQuote(const std::string& text);
+
+// The sandbox's own kubectl (the control plane's version) with its admin kubeconfig and a 20 s
+// request timeout; `arguments` are passed to the shell as written.
+CommandResult kubectl(const std::string& arguments);
+
 }  // namespace kubeslurm::testing_support
