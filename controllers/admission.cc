@@ -1,0 +1,181 @@
+#include "controllers/admission.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "controllers/job_request.h"
+#include "operator/base/text.h"
+
+namespace kubeslurm::controllers {
+
+namespace {
+
+const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::string& key) {
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (job.namespaceName + "/" + job.name == key) return &job;
+  }
+  return nullptr;
+}
+
+const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
+  for (const core::Job& job : snapshot.jobs) {
+    if (job.id == id) return &job;
+  }
+  return nullptr;
+}
+
+std::uint32_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
+  std::uint64_t total = 0;
+  for (const slurm::GresRequest& entry : entries) {
+    if (entry.name == "gpu") total += entry.count;
+  }
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(total, UINT32_MAX));
+}
+
+// SLURM_ARRAY_TASK_*: the spacing of the task ids when they are evenly spaced, else 1.
+std::optional<runtime::ArrayTaskInfo> arrayInfo(const api::SlurmJobObject& job) {
+  if (!job.status || !job.status->arrayJobId || !job.status->arrayTaskId) return std::nullopt;
+  runtime::ArrayTaskInfo info;
+  info.arrayJobId = *job.status->arrayJobId;
+  info.taskId = static_cast<std::uint32_t>(*job.status->arrayTaskId);
+  if (job.request.array && !job.request.array->taskIds.empty()) {
+    const std::vector<std::uint32_t>& ids = job.request.array->taskIds;
+    info.taskCount = static_cast<std::uint32_t>(ids.size());
+    info.taskMin = ids.front();
+    info.taskMax = ids.back();
+    std::uint32_t step = ids.size() > 1 ? ids[1] - ids[0] : 1;
+    for (std::size_t i = 2; i < ids.size(); ++i) {
+      if (ids[i] - ids[i - 1] != step) step = 1;
+    }
+    info.taskStep = std::max<std::uint32_t>(step, 1);
+  } else {
+    info.taskCount = 1;
+    info.taskMin = info.taskMax = info.taskId;
+  }
+  return info;
+}
+
+// spec.rendezvous: {port, nprocPerNode: N | "gpu" | "auto"}, kept in the object's raw JSON.
+Status applyRendezvous(const api::Json& raw, std::uint32_t gpusPerNode,
+                       runtime::JobEnvironmentInput& environment) {
+  if (!raw.contains("spec") || !raw["spec"].is_object() || !raw["spec"].contains("rendezvous")) {
+    return Status::ok();
+  }
+  const api::Json& rendezvous = raw["spec"]["rendezvous"];
+  if (!rendezvous.is_object()) return invalidArgument("spec.rendezvous: expected an object");
+  if (rendezvous.contains("port")) {
+    const api::Json& port = rendezvous["port"];
+    if (!port.is_number_integer() || port.get<std::int64_t>() < 1 ||
+        port.get<std::int64_t>() > 65535) {
+      return invalidArgument("spec.rendezvous.port: expected a port number (1-65535)");
+    }
+    environment.masterPort = static_cast<std::uint16_t>(port.get<std::int64_t>());
+  }
+  if (rendezvous.contains("nprocPerNode")) {
+    const api::Json& nproc = rendezvous["nprocPerNode"];
+    if (nproc.is_number_unsigned() && nproc.get<std::uint64_t>() > 0 &&
+        nproc.get<std::uint64_t>() <= 1024) {
+      environment.nprocPerNode = static_cast<std::uint32_t>(nproc.get<std::uint64_t>());
+    } else if (nproc.is_string() && (nproc == "gpu" || nproc == "auto")) {
+      // torchrun's "gpu" is one process per GPU; "auto" falls back to the tasks without GPUs.
+      environment.nprocPerNode = gpusPerNode > 0 ? gpusPerNode : environment.tasksPerNode;
+    } else {
+      return invalidArgument(R"(spec.rendezvous.nprocPerNode: expected a count, "gpu" or "auto")");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const SnapshotIndex& index,
+                                          const ClusterObjects& objects,
+                                          const AdmissionOptions& options) {
+  const auto key = index.jobKeys.find(start.jobId);
+  if (key == index.jobKeys.end()) {
+    return notFound("job " + std::to_string(start.jobId) + " is not in the snapshot");
+  }
+  const api::SlurmJobObject* job = findJob(objects, key->second);
+  const core::Job* planned = findCoreJob(index.snapshot, start.jobId);
+  if (job == nullptr || planned == nullptr) return notFound("SlurmJob " + key->second + " is gone");
+  auto meta = api::decodeObjectMeta(job->raw.contains("metadata") ? job->raw["metadata"]
+                                                                  : api::Json::object());
+  if (!meta.isOk()) return meta.status();
+  std::string message;
+  const api::Partition* partition = jobPartition(job->request, objects.partitions, &message);
+  if (partition == nullptr) return invalidArgument(message);
+  auto nodes = nodeRequest(job->request);
+  if (!nodes.isOk()) return nodes.status();
+
+  runtime::GangInput gang;
+  gang.namespaceName = job->namespaceName;
+  gang.jobName = job->name;
+  gang.jobUid = meta->uid;
+  gang.jobId = static_cast<std::int64_t>(start.jobId);
+  gang.attempt = planned->restarts;
+  for (const core::NodeIndex node : start.nodes) {
+    if (node >= index.nodeNames.size()) {
+      return notFound("node index " + std::to_string(node) + " is not in the snapshot");
+    }
+    gang.nodes.push_back(index.nodeNames[node]);
+  }
+  gang.clusterDomain = options.clusterDomain;
+  gang.schedulerName = options.schedulerName;
+  gang.gpusPerNode = nodes->gpusPerNode;
+  gang.cpuMillisPerNode = nodes->cpuMillisPerNode;
+  gang.memoryBytesPerNode = nodes->memoryBytesPerNode;
+  gang.image =
+      !job->request.container.image.empty() ? job->request.container.image : options.defaultImage;
+  gang.script = job->script;
+  gang.scriptArgs = job->scriptArgs;
+  gang.workDir = job->request.workDir;
+  if (job->raw.contains("spec") && job->raw["spec"].is_object() &&
+      job->raw["spec"].contains("podTemplate")) {
+    gang.podTemplate = job->raw["spec"]["podTemplate"];
+  }
+  gang.sharedVolume = partition->spec.sharedVolume;
+  gang.terminationGracePeriodSeconds = options.killWaitSeconds;
+
+  runtime::JobEnvironmentInput& env = gang.environment;
+  env.jobId = gang.jobId;
+  env.jobName = job->request.jobName;
+  env.user = planned->user;
+  env.partition = partition->metadata.name;
+  env.account = job->request.account;
+  // slurmctld reports the QOS it applied; "normal" is the one every cluster has.
+  env.qos = job->request.qos.empty() ? "normal" : job->request.qos;
+  env.clusterName = options.clusterName;
+  env.submitDir = job->request.workDir;
+  env.tasksPerNode = nodes->tasksPerNode;
+  env.cpusPerTaskOption = job->request.cpusPerTask;
+  env.cpusPerNode = static_cast<std::uint32_t>(nodes->cpuMillisPerNode / 1000);
+  env.gpusPerNode = nodes->gpusPerNode;
+  if (!job->request.gpusPerNode.empty()) env.gpusPerNodeOption = gpuCount(job->request.gpusPerNode);
+  env.array = arrayInfo(*job);
+  env.ncclSettings = partition->spec.nccl;
+  if (Status applied = applyRendezvous(job->raw, nodes->gpusPerNode, env); !applied.isOk()) {
+    return applied;
+  }
+
+  // SLURM_TOPOLOGY_ADDR from the tree the snapshot used: its label levels, top level first,
+  // then the node name the job sees (the rank's hostname), as topo_get_node_addr writes it.
+  const std::vector<std::string>& levels = index.snapshot.topologyLabels;
+  if (!levels.empty()) {
+    std::string pattern;
+    pattern.reserve(levels.size() * 7);
+    for ([[maybe_unused]] const std::string& level : levels) pattern += "switch.";
+    env.topologyPattern = pattern + "node";
+    for (std::uint32_t rank = 0; rank < start.nodes.size(); ++rank) {
+      const core::Node& node = index.snapshot.nodes[start.nodes[rank]];
+      std::string address;
+      for (std::size_t level = levels.size(); level-- > 0;) {  // the top level first
+        const auto value = node.labels.find(levels[level]);
+        address += (value == node.labels.end() ? std::string() : value->second) + ".";
+      }
+      env.topologyAddresses.push_back(address + runtime::rankPodName(gang.jobName, rank));
+    }
+  }
+  return gang;
+}
+
+}  // namespace kubeslurm::controllers

@@ -1,0 +1,180 @@
+#include "controllers/admission.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+namespace kubeslurm::controllers {
+namespace {
+
+using api::Json;
+
+constexpr core::Time kNow = 1795000000;
+
+template <typename T>
+T ok(StatusOr<T> value) {
+  EXPECT_TRUE(value.isOk()) << value.status().toString();
+  return std::move(value).value();
+}
+
+api::Node node(const std::string& name, const std::string& leaf) {
+  return ok(api::decodeNode(
+      {{"apiVersion", "v1"},
+       {"kind", "Node"},
+       {"metadata",
+        {{"name", name},
+         {"labels", {{"kubeslurm.io/leaf", leaf}, {"kubeslurm.io/spine", "spine1"}}}}},
+       {"status",
+        {{"allocatable", {{"cpu", "64"}, {"memory", "512Gi"}, {"nvidia.com/gpu", "8"}}},
+         {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}));
+}
+
+ClusterObjects cluster(const Json& jobSpec, const Json& jobStatus = Json::object()) {
+  ClusterObjects objects;
+  objects.nodes = {node("gpu-1", "leaf1"), node("gpu-2", "leaf1"), node("gpu-3", "leaf2")};
+  objects.partitions.push_back(ok(api::decodePartition(
+      {{"apiVersion", "kubeslurm.io/v1alpha1"},
+       {"kind", "Partition"},
+       {"metadata", {{"name", "train"}}},
+       {"spec",
+        {{"nodes", "gpu-[1-3]"},
+         {"default", true},
+         {"nccl", {{"NCCL_SOCKET_IFNAME", "eth0"}}},
+         {"sharedVolume", {{"claimName", "home"}, {"mountPath", "/home"}}}}}})));
+  Json job = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+              {"kind", "SlurmJob"},
+              {"metadata",
+               {{"name", "train-abcde"},
+                {"namespace", "team-a"},
+                {"uid", "uid-1"},
+                {"creationTimestamp", api::formatTimestamp(kNow - 60)}}},
+              {"spec",
+               {{"jobName", "train"},
+                {"user", "alice"},
+                {"account", "vision"},
+                {"script", "#!/bin/bash\nsrun torchrun train.py\n"},
+                {"workDir", "/home/alice"},
+                {"nodes", 2},
+                {"gpusPerNode", 8}}},
+              {"status", {{"jobId", 42}, {"state", "PENDING"}}}};
+  job["spec"].merge_patch(jobSpec);
+  job["status"].merge_patch(jobStatus);
+  objects.jobs.push_back(ok(api::decodeSlurmJob(job)));
+  return objects;
+}
+
+AdmissionOptions options() {
+  AdmissionOptions result;
+  result.clusterName = "sandbox";
+  result.defaultImage = "busybox:1.36";
+  return result;
+}
+
+// buildSnapshot -> plan -> gangForStart -> rankPods: what the operator would create.
+struct Admitted {
+  runtime::GangInput gang;
+  std::vector<api::Pod> pods;
+};
+
+Admitted admit(const ClusterObjects& objects) {
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  EXPECT_EQ(plan.starts.size(), 1U);
+  if (plan.starts.empty()) return {};
+  Admitted admitted;
+  admitted.gang = ok(gangForStart(plan.starts[0], index, objects, options()));
+  admitted.pods = ok(runtime::rankPods(admitted.gang));
+  return admitted;
+}
+
+std::map<std::string, std::string> envOf(const api::Pod& pod) {
+  std::map<std::string, std::string> env;
+  for (const api::EnvVar& var : pod.spec.containers.at(0).env) env[var.name] = var.value;
+  return env;
+}
+
+TEST(Admission, ThePlannedStartBecomesAGangOnTheChosenNodes) {
+  const Admitted admitted = admit(cluster(Json::object()));
+  const runtime::GangInput& gang = admitted.gang;
+  EXPECT_EQ(gang.namespaceName, "team-a");
+  EXPECT_EQ(gang.jobName, "train-abcde");
+  EXPECT_EQ(gang.jobUid, "uid-1");
+  EXPECT_EQ(gang.jobId, 42);
+  EXPECT_EQ(gang.attempt, 0U);
+  ASSERT_EQ(gang.nodes.size(), 2U);
+  // Topology placement keeps a 2-node job under one leaf switch.
+  EXPECT_EQ(gang.nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
+  EXPECT_EQ(gang.gpusPerNode, 8U);
+  EXPECT_EQ(gang.image, "busybox:1.36");
+  EXPECT_EQ(gang.terminationGracePeriodSeconds, 30);
+  ASSERT_TRUE(gang.sharedVolume.has_value());
+  EXPECT_EQ(gang.sharedVolume->claimName, "home");
+  ASSERT_EQ(admitted.pods.size(), 2U);
+  EXPECT_EQ(admitted.pods[1].metadata.annotations.at("kubeslurm.io/planned-node"), "gpu-2");
+  EXPECT_EQ(admitted.pods[0].spec.containers[0].workingDir, "/home/alice");
+}
+
+TEST(Admission, RanksSeeTheirJobPartitionTopologyAndNccl) {
+  const Admitted admitted = admit(cluster(Json::object()));
+  ASSERT_EQ(admitted.pods.size(), 2U);
+  const auto env = envOf(admitted.pods[1]);
+  EXPECT_EQ(env.at("SLURM_JOB_ID"), "42");
+  EXPECT_EQ(env.at("SLURM_JOB_NAME"), "train");
+  EXPECT_EQ(env.at("SLURM_JOB_PARTITION"), "train");
+  EXPECT_EQ(env.at("SLURM_JOB_ACCOUNT"), "vision");
+  EXPECT_EQ(env.at("SLURM_JOB_QOS"), "normal");
+  EXPECT_EQ(env.at("SLURM_JOB_USER"), "alice");
+  EXPECT_EQ(env.at("SLURM_CLUSTER_NAME"), "sandbox");
+  EXPECT_EQ(env.at("SLURM_SUBMIT_DIR"), "/home/alice");
+  EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "train-abcde-[0-1]");
+  // Spine, then leaf, then the node name the job sees (Slurm: "spine.leaf1.gpu-node-001").
+  EXPECT_EQ(env.at("SLURM_TOPOLOGY_ADDR"), "spine1.leaf1.train-abcde-1");
+  EXPECT_EQ(env.at("SLURM_TOPOLOGY_ADDR_PATTERN"), "switch.switch.node");
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "eth0");
+  EXPECT_EQ(env.at("MASTER_ADDR"), "train-abcde-0.train-abcde.team-a.svc.cluster.local");
+  EXPECT_EQ(env.at("MASTER_PORT"), "29500");
+  EXPECT_EQ(env.at("SLURM_GPUS_PER_NODE"), "8");
+}
+
+TEST(Admission, RendezvousSettingsAndArrayTasks) {
+  const Admitted admitted = admit(
+      cluster({{"rendezvous", {{"port", 29400}, {"nprocPerNode", "gpu"}}}, {"array", "0-6:2%2"}},
+              {{"arrayJobId", 40}, {"arrayTaskId", 2}}));
+  ASSERT_EQ(admitted.pods.size(), 2U);
+  const auto env = envOf(admitted.pods[0]);
+  EXPECT_EQ(env.at("MASTER_PORT"), "29400");
+  EXPECT_EQ(env.at("NPROC_PER_NODE"), "8");
+  EXPECT_EQ(env.at("WORLD_SIZE"), "16");
+  EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), "40");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "2");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_COUNT"), "4");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MIN"), "0");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MAX"), "6");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_STEP"), "2");
+}
+
+TEST(Admission, ARequeuedJobStartsItsNextAttempt) {
+  const Admitted admitted = admit(cluster(Json::object(), {{"restarts", 2}}));
+  EXPECT_EQ(admitted.gang.attempt, 2U);
+  ASSERT_FALSE(admitted.pods.empty());
+  EXPECT_EQ(admitted.pods[0].metadata.labels.at("kubeslurm.io/attempt"), "2");
+}
+
+TEST(Admission, RefusesWhatCannotRunAndStartsItDoesNotKnow) {
+  ClusterObjects objects = cluster({{"rendezvous", {{"port", 70000}}}});
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  auto refused = gangForStart(plan.starts[0], index, objects, options());
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("spec.rendezvous.port"), std::string::npos);
+
+  core::Start unknown;
+  unknown.jobId = 999;
+  auto missing = gangForStart(unknown, index, objects, options());
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers
