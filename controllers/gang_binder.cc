@@ -33,12 +33,6 @@ bool ownedBy(const api::ObjectMeta& meta, std::string_view uid) {
                      [uid](const api::OwnerReference& owner) { return owner.uid == uid; });
 }
 
-// The kubelet's admission refusal for a resource it lacks (pkg/kubelet/lifecycle/predicate.go:
-// reason "OutOf" + resource name, phase Failed). Such a pod never runs.
-bool rejectedByKubelet(const api::Pod& pod) {
-  return pod.status.phase == "Failed" && pod.status.reason.rfind("OutOf", 0) == 0;
-}
-
 PodRef refOf(const api::Pod& pod) {
   return {pod.metadata.name, pod.metadata.uid, pod.spec.nodeName, api::podIsTerminal(pod)};
 }
@@ -76,7 +70,7 @@ StatusOr<RankAction> adoptExisting(const api::Pod& existing, const runtime::Gang
   if (existing.metadata.deletionTimestamp) {
     return failedPrecondition("pod " + name + " of this attempt is being deleted");
   }
-  if (rejectedByKubelet(existing)) {
+  if (runtime::rejectedByKubelet(existing)) {
     return failedPrecondition("pod " + name + " was rejected by the kubelet of " +
                               existing.spec.nodeName + ": " + existing.status.reason);
   }
@@ -200,7 +194,7 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
   for (const api::Pod& pod : pods) {
     const std::string job = labelOf(pod.metadata, runtime::kJobNameLabel);
     if (job.empty()) continue;
-    const auto attempt = parseInteger<std::uint32_t>(labelOf(pod.metadata, runtime::kAttemptLabel));
+    const auto attempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
     const std::int64_t attemptKey = attempt ? static_cast<std::int64_t>(*attempt) : -1;
     groups[{pod.metadata.namespaceName, job, attemptKey}].push_back(&pod);
     if (attempt) {
@@ -225,7 +219,7 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
     bool sizeConsistent = true;
     for (const api::Pod* pod : members) {
       const auto podSize =
-          parseInteger<std::uint32_t>(annotationOf(pod->metadata, runtime::kGangSizeAnnotation));
+          runtime::bookkeepingNumber(pod->metadata.annotations, runtime::kGangSizeAnnotation);
       if (!podSize || *podSize == 0 || (size != 0 && size != *podSize)) {
         sizeConsistent = false;
       } else {
@@ -243,9 +237,9 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
     std::size_t bound = 0;
     for (const api::Pod* pod : members) {
       gang.pods.push_back(refOf(*pod));
-      const auto rank = parseInteger<std::uint32_t>(labelOf(pod->metadata, runtime::kRankLabel));
+      const auto rank = runtime::bookkeepingNumber(pod->metadata.labels, runtime::kRankLabel);
       if (!rank || (size != 0 && *rank >= size)) addDefect(defects, GangDefect::kMalformed);
-      if (rejectedByKubelet(*pod)) addDefect(defects, GangDefect::kRejected);
+      if (runtime::rejectedByKubelet(*pod)) addDefect(defects, GangDefect::kRejected);
       if (!pod->spec.nodeName.empty()) {
         const std::string planned = annotationOf(pod->metadata, runtime::kPlannedNodeAnnotation);
         if (planned.empty()) {
@@ -475,8 +469,7 @@ Status GangBinder::rollback(std::string_view ns, std::string_view jobName, std::
   if (!found.isOk()) return found.status();
   std::vector<PodRef> refs;
   for (const api::Pod& pod : *found) {
-    const auto podAttempt =
-        parseInteger<std::uint32_t>(labelOf(pod.metadata, runtime::kAttemptLabel));
+    const auto podAttempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
     if (!podAttempt) continue;
     const bool match =
         scope == RollbackScope::kThisAttempt ? *podAttempt == attempt : *podAttempt <= attempt;

@@ -14,12 +14,6 @@ namespace kubeslurm::controllers {
 
 namespace {
 
-std::optional<std::uint32_t> labelNumber(const api::Pod& pod, std::string_view key) {
-  auto it = pod.metadata.labels.find(std::string(key));
-  if (it == pod.metadata.labels.end()) return std::nullopt;
-  return parseInteger<std::uint32_t>(it->second);
-}
-
 // The rank's own container: the operator's "rank" container, else the template's first.
 const api::ContainerStatus* rankContainer(const api::Pod& pod) {
   for (const api::ContainerStatus& c : pod.status.containerStatuses) {
@@ -152,8 +146,8 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
   for (const api::Pod& pod : pods) {
     ObservedPod seen;
     seen.name = pod.metadata.name;
-    seen.rank = labelNumber(pod, runtime::kRankLabel);
-    seen.attempt = labelNumber(pod, runtime::kAttemptLabel);
+    seen.rank = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kRankLabel);
+    seen.attempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
     seen.nodeName = pod.spec.nodeName;
     seen.phase = pod.status.phase;
     seen.terminal = api::podIsTerminal(pod);
@@ -163,11 +157,9 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
 
     const std::uint32_t rank = *seen.rank;
     ++gang.pods;
-    auto size = pod.metadata.annotations.find(std::string(runtime::kGangSizeAnnotation));
-    if (size != pod.metadata.annotations.end()) {
-      if (auto n = parseInteger<std::uint32_t>(size->second)) {
-        gang.size = std::max(gang.size.value_or(0), *n);
-      }
+    if (auto n =
+            runtime::bookkeepingNumber(pod.metadata.annotations, runtime::kGangSizeAnnotation)) {
+      gang.size = std::max(gang.size.value_or(0), *n);
     }
     if (gang.nodes.size() <= rank) gang.nodes.resize(rank + 1);
     gang.nodes[rank] = pod.spec.nodeName;
@@ -188,9 +180,8 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
       if (reason == "NodeLost") {
         gang.nodeFailed = true;
         gang.nodeFailure = "rank " + std::to_string(rank) + " lost with node " + pod.spec.nodeName;
-      } else if (reason.starts_with("OutOf")) {
-        // The kubelet's admission refused the pod (lifecycle.PredicateAdmitHandler: the
-        // reason is "OutOf" + the resource name): the scheduler's view was stale.
+      } else if (runtime::rejectedByKubelet(pod)) {
+        // The scheduler's view of the node was stale.
         gang.kubeletRejected = true;
         gang.rejection = "rank " + std::to_string(rank) + " on " + pod.spec.nodeName + ": " +
                          reason + (pod.status.message.empty() ? "" : ": " + pod.status.message);

@@ -20,8 +20,6 @@ namespace {
 
 using Labels = std::map<std::string, std::string, std::less<>>;
 
-std::string jobKey(const api::SlurmJobObject& job) { return job.namespaceName + "/" + job.name; }
-
 std::uint64_t nonNegative(const StatusOr<std::int64_t>& value) {
   return value.isOk() && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
 }
@@ -103,12 +101,6 @@ core::Node coreNode(const api::Node& node) {
     }
   }
   return out;
-}
-
-std::optional<std::uint32_t> parseRank(const api::Pod& pod, std::string_view label) {
-  auto it = pod.metadata.labels.find(std::string(label));
-  if (it == pod.metadata.labels.end()) return std::nullopt;
-  return parseInteger<std::uint32_t>(it->second);
 }
 
 std::string podJobName(const api::Pod& pod) {
@@ -333,7 +325,8 @@ class Builder {
     if (it == podsByJob_.end()) return pods;
     const auto attempt = static_cast<std::uint32_t>(job.status->restarts.value_or(0));
     for (const api::Pod* pod : it->second) {
-      if (parseRank(*pod, runtime::kAttemptLabel) == attempt) pods.push_back(pod);
+      if (runtime::bookkeepingNumber(pod->metadata.labels, runtime::kAttemptLabel) == attempt)
+        pods.push_back(pod);
     }
     return pods;
   }
@@ -444,7 +437,7 @@ class Builder {
     // The allocation is where its ranks are bound: rank order, one node each.
     std::vector<std::pair<std::uint32_t, const api::Pod*>> ranks;
     for (const api::Pod* pod : currentAttempt(job)) {
-      const auto rank = parseRank(*pod, runtime::kRankLabel);
+      const auto rank = runtime::bookkeepingNumber(pod->metadata.labels, runtime::kRankLabel);
       if (!rank || pod->spec.nodeName.empty() || api::podIsTerminal(*pod)) continue;
       if (!nodeIndex_.contains(pod->spec.nodeName)) continue;
       ranks.emplace_back(*rank, pod);
@@ -512,6 +505,8 @@ class Builder {
 };
 
 }  // namespace
+
+std::string jobKey(const api::SlurmJobObject& job) { return job.namespaceName + "/" + job.name; }
 
 bool isRankPod(const api::Pod& pod) { return !podJobName(pod).empty(); }
 

@@ -67,6 +67,9 @@ struct SnapshotIndex {
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
                             core::Time now);
 
+// The key a job has in SnapshotIndex::jobKeys and JobProblem: "ns/name".
+std::string jobKey(const api::SlurmJobObject& job);
+
 // A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
 bool isRankPod(const api::Pod& pod);
 

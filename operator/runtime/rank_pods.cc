@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "operator/base/text.h"
+
 namespace kubeslurm::runtime {
 
 namespace {
@@ -112,6 +114,17 @@ std::string rankPodName(std::string_view jobName, std::uint32_t rank) {
 std::string serviceDomain(std::string_view jobName, std::string_view ns,
                           std::string_view clusterDomain) {
   return std::string(jobName) + "." + std::string(ns) + ".svc." + std::string(clusterDomain);
+}
+
+std::optional<std::uint32_t> bookkeepingNumber(const std::map<std::string, std::string>& values,
+                                               std::string_view key) {
+  const auto it = values.find(std::string(key));
+  if (it == values.end()) return std::nullopt;
+  return parseInteger<std::uint32_t>(it->second);
+}
+
+bool rejectedByKubelet(const api::Pod& pod) {
+  return pod.status.phase == "Failed" && pod.status.reason.starts_with("OutOf");
 }
 
 std::map<std::string, std::string> jobLabels(std::string_view jobName, std::int64_t jobId) {

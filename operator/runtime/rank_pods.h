@@ -85,6 +85,16 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input);
 // ranks) that gives each rank its DNS name before any rank is ready.
 api::Service jobService(const GangInput& input);
 
+// Reading the bookkeeping back: a numeric label or annotation of one of our pods (rank,
+// attempt, gang size); nullopt when it is absent or not a number.
+std::optional<std::uint32_t> bookkeepingNumber(const std::map<std::string, std::string>& values,
+                                               std::string_view key);
+
+// The kubelet's admission refused the pod for a resource it lacks (pkg/kubelet/lifecycle:
+// phase Failed, reason "OutOf" + the resource name). Such a pod never ran; its gang was placed
+// on a stale view of the node and must be rolled back, not counted as a job failure.
+bool rejectedByKubelet(const api::Pod& pod);
+
 // The labels every object of the job carries, for selectors and informer indexes.
 std::map<std::string, std::string> jobLabels(std::string_view jobName, std::int64_t jobId);
 
