@@ -12,7 +12,7 @@ namespace {
 
 const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::string& key) {
   for (const api::SlurmJobObject& job : objects.jobs) {
-    if (job.namespaceName + "/" + job.name == key) return &job;
+    if (jobKey(job) == key) return &job;
   }
   return nullptr;
 }
@@ -22,14 +22,6 @@ const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
     if (job.id == id) return &job;
   }
   return nullptr;
-}
-
-std::uint32_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
-  std::uint64_t total = 0;
-  for (const slurm::GresRequest& entry : entries) {
-    if (entry.name == "gpu") total += entry.count;
-  }
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(total, UINT32_MAX));
 }
 
 // SLURM_ARRAY_TASK_*: the spacing of the task ids when they are evenly spaced, else 1.
@@ -150,7 +142,9 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   env.cpusPerTaskOption = job->request.cpusPerTask;
   env.cpusPerNode = static_cast<std::uint32_t>(nodes->cpuMillisPerNode / 1000);
   env.gpusPerNode = nodes->gpusPerNode;
-  if (!job->request.gpusPerNode.empty()) env.gpusPerNodeOption = gpuCount(job->request.gpusPerNode);
+  if (!job->request.gpusPerNode.empty())
+    env.gpusPerNodeOption = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(gpuCount(job->request.gpusPerNode), UINT32_MAX));
   env.array = arrayInfo(*job);
   env.ncclSettings = partition->spec.nccl;
   if (Status applied = applyRendezvous(job->raw, nodes->gpusPerNode, env); !applied.isOk()) {

@@ -12,14 +12,6 @@ namespace {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
-std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
-  std::uint64_t total = 0;
-  for (const slurm::GresRequest& entry : entries) {
-    if (entry.name == "gpu") total += entry.count;
-  }
-  return total;
-}
-
 Status invalidGres() { return invalidArgument("Invalid generic resource (gres) specification"); }
 
 StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const char* option) {
@@ -32,6 +24,14 @@ StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const cha
 }
 
 }  // namespace
+
+std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
+  std::uint64_t total = 0;
+  for (const slurm::GresRequest& entry : entries) {
+    if (entry.name == "gpu") total += entry.count;
+  }
+  return total;
+}
 
 StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request) {
   NodeRequest result;

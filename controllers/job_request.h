@@ -32,6 +32,9 @@ struct NodeRequest {
   bool wholeNode = false;  // --exclusive, or --mem=0
 };
 
+// The GPUs a list of GRES entries asks for ("gpu:2,gpu:a100:2" -> 4; other GRES ignored).
+std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries);
+
 // kInvalidArgument with the message sbatch/slurmctld would give for inconsistent requests.
 StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request);
 
