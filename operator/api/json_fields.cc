@@ -174,35 +174,33 @@ std::map<std::string, std::string> Decoder::quantityMap(const Json& parent, cons
   return out;
 }
 
-std::optional<std::int64_t> Decoder::time(const Json& parent, const char* key, const Path& at) {
-  const Json* value = member(parent, key);
+namespace {
+// Time and MicroTime differ only in their parser (seconds vs microseconds).
+std::optional<std::int64_t> timeMember(Decoder& d, const Json& parent, const char* key,
+                                       const Path& at,
+                                       StatusOr<std::int64_t> (*parse)(std::string_view)) {
+  const Json* value = Decoder::member(parent, key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_string()) {
-    fail(at.child(key), "expected an RFC 3339 time string");
+    d.fail(at.child(key), "expected an RFC 3339 time string");
     return std::nullopt;
   }
-  StatusOr<std::int64_t> t = parseTimestamp(value->get_ref<const std::string&>());
+  StatusOr<std::int64_t> t = parse(value->get_ref<const std::string&>());
   if (!t.isOk()) {
-    fail(at.child(key), t.status().message());
+    d.fail(at.child(key), t.status().message());
     return std::nullopt;
   }
   return *t;
 }
+}  // namespace
+
+std::optional<std::int64_t> Decoder::time(const Json& parent, const char* key, const Path& at) {
+  return timeMember(*this, parent, key, at, &parseTimestamp);
+}
 
 std::optional<std::int64_t> Decoder::microTime(const Json& parent, const char* key,
                                                const Path& at) {
-  const Json* value = member(parent, key);
-  if (value == nullptr) return std::nullopt;
-  if (!value->is_string()) {
-    fail(at.child(key), "expected an RFC 3339 time string");
-    return std::nullopt;
-  }
-  StatusOr<std::int64_t> t = parseMicroTime(value->get_ref<const std::string&>());
-  if (!t.isOk()) {
-    fail(at.child(key), t.status().message());
-    return std::nullopt;
-  }
-  return *t;
+  return timeMember(*this, parent, key, at, &parseMicroTime);
 }
 
 std::optional<std::string> textOf(const Json* value) {
