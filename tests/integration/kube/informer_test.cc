@@ -113,16 +113,30 @@ class InformerIT : public testing::Test {
     auto created = client_->create(resources::namespaces(), "", nsObject);
     ASSERT_TRUE(created.isOk()) << created.status().toString();
   }
+  // The informer goes first: it reads through proxied_, which talks to proxy_.
   void TearDown() override {
     if (informer_) informer_->stop();
     informer_.reset();
+    proxied_.reset();
+    proxy_.reset();
     if (client_) (void)client_->remove(resources::namespaces(), "", ns_, {});
   }
 
-  // A client that reaches the apiserver through `proxy`: same CA, the admin token (the proxy
-  // does not pass client certificates on).
+  // Starts proxy_ and proxied_, a client that reaches the apiserver through it: same CA, the
+  // admin token (the proxy does not pass client certificates on).
   // Its own retries are kept to one so that faults reach the informer (under test) instead of
   // being absorbed by the client; a 429 still waits its Retry-After (1 s) once.
+  void startProxy() {
+    auto proxyOptions = FaultProxy::sandboxOptions();
+    ASSERT_TRUE(proxyOptions.isOk()) << proxyOptions.status().toString();
+    proxyOptions->trace =
+        std::getenv("FAULT_PROXY_TRACE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
+    auto started = FaultProxy::start(*proxyOptions);
+    ASSERT_TRUE(started.isOk()) << started.status().toString();
+    proxy_ = std::move(started).value();
+    proxied_ = proxiedClient(*proxy_);
+    ASSERT_NE(proxied_, nullptr);
+  }
   std::unique_ptr<Client> proxiedClient(const FaultProxy& proxy) {
     ClientOptions retries;
     retries.maxRetries = 1;
@@ -163,6 +177,9 @@ class InformerIT : public testing::Test {
   }
 
   std::unique_ptr<Client> client_;
+  // Declared in the order they may be destroyed in, last first.
+  std::unique_ptr<FaultProxy> proxy_;
+  std::unique_ptr<Client> proxied_;
   std::unique_ptr<Informer> informer_;
   std::string ns_;
   static inline int counter_ = 0;
@@ -208,15 +225,8 @@ TEST_F(InformerIT, SeesCreatesUpdatesDeletesAndEqualsAFreshList) {
 }
 
 TEST_F(InformerIT, ConvergesThroughDroppedConnectionsThrottlingErrorsAndDelays) {
-  auto proxyOptions = FaultProxy::sandboxOptions();
-  ASSERT_TRUE(proxyOptions.isOk()) << proxyOptions.status().toString();
-  proxyOptions->trace =
-      std::getenv("FAULT_PROXY_TRACE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
-  auto started = FaultProxy::start(*proxyOptions);
-  ASSERT_TRUE(started.isOk()) << started.status().toString();
-  std::unique_ptr<FaultProxy> proxy = std::move(started).value();
-  std::unique_ptr<Client> proxied = proxiedClient(*proxy);
-  ASSERT_NE(proxied, nullptr);
+  ASSERT_NO_FATAL_FAILURE(startProxy());
+  FaultProxy* proxy = proxy_.get();
 
   InformerOptions options;
   options.ns = ns_;
@@ -230,7 +240,7 @@ TEST_F(InformerIT, ConvergesThroughDroppedConnectionsThrottlingErrorsAndDelays) 
   std::atomic<int> errors{0};
   options.onError = [&](const Status&) { ++errors; };
   HandlerState state;
-  informer_ = std::make_unique<Informer>(*proxied, *proxied, resources::configMaps(), options);
+  informer_ = std::make_unique<Informer>(*proxied_, *proxied_, resources::configMaps(), options);
   ASSERT_TRUE(informer_->addEventHandler(state.handler()).isOk());
   informer_->start();
   ASSERT_TRUE(informer_->waitForSync(20s));
@@ -351,13 +361,8 @@ TEST_F(InformerIT, ConvergesThroughDroppedConnectionsThrottlingErrorsAndDelays) 
 }
 
 TEST_F(InformerIT, RelistAfterACutWatchReportsDeletesMissedWhileDisconnected) {
-  auto proxyOptions = FaultProxy::sandboxOptions();
-  ASSERT_TRUE(proxyOptions.isOk()) << proxyOptions.status().toString();
-  auto started = FaultProxy::start(*proxyOptions);
-  ASSERT_TRUE(started.isOk()) << started.status().toString();
-  std::unique_ptr<FaultProxy> proxy = std::move(started).value();
-  std::unique_ptr<Client> proxied = proxiedClient(*proxy);
-  ASSERT_NE(proxied, nullptr);
+  ASSERT_NO_FATAL_FAILURE(startProxy());
+  FaultProxy* proxy = proxy_.get();
   for (int i = 0; i < 6; ++i) {
     ASSERT_TRUE(
         client_->create(resources::configMaps(), ns_, configMap("c" + std::to_string(i), "0"))
@@ -368,7 +373,7 @@ TEST_F(InformerIT, RelistAfterACutWatchReportsDeletesMissedWhileDisconnected) {
   options.backoffBase = 50ms;
   options.backoffCap = 500ms;
   HandlerState state;
-  informer_ = std::make_unique<Informer>(*proxied, *proxied, resources::configMaps(), options);
+  informer_ = std::make_unique<Informer>(*proxied_, *proxied_, resources::configMaps(), options);
   ASSERT_TRUE(informer_->addEventHandler(state.handler()).isOk());
   informer_->start();
   ASSERT_TRUE(informer_->waitForSync(10s));
