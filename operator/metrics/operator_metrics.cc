@@ -1,0 +1,253 @@
+#include "operator/metrics/operator_metrics.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace kubeslurm::metrics {
+namespace {
+
+using prometheus::Counter;
+using prometheus::Family;
+using prometheus::Gauge;
+using prometheus::Histogram;
+using prometheus::Registry;
+
+// A plan takes from about 100 µs (a handful of jobs) to seconds (a deep backfill queue); a cycle
+// adds the API writes on top, so both share one range.
+const Histogram::BucketBoundaries& cycleBuckets() {
+  static const Histogram::BucketBoundaries kBuckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+  return kBuckets;
+}
+
+// A gang admission is one bind per pod against the API server, so milliseconds to tens of seconds.
+const Histogram::BucketBoundaries& gangBuckets() {
+  static const Histogram::BucketBoundaries kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                       0.5,   1,    2.5,   5,    10,  30};
+  return kBuckets;
+}
+
+Family<Gauge>& gaugeFamily(Registry& registry, const std::string& name, const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry);
+}
+
+Family<Counter>& counterFamily(Registry& registry, const std::string& name,
+                               const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+Family<Histogram>& histogramFamily(Registry& registry, const std::string& name,
+                                   const std::string& help) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry);
+}
+
+// A gauge family keyed by one label whose set of values is replaced whole: values absent from
+// the latest report are removed rather than left at a stale number.
+class ReplacedGauges {
+ public:
+  ReplacedGauges(Family<Gauge>& family, std::string label)
+      : family_(family), label_(std::move(label)) {}
+
+  template <typename Map, typename Value>
+  void replace(const Map& values, Value valueOf) {
+    const std::scoped_lock lock(mutex_);
+    for (auto it = gauges_.begin(); it != gauges_.end();) {
+      if (values.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      family_.Remove(it->second);
+      it = gauges_.erase(it);
+    }
+    for (const auto& [key, value] : values) {
+      auto [it, inserted] = gauges_.try_emplace(key, nullptr);
+      if (inserted) it->second = &family_.Add({{label_, key}});
+      it->second->Set(valueOf(value));
+    }
+  }
+
+ private:
+  Family<Gauge>& family_;
+  const std::string label_;
+  std::mutex mutex_;
+  std::map<std::string, Gauge*> gauges_;
+};
+
+double asDouble(std::int64_t n) { return static_cast<double>(n); }
+
+}  // namespace
+
+struct OperatorMetrics::Impl {
+  // Registered families live as long as the registry; the references below rely on that.
+  std::shared_ptr<Registry> registry = std::make_shared<Registry>();
+
+  ReplacedGauges jobs{gaugeFamily(*registry, "kubeslurm_jobs",
+                                  "SlurmJobs by Slurm job state (PENDING, RUNNING, ...), as of "
+                                  "the last scheduling cycle."),
+                      "state"};
+  ReplacedGauges pendingReasons{
+      gaugeFamily(*registry, "kubeslurm_pending_jobs",
+                  "Pending SlurmJobs by the reason squeue shows (Priority, Resources, "
+                  "Dependency, ...), as of the last scheduling cycle."),
+      "reason"};
+  ReplacedGauges nodes{gaugeFamily(*registry, "kubeslurm_nodes",
+                                   "GPU nodes by Slurm node state (idle, mixed, allocated, drain, "
+                                   "down), as of the last scheduling cycle."),
+                       "state"};
+
+  Family<Gauge>& gpuFamily =
+      gaugeFamily(*registry, "kubeslurm_gpus",
+                  "Cluster GPUs by what holds them: allocated (running SlurmJobs), foreign (pods "
+                  "kubeslurm does not manage, or terminating), free, unavailable (nodes drained, "
+                  "down or not ready).");
+  Gauge& gpusAllocated = gpuFamily.Add({{"state", "allocated"}});
+  Gauge& gpusForeign = gpuFamily.Add({{"state", "foreign"}});
+  Gauge& gpusFree = gpuFamily.Add({{"state", "free"}});
+  Gauge& gpusUnavailable = gpuFamily.Add({{"state", "unavailable"}});
+  // Not kubeslurm_gpus_total: Prometheus reserves _total for counters (promtool lints it).
+  Gauge& gpusAllocatable = gaugeFamily(*registry, "kubeslurm_gpus_allocatable",
+                                       "GPUs allocatable on nodes that are up; equals the "
+                                       "allocated, foreign and free GPUs together.")
+                               .Add({});
+
+  ReplacedGauges accountFairShare{
+      gaugeFamily(*registry, "kubeslurm_account_fairshare",
+                  "Fair-share factor of each account in [0, 1], as sshare shows it: 1 for an "
+                  "account that used nothing, 0.5 at its share, towards 0 above it."),
+      "account"};
+  ReplacedGauges accountUsage{
+      gaugeFamily(*registry, "kubeslurm_account_usage",
+                  "Usage of each account behind its fair-share: billing-weighted GPU-seconds, "
+                  "decayed by the half-life."),
+      "account"};
+
+  Gauge& leader = gaugeFamily(*registry, "kubeslurm_leader",
+                              "1 while this replica holds the leader lease and schedules, else 0.")
+                      .Add({});
+
+  Histogram& cycleDuration =
+      histogramFamily(*registry, "kubeslurm_scheduler_cycle_duration_seconds",
+                      "Wall time of a whole scheduling cycle: snapshot, plan and API writes.")
+          .Add({}, cycleBuckets());
+  Histogram& planDuration =
+      histogramFamily(*registry, "kubeslurm_scheduler_plan_duration_seconds",
+                      "Wall time of the planning step alone (priority, main pass and backfill).")
+          .Add({}, cycleBuckets());
+  Counter& cycles = counterFamily(*registry, "kubeslurm_scheduler_cycles_total",
+                                  "Scheduling cycles run by this replica.")
+                        .Add({});
+  Family<Counter>& startedFamily =
+      counterFamily(*registry, "kubeslurm_jobs_started_total",
+                    "SlurmJobs started; backfilled=\"true\" for those started out of priority "
+                    "order by the backfill pass.");
+  Counter& startedInOrder = startedFamily.Add({{"backfilled", "false"}});
+  Counter& startedBackfilled = startedFamily.Add({{"backfilled", "true"}});
+  Counter& budgetExhausted =
+      counterFamily(*registry, "kubeslurm_scheduler_budget_exhausted_total",
+                    "Cycles that stopped testing jobs at the scheduling budget (like Slurm's "
+                    "bf_max_job_test); lower-priority jobs were not considered that cycle.")
+          .Add({});
+  Gauge& backfillReservations =
+      gaugeFamily(*registry, "kubeslurm_backfill_reservations",
+                  "Future start reservations the last backfill pass held for blocked jobs.")
+          .Add({});
+
+  Family<Counter>& gangFamily =
+      counterFamily(*registry, "kubeslurm_gang_admissions_total",
+                    "Gang admissions of a job's pods: bound (all pods bound) or rolled_back (a "
+                    "bind failed and the bound pods were released).");
+  Counter& gangBound = gangFamily.Add({{"result", "bound"}});
+  Counter& gangRolledBack = gangFamily.Add({{"result", "rolled_back"}});
+  Histogram& gangDuration = histogramFamily(*registry, "kubeslurm_gang_admission_duration_seconds",
+                                            "Wall time to bind (or roll back) all pods of a job.")
+                                .Add({}, gangBuckets());
+
+  Family<Counter>& transitions = counterFamily(*registry, "kubeslurm_job_transitions_total",
+                                               "SlurmJob state transitions, by the state entered.");
+  Counter& jobIdsAssigned = counterFamily(*registry, "kubeslurm_job_ids_assigned_total",
+                                          "Slurm job IDs handed out to new SlurmJobs.")
+                                .Add({});
+  Family<Counter>& apiErrors =
+      counterFamily(*registry, "kubeslurm_api_errors_total",
+                    "Kubernetes API requests that failed after retries, by verb.");
+};
+
+OperatorMetrics::OperatorMetrics() : impl_(std::make_unique<Impl>()) {}
+OperatorMetrics::~OperatorMetrics() = default;
+
+void OperatorMetrics::setJobs(const std::map<std::string, std::int64_t>& byState) {
+  impl_->jobs.replace(byState, asDouble);
+}
+
+void OperatorMetrics::setPendingReasons(const std::map<std::string, std::int64_t>& byReason) {
+  impl_->pendingReasons.replace(byReason, asDouble);
+}
+
+void OperatorMetrics::setNodes(const std::map<std::string, std::int64_t>& byState) {
+  impl_->nodes.replace(byState, asDouble);
+}
+
+void OperatorMetrics::setGpus(const GpuCounts& gpus) {
+  impl_->gpusAllocatable.Set(asDouble(gpus.total));
+  impl_->gpusAllocated.Set(asDouble(gpus.allocated));
+  impl_->gpusForeign.Set(asDouble(gpus.foreign));
+  impl_->gpusFree.Set(asDouble(gpus.free));
+  impl_->gpusUnavailable.Set(asDouble(gpus.unavailable));
+}
+
+void OperatorMetrics::setAccounts(
+    const std::map<std::string, std::pair<double, double>>& fairShareAndUsage) {
+  impl_->accountFairShare.replace(fairShareAndUsage,
+                                  [](const std::pair<double, double>& p) { return p.first; });
+  impl_->accountUsage.replace(fairShareAndUsage,
+                              [](const std::pair<double, double>& p) { return p.second; });
+}
+
+void OperatorMetrics::setLeader(bool leader) { impl_->leader.Set(leader ? 1 : 0); }
+
+void OperatorMetrics::observeCycle(const CycleSample& sample) {
+  impl_->cycles.Increment();
+  impl_->cycleDuration.Observe(sample.seconds);
+  impl_->planDuration.Observe(sample.planSeconds);
+  const std::uint32_t backfilled = std::min(sample.jobsBackfilled, sample.jobsStarted);
+  impl_->startedInOrder.Increment(sample.jobsStarted - backfilled);
+  impl_->startedBackfilled.Increment(backfilled);
+  if (sample.budgetExhausted) impl_->budgetExhausted.Increment();
+  impl_->backfillReservations.Set(sample.reservations);
+}
+
+void OperatorMetrics::addGangAdmission(bool ok, double seconds) {
+  (ok ? impl_->gangBound : impl_->gangRolledBack).Increment();
+  impl_->gangDuration.Observe(seconds);
+}
+
+void OperatorMetrics::addJobTransition(const std::string& state) {
+  impl_->transitions.Add({{"state", state}}).Increment();
+}
+
+void OperatorMetrics::addJobIdsAssigned(std::int64_t n) {
+  // A counter only goes up; prometheus-cpp would silently ignore a negative step anyway.
+  if (n > 0) impl_->jobIdsAssigned.Increment(asDouble(n));
+}
+
+void OperatorMetrics::addApiError(const std::string& verb) {
+  impl_->apiErrors.Add({{"verb", verb}}).Increment();
+}
+
+std::shared_ptr<void> OperatorMetrics::registry() const { return impl_->registry; }
+
+std::string OperatorMetrics::exposition() const {
+  return prometheus::TextSerializer().Serialize(impl_->registry->Collect());
+}
+
+}  // namespace kubeslurm::metrics

@@ -1,0 +1,73 @@
+// The operator's Prometheus metrics: what the scheduler saw and did, for dashboards and alerts.
+//
+// prometheus-cpp stays behind a pimpl so that the controllers reporting here compile without its
+// headers. Every method is safe to call from any thread, concurrently with a scrape.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace kubeslurm::metrics {
+
+// Cluster GPUs by what holds them, as the scheduler's snapshot saw them.
+struct GpuCounts {
+  std::int64_t total = 0;      // allocatable on nodes that are up
+  std::int64_t allocated = 0;  // held by running SlurmJobs
+  // Requested by pods kubeslurm does not manage (inference) or is tearing down.
+  std::int64_t foreign = 0;
+  std::int64_t free = 0;
+  std::int64_t unavailable = 0;  // on nodes drained, down or not ready
+};
+
+// One scheduling cycle. The counts are those of core::CycleStats (sdiag's meaning).
+struct CycleSample {
+  double seconds = 0;      // the whole cycle (snapshot, plan, writes)
+  double planSeconds = 0;  // core::plan alone
+  std::uint32_t jobsConsidered = 0;
+  std::uint32_t jobsStarted = 0;     // all starts, backfilled ones included
+  std::uint32_t jobsBackfilled = 0;  // of jobsStarted, those started by the backfill pass
+  std::uint32_t reservations = 0;    // backfill reservations held for blocked jobs
+  bool budgetExhausted = false;
+};
+
+class OperatorMetrics {
+ public:
+  OperatorMetrics();
+  ~OperatorMetrics();
+  OperatorMetrics(const OperatorMetrics&) = delete;
+  OperatorMetrics& operator=(const OperatorMetrics&) = delete;
+  OperatorMetrics(OperatorMetrics&&) = delete;
+  OperatorMetrics& operator=(OperatorMetrics&&) = delete;
+
+  // Gauges replaced whole each cycle: a label value missing from the map is removed from the
+  // family, so that a state or reason that disappeared does not linger at its last value.
+  void setJobs(const std::map<std::string, std::int64_t>& byState);  // Slurm state names
+  void setPendingReasons(const std::map<std::string, std::int64_t>& byReason);
+  void setNodes(const std::map<std::string, std::int64_t>& byState);  // idle, mixed, drain...
+  void setGpus(const GpuCounts& gpus);
+  // Per account: the fair-share factor and the decayed billing-weighted GPU-seconds.
+  void setAccounts(const std::map<std::string, std::pair<double, double>>& fairShareAndUsage);
+  void setLeader(bool leader);
+
+  void observeCycle(const CycleSample& sample);
+  void addGangAdmission(bool ok, double seconds);  // ok: bound; not ok: rolled back
+  void addJobTransition(const std::string& state);
+  void addJobIdsAssigned(std::int64_t n);
+  void addApiError(const std::string& verb);
+
+  // For the exposer: really a std::shared_ptr<prometheus::Registry>, opaque so that includers
+  // need no prometheus headers.
+  std::shared_ptr<void> registry() const;
+  // The text exposition of everything registered (what /metrics serves), for tests and for
+  // `kubeslurm-operator --dump-metrics`.
+  std::string exposition() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kubeslurm::metrics
