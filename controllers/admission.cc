@@ -133,7 +133,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   env.jobName = job->request.jobName;
   env.user = planned->user;
   env.partition = partition->metadata.name;
-  env.account = job->request.account;
+  env.account = planned->account;  // defaulted from the namespace's Account
   // slurmctld reports the QOS it applied; "normal" is the one every cluster has.
   env.qos = job->request.qos.empty() ? "normal" : job->request.qos;
   env.clusterName = options.clusterName;

@@ -347,4 +347,35 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
   return done(JobEvent{"Normal", "Started", "job " + name + " started on " + d.status.nodeList});
 }
 
+api::SlurmJobStatus submittedStatus(std::int64_t jobId, std::optional<core::Time> created,
+                                    core::Time now) {
+  api::SlurmJobStatus status;
+  status.jobId = jobId;
+  setState(status, slurm::JobState::kPending);
+  status.reason = reasonName(slurm::PendingReason::kNone);
+  status.submitTime = created.value_or(now);
+  status.restarts = 0;
+  return status;
+}
+
+StatusDecision preemptStatus(const api::SlurmJobObject& job, core::PreemptMode mode,
+                             core::Time now) {
+  StatusDecision d;
+  const api::SlurmJobStatus before = job.status.value_or(api::SlurmJobStatus{});
+  d.status = before;
+  if (mode == core::PreemptMode::kOff) return d;
+  if (mode == core::PreemptMode::kCancel) {
+    finish(d.status, slurm::JobState::kPreempted, "0:15", slurm::PendingReason::kNone, now);
+    d.event =
+        JobEvent{"Warning", "Preempted", "preempted by a higher-priority partition; cancelled"};
+  } else {
+    requeue(d.status, before.restarts.value_or(0) + 1, slurm::PendingReason::kPreempted);
+    d.event =
+        JobEvent{"Warning", "Preempted", "preempted by a higher-priority partition; requeued"};
+  }
+  d.changed = d.status != before;
+  if (!d.changed) d.event.reset();
+  return d;
+}
+
 }  // namespace kubeslurm::controllers

@@ -101,4 +101,18 @@ struct StatusDecision {
 StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservation& gang,
                             core::Time now, const JobStatusPolicy& policy);
 
+// A new job's first status: its id, PENDING with reason None (what squeue shows before the
+// first scheduling pass), attempt 0, submitted when the object was created (`created`, else
+// `now`).
+api::SlurmJobStatus submittedStatus(std::int64_t jobId, std::optional<core::Time> created,
+                                    core::Time now);
+
+// A running job the scheduler preempts. REQUEUE: the job goes back to the queue as its next
+// attempt (REQUEUED, restarts + 1, reason BeginTime as slurmctld's batch_requeue_fini leaves
+// it); its pods become a stale attempt, which decideStatus stops with the grace period. CANCEL:
+// the job ends PREEMPTED with "0:15" (its tasks got SIGTERM), and decideStatus stops its live
+// pods because the state is final.
+StatusDecision preemptStatus(const api::SlurmJobObject& job, core::PreemptMode mode,
+                             core::Time now);
+
 }  // namespace kubeslurm::controllers

@@ -382,6 +382,20 @@ class Builder {
     }
   }
 
+  // A job that names no account runs under the Account covering its namespace (the first by
+  // name when several list it), as Slurm uses a user's default account; in a namespace no
+  // Account covers, under root, the top of the tree every cluster has.
+  std::string defaultAccount(const std::string& ns) const {
+    const api::Account* best = nullptr;
+    for (const api::Account& a : objects_.accounts) {
+      const auto& covered = a.spec.namespaces;
+      if (std::find(covered.begin(), covered.end(), ns) == covered.end()) continue;
+      if (best == nullptr || a.metadata.name < best->metadata.name) best = &a;
+    }
+    if (best != nullptr) return best->metadata.name;
+    return objects_.accounts.empty() ? std::string() : std::string("root");
+  }
+
   std::string userOf(const api::SlurmJobObject& job) const {
     return job.user.empty() ? options_.defaultUser : job.user;
   }
@@ -427,6 +441,7 @@ class Builder {
       problem(job, "InvalidRequest", std::string(core.status().message()));
       return;
     }
+    if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kPending;
     out_.jobKeys.emplace(id, jobKey(job));
@@ -455,6 +470,7 @@ class Builder {
     }
     auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
     if (!core.isOk()) return;  // its pods stay charged as foreign load
+    if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kRunning;
     core->startTime = job.status->startTime.value_or(now_);

@@ -17,6 +17,9 @@ ResourceType leases() { return {"coordination.k8s.io", "v1", "leases", true}; }
 ResourceType customResourceDefinitions() {
   return {"apiextensions.k8s.io", "v1", "customresourcedefinitions", false};
 }
+ResourceType slurmJobs() { return {"kubeslurm.io", "v1alpha1", "slurmjobs", true}; }
+ResourceType partitions() { return {"kubeslurm.io", "v1alpha1", "partitions", false}; }
+ResourceType accounts() { return {"kubeslurm.io", "v1alpha1", "accounts", false}; }
 }  // namespace resources
 
 std::string percentEncode(std::string_view text) {

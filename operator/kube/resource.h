@@ -30,6 +30,10 @@ ResourceType namespaces();
 ResourceType events();
 ResourceType leases();
 ResourceType customResourceDefinitions();
+// kubeslurm.io/v1alpha1 (crds/).
+ResourceType slurmJobs();
+ResourceType partitions();
+ResourceType accounts();
 }  // namespace resources
 
 // /api/v1/namespaces/NS/pods/NAME/SUB or /apis/G/V/...; `ns` ignored for cluster-scoped types;

@@ -1,0 +1,546 @@
+#include "controllers/reconciler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <utility>
+
+#include "controllers/job_request.h"
+#include "operator/api/core_types.h"
+#include "operator/runtime/rank_pods.h"
+#include "operator/slurm/hostlist.h"
+#include "operator/slurm/names.h"
+
+namespace kubeslurm::controllers {
+namespace {
+
+using nlohmann::json;
+
+api::ObjectMeta metaOf(const api::SlurmJobObject& job) {
+  if (job.raw.is_object() && job.raw.contains("metadata")) {
+    auto meta = api::decodeObjectMeta(job.raw.at("metadata"));
+    if (meta.isOk()) return std::move(meta).value();
+  }
+  api::ObjectMeta meta;
+  meta.name = job.name;
+  meta.namespaceName = job.namespaceName;
+  return meta;
+}
+
+api::ObjectReference referenceOf(const api::SlurmJobObject& job) {
+  const api::ObjectMeta meta = metaOf(job);
+  return api::ObjectReference{std::string(api::kSlurmJobApiVersion),
+                              std::string(api::kSlurmJobKind),
+                              job.namespaceName,
+                              job.name,
+                              meta.uid,
+                              meta.resourceVersion};
+}
+
+const json& conditionsOf(const json& raw) {
+  static const json kEmpty = json::array();
+  if (!raw.is_object()) return kEmpty;
+  auto status = raw.find("status");
+  if (status == raw.end() || !status->is_object()) return kEmpty;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return kEmpty;
+  return *conditions;
+}
+
+// The time limit TIMEOUT is measured against when the job asked for none.
+core::Duration defaultTimeLimit(const api::SlurmJobObject& job,
+                                const std::vector<api::Partition>& partitions) {
+  std::string ignored;
+  const api::Partition* partition = jobPartition(job.request, partitions, &ignored);
+  if (partition == nullptr) return core::kUnlimited;
+  return api::partitionDefaultTime(partition->spec).seconds.value_or(core::kUnlimited);
+}
+
+std::string podJob(const api::Pod& pod) {
+  auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
+  return it == pod.metadata.labels.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+const json* findCondition(const json& conditions, std::string_view type) {
+  if (!conditions.is_array()) return nullptr;
+  for (const json& c : conditions) {
+    if (c.is_object() && c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+bool setCondition(json& conditions, std::string_view type, std::string_view status,
+                  std::string_view reason, std::string_view message, core::Time now) {
+  if (!conditions.is_array()) conditions = json::array();
+  for (json& c : conditions) {
+    if (!c.is_object() || c.value("type", "") != type) continue;
+    bool changed = false;
+    if (c.value("status", "") != status) {
+      c["status"] = std::string(status);
+      c["lastTransitionTime"] = api::formatTimestamp(now);
+      changed = true;
+    }
+    if (c.value("reason", "") != reason) {
+      c["reason"] = std::string(reason);
+      changed = true;
+    }
+    if (c.value("message", "") != message) {
+      c["message"] = std::string(message);
+      changed = true;
+    }
+    return changed;
+  }
+  conditions.push_back({{"type", std::string(type)},
+                        {"status", std::string(status)},
+                        {"reason", std::string(reason)},
+                        {"message", std::string(message)},
+                        {"lastTransitionTime", api::formatTimestamp(now)}});
+  return true;
+}
+
+Reconciler::Reconciler(kube::Reader& reader, kube::Writer& writer, kube::StatusWriter& statusWriter,
+                       kube::Binder& binder, JobIdAllocator& ids, kube::EventRecorder* events,
+                       ReconcilerOptions options)
+    : reader_(reader),
+      writer_(writer),
+      statusWriter_(statusWriter),
+      ids_(ids),
+      events_(events),
+      options_(std::move(options)),
+      binder_(reader, writer, binder, [this] {
+        GangBinderOptions binderOptions = options_.binder;
+        if (!binderOptions.canWrite) binderOptions.canWrite = options_.canWrite;
+        return binderOptions;
+      }()) {}
+
+bool Reconciler::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
+
+void Reconciler::reset() {
+  expectations_.clear();
+  lastPendingWrite_.clear();
+}
+
+StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObject>& jobs) {
+  kube::ListOptions list;
+  list.labelSelector = std::string(runtime::kJobNameLabel);
+  auto listed = kube::listAll(reader_, kube::resources::pods(), "", list);
+  if (!listed.isOk()) return listed.status();
+  std::vector<api::Pod> pods;
+  for (const json& item : (*listed)["items"]) {
+    auto pod = api::decodePod(item);
+    if (pod.isOk()) pods.push_back(std::move(pod).value());
+  }
+  CurrentAttempts current;
+  for (const api::SlurmJobObject& job : jobs) {
+    if (job.status && job.status->restarts) {
+      current[{job.namespaceName, job.name}] = static_cast<std::uint32_t>(*job.status->restarts);
+    }
+  }
+  std::uint32_t removed = 0;
+  for (const PartialGang& gang : findPartialGangs(pods, current)) {
+    if (!fenceOpen()) return Status(StatusCode::kAborted, "leadership lost during recovery");
+    Status done = binder_.removeGang(gang);
+    if (!done.isOk()) return done;
+    ++removed;
+  }
+  return removed;
+}
+
+void Reconciler::applyExpectations(ClusterObjects& objects, core::Time now) {
+  std::map<std::string, std::set<std::string>> seen;  // job key -> pod names of any attempt
+  for (const api::Pod& pod : objects.pods) {
+    if (!isRankPod(pod)) continue;
+    seen[pod.metadata.namespaceName + "/" + podJob(pod)].insert(pod.metadata.name);
+  }
+  for (auto it = expectations_.begin(); it != expectations_.end();) {
+    Expectation& e = it->second;
+    const std::set<std::string>& names = seen[it->first];
+    std::vector<const api::Pod*> missing;
+    for (const api::Pod& pod : e.pods) {
+      if (!names.contains(pod.metadata.name)) missing.push_back(&pod);
+    }
+    if (missing.empty() || now - e.admittedAt > options_.expectationTimeout) {
+      it = expectations_.erase(it);
+      continue;
+    }
+    for (const api::Pod* pod : missing) objects.pods.push_back(*pod);
+    ++it;
+  }
+}
+
+const api::SlurmJobObject* Reconciler::findJob(const ClusterObjects& objects,
+                                               const std::string& key) const {
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (jobKey(job) == key) return &job;
+  }
+  return nullptr;
+}
+
+bool Reconciler::writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
+                             const std::function<void(json& conditions)>& conditions,
+                             CycleReport& report) {
+  if (!fenceOpen()) {
+    report.fenceClosed = true;
+    return false;
+  }
+  api::SlurmJobObject next = job;
+  next.status = status;
+  json object = api::encodeSlurmJob(next);
+  if (conditions) {
+    json& list = object["status"]["conditions"];
+    if (!list.is_array()) list = json::array();
+    conditions(list);
+    if (list.empty()) object["status"].erase("conditions");
+  }
+  auto written =
+      statusWriter_.updateStatus(kube::resources::slurmJobs(), job.namespaceName, object);
+  if (!written.isOk()) {
+    if (written.status().code() == StatusCode::kAborted) {
+      ++report.writeConflicts;
+    } else {
+      report.errors.push_back("status of " + jobKey(job) + ": " + written.status().toString());
+    }
+    return false;
+  }
+  written_.insert(jobKey(job));
+  ++report.statusWrites;
+  if (!job.status || job.status->state != status.state) {
+    report.transitions.push_back(status.state);
+  }
+  return true;
+}
+
+void Reconciler::deletePods(const std::string& ns, const std::vector<std::string>& names,
+                            std::int64_t gracePeriodSeconds, CycleReport& report) {
+  for (const std::string& name : names) {
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    kube::DeleteOptions options;
+    options.gracePeriodSeconds = gracePeriodSeconds;
+    options.propagationPolicy = "Background";
+    const Status done = writer_.remove(kube::resources::pods(), ns, name, options);
+    if (done.isOk() || done.code() == StatusCode::kNotFound) {
+      ++report.podsDeleted;
+    } else {
+      std::string line = "delete pod ";
+      line.append(ns).append("/").append(name).append(": ").append(done.toString());
+      report.errors.push_back(std::move(line));
+    }
+  }
+}
+
+void Reconciler::recordEvent(const api::SlurmJobObject& job, const JobEvent& event) {
+  if (events_ != nullptr)
+    events_->record(referenceOf(job), event.type, event.reason, event.message);
+}
+
+void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& report) {
+  const auto assign = [&](api::SlurmJobObject& job, const std::string* invalid) {
+    if (report.fenceClosed) return;
+    auto id = ids_.next();
+    if (!id.isOk()) {
+      report.errors.push_back("job id for " + jobKey(job) + ": " + id.status().toString());
+      return;
+    }
+    const api::ObjectMeta meta = metaOf(job);
+    const api::SlurmJobStatus status = submittedStatus(*id, meta.creationTimestamp, now);
+    const auto conditions = [&](json& list) {
+      if (invalid != nullptr) {
+        setCondition(list, kValidCondition, "False", "InvalidSpec", *invalid, now);
+      }
+    };
+    if (writeStatus(job, status, conditions, report)) {
+      ++report.idsAssigned;
+      recordEvent(job,
+                  JobEvent{"Normal", "Submitted", "Submitted batch job " + std::to_string(*id)});
+    }
+  };
+  for (api::SlurmJobObject& job : input.objects.jobs) {
+    if (!job.status || !job.status->jobId) assign(job, nullptr);
+  }
+  // A job that does not decode still gets an id (it is a job the user submitted: scancel and
+  // squeue must reach it) and a condition that says which field is wrong.
+  for (UndecodableJob& bad : input.undecodable) {
+    api::SlurmJobObject job;
+    job.name = bad.name;
+    job.namespaceName = bad.namespaceName;
+    job.raw = bad.object;
+    const json& status = bad.object.contains("status") ? bad.object.at("status") : json();
+    if (status.is_object() && status.contains("jobId")) {
+      json conditions = conditionsOf(bad.object);
+      if (setCondition(conditions, kValidCondition, "False", "InvalidSpec", bad.message, now) &&
+          fenceOpen()) {
+        json object = bad.object;
+        object["status"]["conditions"] = conditions;
+        auto written =
+            statusWriter_.updateStatus(kube::resources::slurmJobs(), job.namespaceName, object);
+        if (written.isOk()) ++report.statusWrites;
+      }
+      continue;
+    }
+    assign(job, &bad.message);
+  }
+}
+
+void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now,
+                                   CycleReport& report) {
+  std::map<std::string, std::vector<api::Pod>> podsByJob;
+  for (const api::Pod& pod : objects.pods) {
+    if (isRankPod(pod)) podsByJob[pod.metadata.namespaceName + "/" + podJob(pod)].push_back(pod);
+  }
+  NodeHealth health;
+  for (const api::Node& node : objects.nodes) {
+    health[node.metadata.name] = api::nodeReadyStatus(node) == "True";
+  }
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (report.fenceClosed) return;
+    if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
+    const std::vector<api::Pod>& pods = podsByJob[jobKey(job)];
+    const GangObservation gang = observeGang(job, pods, health);
+    JobStatusPolicy policy;
+    policy.defaultTimeLimit = defaultTimeLimit(job, objects.partitions);
+    policy.gracePeriodSeconds = options_.admission.killWaitSeconds;
+    policy.requeueOnNodeFail = options_.requeueOnNodeFail;
+    const StatusDecision decision = decideStatus(job, gang, now, policy);
+    if (decision.changed && !writeStatus(job, decision.status, nullptr, report)) continue;
+    if (decision.changed && decision.event) recordEvent(job, *decision.event);
+    if (decision.changed) expectations_.erase(jobKey(job));
+    // A pod on a node that is NotReady or gone is deleted at once: no kubelet will confirm a
+    // graceful delete, and the pod would hold its name, which the job's next attempt needs. The
+    // node lifecycle controller taints such a node, so nothing is placed there meanwhile, and a
+    // kubelet that comes back kills containers whose pods no longer exist.
+    std::vector<std::string> graceful;
+    std::vector<std::string> forced;
+    for (const std::string& name : decision.deletePods) {
+      const auto pod = std::find_if(gang.all.begin(), gang.all.end(),
+                                    [&](const ObservedPod& p) { return p.name == name; });
+      const bool lostNode = pod != gang.all.end() && !pod->nodeName.empty() &&
+                            (!health.contains(pod->nodeName) || !health.at(pod->nodeName));
+      (lostNode ? forced : graceful).push_back(name);
+    }
+    for (const ObservedPod& pod : gang.all) {
+      // Deleted gracefully before its node was lost: it would stay Terminating for good.
+      if (pod.deleting && !pod.nodeName.empty() &&
+          (!health.contains(pod.nodeName) || !health.at(pod.nodeName))) {
+        forced.push_back(pod.name);
+      }
+    }
+    deletePods(job.namespaceName, graceful, decision.gracePeriodSeconds, report);
+    deletePods(job.namespaceName, forced, 0, report);
+  }
+}
+
+void Reconciler::reportProblems(const ClusterObjects& objects, const SnapshotIndex& index,
+                                core::Time now, CycleReport& report) {
+  std::map<std::string, const JobProblem*> problems;
+  for (const JobProblem& p : index.problems) problems.emplace(p.key, &p);
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (report.fenceClosed) return;
+    if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
+    const json& current = conditionsOf(job.raw);
+    const json* valid = findCondition(current, kValidCondition);
+    auto problem = problems.find(jobKey(job));
+    json next = current;
+    api::SlurmJobStatus status = *job.status;
+    bool changed = false;
+    if (problem != problems.end()) {
+      changed = setCondition(next, kValidCondition, "False", problem->second->reason,
+                             problem->second->message, now);
+      // squeue's REASON column is where a user looks first.
+      if (status.state == slurm::jobStateName(slurm::JobState::kPending) &&
+          status.reason != problem->second->reason) {
+        status.reason = problem->second->reason;
+        status.reasonDetail.clear();
+        changed = true;
+      }
+    } else if (valid != nullptr && valid->value("status", "") == "False") {
+      // A non-empty message: v1.20's CRD validation reads an empty string here as null, which
+      // metav1.Condition's schema refuses (HTTP 422).
+      changed = setCondition(next, kValidCondition, "True", "Valid",
+                             "the job can be scheduled as written", now);
+    }
+    if (changed)
+      writeStatus(
+          job, status, [&](json& list) { list = next; }, report);
+  }
+}
+
+void Reconciler::applyPreemptions(const core::Plan& plan, const ClusterObjects& objects,
+                                  const SnapshotIndex& index, core::Time now, CycleReport& report) {
+  for (const core::Preemption& preemption : plan.preemptions) {
+    if (report.fenceClosed) return;
+    auto key = index.jobKeys.find(preemption.victim);
+    if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
+    const api::SlurmJobObject* job = findJob(objects, key->second);
+    if (job == nullptr) continue;
+    const StatusDecision decision = preemptStatus(*job, preemption.mode, now);
+    if (!decision.changed || !writeStatus(*job, decision.status, nullptr, report)) continue;
+    ++report.preemptions;
+    if (decision.event) recordEvent(*job, *decision.event);
+  }
+}
+
+void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objects,
+                             const SnapshotIndex& index, core::Time now, CycleReport& report) {
+  for (const core::Start& start : plan.starts) {
+    if (report.fenceClosed || !fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    auto key = index.jobKeys.find(start.jobId);
+    if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
+    const api::SlurmJobObject* job = findJob(objects, key->second);
+    if (job == nullptr) continue;
+    auto gang = gangForStart(start, index, objects, options_.admission);
+    if (!gang.isOk()) {
+      ++report.admissionFailures;
+      if (gang.status().code() == StatusCode::kInvalidArgument) {
+        // The job cannot run as written (no image, a template that sets our variables...).
+        json next = conditionsOf(job->raw);
+        const std::string message(gang.status().message());
+        if (setCondition(next, kValidCondition, "False", "InvalidPodSpec", message, now)) {
+          writeStatus(
+              *job, *job->status, [&](json& list) { list = next; }, report);
+        }
+      } else {
+        report.errors.push_back("start of " + key->second + ": " + gang.status().toString());
+      }
+      continue;
+    }
+    const auto began = std::chrono::steady_clock::now();
+    const Status admitted = binder_.admit(*gang);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    report.admissionSeconds.push_back(seconds);
+    if (!admitted.isOk()) {
+      ++report.admissionFailures;
+      if (admitted.code() == StatusCode::kAborted && !fenceOpen()) {
+        report.fenceClosed = true;
+        return;
+      }
+      report.errors.push_back("gang of " + key->second + " rolled back: " + admitted.toString());
+      recordEvent(*job, JobEvent{"Warning", "GangRolledBack",
+                                 "gang admission failed and was rolled back: " +
+                                     std::string(admitted.message())});
+      continue;
+    }
+    ++report.starts;
+    if (start.backfilled) ++report.backfilled;
+    Expectation expectation;
+    expectation.namespaceName = gang->namespaceName;
+    expectation.jobName = gang->jobName;
+    expectation.attempt = gang->attempt;
+    expectation.admittedAt = now;
+    auto pods = runtime::rankPods(*gang);
+    if (pods.isOk()) {
+      for (std::size_t rank = 0; rank < pods->size(); ++rank) {
+        (*pods)[rank].spec.nodeName = gang->nodes[rank];
+        expectation.pods.push_back(std::move((*pods)[rank]));
+      }
+    }
+    expectations_[key->second] = std::move(expectation);
+    lastPendingWrite_.erase(key->second);
+    recordEvent(*job, JobEvent{"Normal", "Scheduled",
+                               "allocated " + std::to_string(gang->nodes.size()) +
+                                   " node(s): " + slurm::compressHostlist(gang->nodes) +
+                                   (start.backfilled ? " (backfill)" : "")});
+  }
+}
+
+void Reconciler::applyPending(const core::Plan& plan, const ClusterObjects& objects,
+                              const SnapshotIndex& index, core::Time now, CycleReport& report) {
+  for (const core::PendingDecision& pending : plan.pending) {
+    if (report.fenceClosed) return;
+    const std::string reason(slurm::pendingReasonName(pending.reason));
+    ++report.pendingByReason[reason];
+    auto key = index.jobKeys.find(pending.jobId);
+    if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
+    const api::SlurmJobObject* job = findJob(objects, key->second);
+    if (job == nullptr || !job->status) continue;
+    api::SlurmJobStatus status = *job->status;
+    status.reason = reason;
+    status.reasonDetail = pending.reasonDetail;
+    status.estimatedStart = pending.estimatedStart;
+    if (auto priority = plan.priorities.find(pending.jobId); priority != plan.priorities.end()) {
+      status.priority = priority->second.priority;
+    }
+    if (status == *job->status) continue;
+    const bool reasonMoved =
+        status.reason != job->status->reason || status.reasonDetail != job->status->reasonDetail;
+    auto last = lastPendingWrite_.find(key->second);
+    if (!reasonMoved && last != lastPendingWrite_.end() &&
+        now - last->second < options_.pendingStatusPeriod) {
+      continue;
+    }
+    if (writeStatus(*job, status, nullptr, report)) lastPendingWrite_[key->second] = now;
+  }
+}
+
+void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& index,
+                           CycleReport& report) const {
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (job.status && job.status->jobId) {
+      ++report.jobsByState[job.status->state.empty() ? "PENDING" : job.status->state];
+    }
+  }
+  const core::Snapshot& snapshot = index.snapshot;
+  std::vector<std::uint32_t> allocated(snapshot.nodes.size(), 0);
+  for (const core::Job& job : snapshot.jobs) {
+    if (job.phase != core::JobPhase::kRunning) continue;
+    const std::uint32_t perNode = job.perNodeAllocation().gpus;
+    for (const core::NodeIndex node : job.allocatedNodes) {
+      if (node < allocated.size()) allocated[node] += perNode;
+    }
+  }
+  for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
+    const core::Node& node = snapshot.nodes[i];
+    const std::int64_t gpus = node.allocatable.gpus;
+    const std::int64_t used = std::min<std::int64_t>(allocated[i], gpus);
+    const std::int64_t foreign = std::min<std::int64_t>(node.foreignUsed.gpus, gpus - used);
+    std::string state;
+    if (node.state != core::NodeState::kUp) {
+      report.gpusUnavailable += gpus;
+      state = node.state == core::NodeState::kDrain ? "drain" : "down";
+    } else {
+      report.gpusTotal += gpus;
+      report.gpusAllocated += used;
+      report.gpusForeign += foreign;
+      const bool busy = used > 0 || foreign > 0;
+      state = !busy ? "idle" : used + foreign >= gpus ? "allocated" : "mixed";
+    }
+    ++report.nodesByState[state];
+  }
+}
+
+CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
+  CycleReport report;
+  written_.clear();
+  if (!fenceOpen()) {
+    report.fenceClosed = true;
+    return report;
+  }
+  applyExpectations(input.objects, now);
+  assignIds(input, now, report);
+
+  const auto began = std::chrono::steady_clock::now();
+  SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now);
+  core::Plan plan = core::plan(index.snapshot, now, options_.budget);
+  report.planSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  report.stats = plan.stats;
+  report.fairShare = plan.fairShare;
+
+  reconcileStatuses(input.objects, now, report);
+  reportProblems(input.objects, index, now, report);
+  applyPreemptions(plan, input.objects, index, now, report);
+  applyStarts(plan, input.objects, index, now, report);
+  applyPending(plan, input.objects, index, now, report);
+  summarize(input.objects, index, report);
+  return report;
+}
+
+}  // namespace kubeslurm::controllers

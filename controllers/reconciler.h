@@ -1,0 +1,182 @@
+// One leader's reconcile pass over the whole cluster: the job controller and the scheduling loop
+// of docs/operator.md, level-triggered (DESIGN.md invariant 3).
+//
+//   cycle(input, now):
+//     1. expectations    gangs this leader admitted that the caches do not show yet are added to
+//                        the input as the pods it wrote, so they hold their nodes and are not
+//                        planned twice (client-go's ControllerExpectations, for the same race)
+//     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING
+//     3. job status      observeGang + decideStatus for every job: RUNNING, COMPLETED, FAILED,
+//                        TIMEOUT, NODE_FAIL/REQUEUED, CANCELLED; pod deletes; events
+//     4. plan            buildSnapshot + core::plan; problems become a Valid=False condition
+//     5. preemptions     victims' status (REQUEUED next attempt, or PREEMPTED)
+//     6. starts          gangForStart + GangBinder::admit, all or nothing (invariant 1)
+//     7. pending         reason, estimated start and priority as status, rate-limited
+//
+// A job written in step 3 or 5 is not started in the same cycle: its cached object is stale.
+// Every status write is a PUT of /status carrying the cached resourceVersion, so a write based
+// on a stale read fails with 409 and the next cycle reads again. Every write is behind the
+// leader-election fence (invariant 2): when it closes, the cycle stops where it is.
+//
+// recover() runs once per leadership term, before the first cycle: it lists the operator's pods
+// from the API server (not a cache, which may lag the previous leader's last writes) and
+// removes every partial gang (invariant 1).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controllers/admission.h"
+#include "controllers/gang_binder.h"
+#include "controllers/job_ids.h"
+#include "controllers/job_status.h"
+#include "controllers/snapshot.h"
+#include "operator/base/status.h"
+#include "operator/core/model.h"
+#include "operator/kube/client.h"
+#include "operator/kube/event_recorder.h"
+
+namespace kubeslurm::controllers {
+
+struct ReconcilerOptions {
+  SnapshotOptions snapshot;
+  AdmissionOptions admission;
+  core::Budget budget;
+  GangBinderOptions binder;
+  // The leader-election fence, checked before every write (also handed to the binder).
+  std::function<bool()> canWrite;
+  // slurm.conf JobRequeue: a job whose node fails is requeued unless it asked --no-requeue.
+  bool requeueOnNodeFail = true;
+  // A pending job whose reason is unchanged gets its estimated start and priority rewritten at
+  // most this often: both move every cycle, and a write per job per cycle would load the API
+  // server for a figure squeue rounds anyway.
+  core::Duration pendingStatusPeriod = 30;
+  // A gang admitted but not seen by the pod informer after this long is forgotten (its pods were
+  // deleted by someone else, or the watch is far behind and will relist).
+  core::Duration expectationTimeout = 60;
+};
+
+// A SlurmJob whose object does not decode (a spec a user wrote by hand, e.g. timeLimit "xx").
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's implicit members only throw on a
+// corrupted value, which is a bug, not an input error.
+struct UndecodableJob {
+  std::string namespaceName;
+  std::string name;
+  nlohmann::json object;  // as cached
+  std::string message;    // decodeSlurmJob's error, naming the field
+};
+
+struct ReconcileInput {
+  ClusterObjects objects;
+  std::vector<UndecodableJob> undecodable;
+};
+
+// What one cycle saw and did, for metrics and logs.
+struct CycleReport {
+  core::CycleStats stats;
+  double planSeconds = 0;
+  std::uint32_t idsAssigned = 0;
+  std::uint32_t statusWrites = 0;
+  std::uint32_t writeConflicts = 0;      // 409: the cache was stale; the next cycle reads again
+  std::uint32_t starts = 0;              // gangs admitted
+  std::uint32_t backfilled = 0;          // of which started by backfill
+  std::vector<double> admissionSeconds;  // one per gang admission tried
+  std::uint32_t admissionFailures = 0;
+  std::uint32_t preemptions = 0;
+  std::uint32_t podsDeleted = 0;
+  bool fenceClosed = false;                         // the cycle stopped because leadership ended
+  std::map<std::string, std::int64_t> jobsByState;  // Slurm state names
+  std::map<std::string, std::int64_t> pendingByReason;  // Slurm reason names
+  std::map<std::string, std::int64_t> nodesByState;     // idle, mixed, allocated, drain, down
+  std::int64_t gpusTotal = 0;                           // on nodes that are up
+  std::int64_t gpusAllocated = 0;                       // held by running SlurmJobs
+  std::int64_t gpusForeign = 0;                         // held by pods kubeslurm does not run
+  std::int64_t gpusUnavailable = 0;                     // on drained, down or not-ready nodes
+  std::vector<core::FairShareRow> fairShare;
+  std::vector<std::string> transitions;  // states jobs entered this cycle
+  std::vector<std::string> errors;       // one line each, for the log
+};
+
+class Reconciler {
+ public:
+  Reconciler(kube::Reader& reader, kube::Writer& writer, kube::StatusWriter& statusWriter,
+             kube::Binder& binder, JobIdAllocator& ids, kube::EventRecorder* events,
+             ReconcilerOptions options);
+
+  // Removes every partial gang (findPartialGangs over a fresh list of the operator's pods; the
+  // jobs give each gang's current attempt). Returns how many gangs were removed.
+  StatusOr<std::uint32_t> recover(const std::vector<api::SlurmJobObject>& jobs);
+
+  CycleReport cycle(ReconcileInput input, core::Time now);
+
+  // Leadership ended: what this leader expected to see belongs to no one now.
+  void reset();
+
+  const GangBinder& binder() const { return binder_; }
+
+ private:
+  struct Expectation {
+    std::string namespaceName;
+    std::string jobName;
+    std::uint32_t attempt = 0;
+    std::vector<api::Pod> pods;  // as admitted, bound
+    core::Time admittedAt = 0;
+  };
+
+  bool fenceOpen() const;
+  void applyExpectations(ClusterObjects& objects, core::Time now);
+  void assignIds(ReconcileInput& input, core::Time now, CycleReport& report);
+  void reconcileStatuses(const ClusterObjects& objects, core::Time now, CycleReport& report);
+  void reportProblems(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
+                      CycleReport& report);
+  void applyPreemptions(const core::Plan& plan, const ClusterObjects& objects,
+                        const SnapshotIndex& index, core::Time now, CycleReport& report);
+  void applyStarts(const core::Plan& plan, const ClusterObjects& objects,
+                   const SnapshotIndex& index, core::Time now, CycleReport& report);
+  void applyPending(const core::Plan& plan, const ClusterObjects& objects,
+                    const SnapshotIndex& index, core::Time now, CycleReport& report);
+  void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
+                 CycleReport& report) const;
+
+  // PUT /status with the job's resourceVersion; `conditions` edits status.conditions.
+  // False when not written (conflict, error, fence).
+  bool writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
+                   const std::function<void(nlohmann::json& conditions)>& conditions,
+                   CycleReport& report);
+  void deletePods(const std::string& ns, const std::vector<std::string>& names,
+                  std::int64_t gracePeriodSeconds, CycleReport& report);
+  void recordEvent(const api::SlurmJobObject& job, const JobEvent& event);
+  const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::string& key) const;
+
+  kube::Reader& reader_;
+  kube::Writer& writer_;
+  kube::StatusWriter& statusWriter_;
+  JobIdAllocator& ids_;
+  kube::EventRecorder* events_;
+  ReconcilerOptions options_;
+  GangBinder binder_;
+
+  std::map<std::string, Expectation> expectations_;  // by job key
+  std::map<std::string, core::Time> lastPendingWrite_;
+  std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
+};
+
+// The reconciler's condition type: False with the problem's reason and message while a job
+// cannot be scheduled as written; True once it can.
+inline constexpr std::string_view kValidCondition = "Valid";
+
+// Sets (or updates) the metav1.Condition `type` in a status.conditions array; the transition
+// time moves only when the status does. Returns whether anything changed.
+bool setCondition(nlohmann::json& conditions, std::string_view type, std::string_view status,
+                  std::string_view reason, std::string_view message, core::Time now);
+
+// The condition `type` in a status.conditions array, or nullptr.
+const nlohmann::json* findCondition(const nlohmann::json& conditions, std::string_view type);
+
+}  // namespace kubeslurm::controllers
