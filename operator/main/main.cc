@@ -1,0 +1,574 @@
+// kubeslurm-operator: informers -> reconciler (job controller + scheduling loop) under leader
+// election, with Prometheus metrics and kubelet probes. docs/operator.md describes the flow.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "controllers/cluster_view.h"
+#include "controllers/job_ids.h"
+#include "controllers/reconciler.h"
+#include "operator/kube/client.h"
+#include "operator/kube/event_recorder.h"
+#include "operator/kube/informer.h"
+#include "operator/kube/kubeconfig.h"
+#include "operator/kube/leader_election.h"
+#include "operator/metrics/http_endpoints.h"
+#include "operator/metrics/operator_metrics.h"
+
+namespace {
+
+using kubeslurm::Status;
+using kubeslurm::StatusCode;
+namespace kube = kubeslurm::kube;
+namespace controllers = kubeslurm::controllers;
+namespace metrics = kubeslurm::metrics;
+using namespace std::chrono_literals;
+
+constexpr std::string_view kUsage = R"(usage: kubeslurm-operator [flags]
+
+Cluster:
+  --kubeconfig FILE              default: $KUBECONFIG, ~/.kube/config, else in-cluster
+  --context NAME                 kubeconfig context (default: current)
+  --namespace NS                 the operator's own namespace: its Lease and job-id ConfigMap
+                                 (default: $POD_NAMESPACE, else kubeslurm-system)
+  --watch-namespace NS           SlurmJobs of this namespace only (default: all)
+  --kube-api-qps N --kube-api-burst N   client-side rate limit (200, 400)
+Leader election:
+  --leader-elect=true|false      (true) one writer among replicas (a coordination/v1 Lease)
+  --leader-election-id NAME      the Lease's name (kubeslurm-operator)
+  --identity ID                  this replica's identity (default: hostname_random)
+Scheduling:
+  --scheduler-name NAME          schedulerName of rank pods (kubeslurm)
+  --scheduling-interval SECONDS  a cycle at least this often (10); events wake it sooner
+  --min-cycle-interval SECONDS   at most one cycle per this (0.2)
+  --bf-max-job-test N --bf-window SECONDS --bf-resolution SECONDS   backfill budget
+  --default-image IMAGE          image of script jobs that name none (busybox:1.36)
+  --cluster-name NAME            SLURM_CLUSTER_NAME (kubeslurm)
+  --cluster-domain DOMAIN        (cluster.local)
+  --kill-wait SECONDS            SIGTERM to SIGKILL when the operator stops a gang (30)
+  --first-job-id N               the first job id ever handed out (1)
+Serving:
+  --metrics-bind-address ADDR    /metrics (0.0.0.0:8080; "" or 0 = off)
+  --health-probe-bind-address ADDR   /healthz, /readyz (0.0.0.0:8081; "" or 0 = off)
+Logging:
+  --log-format text|json         (text)
+  --log-level debug|info|warning|error   (info)
+)";
+
+struct Flags {
+  std::string kubeconfig;
+  std::string context;
+  std::string ns;
+  std::string watchNamespace;
+  double qps = 200;
+  int burst = 400;
+  bool leaderElect = true;
+  std::string leaseName = "kubeslurm-operator";
+  std::string identity;
+  std::string schedulerName = "kubeslurm";
+  double interval = 10;
+  double minInterval = 0.2;
+  kubeslurm::core::Budget budget;
+  std::string defaultImage = "busybox:1.36";
+  std::string clusterName = "kubeslurm";
+  std::string clusterDomain = "cluster.local";
+  std::int64_t killWait = 30;
+  std::int64_t firstJobId = 1;
+  std::string metricsAddress = "0.0.0.0:8080";
+  std::string probeAddress = "0.0.0.0:8081";
+  std::string logFormat = "text";
+  std::string logLevel = "info";
+};
+
+int usageError(const std::string& message) {
+  std::cerr << "kubeslurm-operator: " << message << "\n" << kUsage;
+  return 2;
+}
+
+bool parseNumber(const std::string& text, double& out) {
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && *end == '\0' && out >= 0;
+}
+
+// "--flag=value" or "--flag value"; returns 0 when parsed, else the exit code.
+int parseFlags(int argc, char** argv, Flags& f) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string value;
+    bool hasValue = false;
+    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag.resize(eq);
+      hasValue = true;
+    }
+    if (flag == "-h" || flag == "--help") {
+      std::cout << kUsage;
+      return -1;
+    }
+    if (flag == "--leader-elect" && !hasValue) {
+      f.leaderElect = true;
+      continue;
+    }
+    if (!hasValue) {
+      if (i + 1 >= args.size()) return usageError(flag + " needs a value");
+      value = args[++i];
+    }
+    double number = 0;
+    const auto needNumber = [&](double& out) {
+      if (!parseNumber(value, number)) return false;
+      out = number;
+      return true;
+    };
+    bool ok = true;
+    if (flag == "--kubeconfig") {
+      f.kubeconfig = value;
+    } else if (flag == "--context") {
+      f.context = value;
+    } else if (flag == "--namespace") {
+      f.ns = value;
+    } else if (flag == "--watch-namespace") {
+      f.watchNamespace = value;
+    } else if (flag == "--kube-api-qps") {
+      ok = needNumber(f.qps);
+    } else if (flag == "--kube-api-burst") {
+      ok = parseNumber(value, number) && number >= 1;
+      f.burst = static_cast<int>(number);
+    } else if (flag == "--leader-elect") {
+      ok = value == "true" || value == "false";
+      f.leaderElect = value == "true";
+    } else if (flag == "--leader-election-id") {
+      f.leaseName = value;
+    } else if (flag == "--identity") {
+      f.identity = value;
+    } else if (flag == "--scheduler-name") {
+      f.schedulerName = value;
+    } else if (flag == "--scheduling-interval") {
+      ok = needNumber(f.interval) && f.interval > 0;
+    } else if (flag == "--min-cycle-interval") {
+      ok = needNumber(f.minInterval);
+    } else if (flag == "--bf-max-job-test") {
+      ok = parseNumber(value, number) && number >= 1;
+      f.budget.maxJobsTested = static_cast<std::uint32_t>(number);
+    } else if (flag == "--bf-window") {
+      ok = parseNumber(value, number) && number >= 1;
+      f.budget.window = static_cast<kubeslurm::core::Duration>(number);
+    } else if (flag == "--bf-resolution") {
+      ok = parseNumber(value, number) && number >= 1;
+      f.budget.resolution = static_cast<kubeslurm::core::Duration>(number);
+    } else if (flag == "--default-image") {
+      f.defaultImage = value;
+    } else if (flag == "--cluster-name") {
+      f.clusterName = value;
+    } else if (flag == "--cluster-domain") {
+      f.clusterDomain = value;
+    } else if (flag == "--kill-wait") {
+      ok = parseNumber(value, number);
+      f.killWait = static_cast<std::int64_t>(number);
+    } else if (flag == "--first-job-id") {
+      ok = parseNumber(value, number) && number >= 1;
+      f.firstJobId = static_cast<std::int64_t>(number);
+    } else if (flag == "--metrics-bind-address") {
+      f.metricsAddress = value == "0" ? "" : value;
+    } else if (flag == "--health-probe-bind-address") {
+      f.probeAddress = value == "0" ? "" : value;
+    } else if (flag == "--log-format") {
+      ok = value == "text" || value == "json";
+      f.logFormat = value;
+    } else if (flag == "--log-level") {
+      ok = value == "debug" || value == "info" || value == "warning" || value == "error";
+      f.logLevel = value;
+    } else {
+      return usageError("unknown flag " + flag);
+    }
+    // NOLINTNEXTLINE(performance-inefficient-string-concatenation): once, before exiting
+    if (!ok) return usageError("invalid value \"" + value + "\" for " + flag);
+  }
+  return 0;
+}
+
+// One JSON object per line (ts, level, logger, msg), for log pipelines that parse structure.
+class JsonFormatter final : public spdlog::formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    const auto since = msg.time.time_since_epoch();
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(since).count();
+    nlohmann::json line = {{"ts", static_cast<double>(millis) / 1000.0},
+                           {"level", std::string(spdlog::level::to_string_view(msg.level).data(),
+                                                 spdlog::level::to_string_view(msg.level).size())},
+                           {"logger", std::string(msg.logger_name.data(), msg.logger_name.size())},
+                           {"msg", std::string(msg.payload.data(), msg.payload.size())}};
+    const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    dest.append(text.data(), text.data() + text.size());
+    dest.push_back('\n');
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<JsonFormatter>();
+  }
+};
+
+void setUpLogging(const Flags& f) {
+  auto logger = std::make_shared<spdlog::logger>("kubeslurm-operator",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  if (f.logFormat == "json") {
+    logger->set_formatter(std::make_unique<JsonFormatter>());
+  } else {
+    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %L %v", spdlog::pattern_time_type::utc);
+  }
+  logger->set_level(f.logLevel == "debug"     ? spdlog::level::debug
+                    : f.logLevel == "warning" ? spdlog::level::warn
+                    : f.logLevel == "error"   ? spdlog::level::err
+                                              : spdlog::level::info);
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+std::string defaultIdentity() {
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return std::string(host.data()) + "_" + std::to_string(random() % 1000000U);
+}
+
+std::atomic<bool> gStop{false};
+extern "C" void onSignal(int /*signal*/) { gStop.store(true); }
+
+// Wakes the scheduling loop: informer handlers call it on every change.
+class Wakeup {
+ public:
+  void notify() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      pending_ = true;
+    }
+    cv_.notify_one();
+  }
+  // Waits until notified, stopped or `timeout`; clears the notification. A signal handler
+  // cannot notify a condition variable, so the stop flag is polled every 100 ms.
+  void wait(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!pending_ && !gStop.load() && std::chrono::steady_clock::now() < deadline) {
+      cv_.wait_for(lock, 100ms);
+    }
+    pending_ = false;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool pending_ = false;
+};
+
+kubeslurm::core::Time unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void publish(metrics::OperatorMetrics& m, const controllers::CycleReport& report,
+             double cycleSeconds) {
+  m.setJobs(report.jobsByState);
+  m.setPendingReasons(report.pendingByReason);
+  m.setNodes(report.nodesByState);
+  metrics::GpuCounts gpus;
+  gpus.total = report.gpusTotal;
+  gpus.allocated = report.gpusAllocated;
+  gpus.foreign = report.gpusForeign;
+  gpus.free = report.gpusTotal - report.gpusAllocated - report.gpusForeign;
+  gpus.unavailable = report.gpusUnavailable;
+  m.setGpus(gpus);
+  std::map<std::string, std::pair<double, double>> accounts;
+  for (const auto& row : report.fairShare) {
+    if (row.user.empty()) accounts[row.account] = {row.fairShare, row.rawUsage};
+  }
+  m.setAccounts(accounts);
+  metrics::CycleSample sample;
+  sample.seconds = cycleSeconds;
+  sample.planSeconds = report.planSeconds;
+  sample.jobsConsidered = report.stats.jobsConsidered;
+  sample.jobsStarted = report.starts;
+  sample.jobsBackfilled = report.backfilled;
+  sample.reservations = report.stats.reservations;
+  sample.budgetExhausted = report.stats.budgetExhausted;
+  m.observeCycle(sample);
+  for (std::size_t i = 0; i < report.admissionSeconds.size(); ++i) {
+    m.addGangAdmission(i < report.starts, report.admissionSeconds[i]);
+  }
+  for (const std::string& state : report.transitions) m.addJobTransition(state);
+  m.addJobIdsAssigned(report.idsAssigned);
+}
+
+int run(const Flags& f) {
+  auto config = f.kubeconfig.empty() ? kube::defaultClientConfig(kube::processEnv(), f.context)
+                                     : [&]() -> kubeslurm::StatusOr<kube::ClientConfig> {
+    auto loaded = kube::loadKubeconfigFiles(f.kubeconfig);
+    if (!loaded.isOk()) return loaded.status();
+    return kube::resolveContext(*loaded, f.context);
+  }();
+  if (!config.isOk()) {
+    spdlog::error("no cluster: {}", config.status().toString());
+    return 1;
+  }
+  kube::ClientOptions clientOptions;
+  clientOptions.qps = f.qps;
+  clientOptions.burst = f.burst;
+  clientOptions.userAgent = "kubeslurm-operator/0.1";
+  auto made = kube::Client::create(*config, clientOptions);
+  if (!made.isOk()) {
+    spdlog::error("client: {}", made.status().toString());
+    return 1;
+  }
+  kube::Client& client = **made;
+  const std::string ns =
+      !f.ns.empty() ? f.ns
+      : std::getenv("POD_NAMESPACE") != nullptr        // NOLINT(concurrency-mt-unsafe)
+          ? std::string(std::getenv("POD_NAMESPACE"))  // NOLINT(concurrency-mt-unsafe)
+          : std::string("kubeslurm-system");
+  const std::string identity = f.identity.empty() ? defaultIdentity() : f.identity;
+
+  metrics::OperatorMetrics operatorMetrics;
+  Wakeup wakeup;
+
+  // Informers: every change wakes the loop; decisions are taken from the caches.
+  kube::EventHandler wake;
+  wake.onAdd = [&](const kube::ObjectPtr&) { wakeup.notify(); };
+  wake.onUpdate = [&](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+    if (a != b) wakeup.notify();
+  };
+  wake.onDelete = [&](const kube::ObjectPtr&, bool) { wakeup.notify(); };
+  const auto informer = [&](const kube::ResourceType& type, std::string watchNs) {
+    kube::InformerOptions options;
+    options.ns = std::move(watchNs);
+    options.onError = [type](const Status& failure) {
+      spdlog::warn("watch {}: {}", type.plural, failure.toString());
+    };
+    auto created = std::make_unique<kube::Informer>(client, client, type, options);
+    (void)created->addEventHandler(wake);
+    return created;
+  };
+  auto nodes = informer(kube::resources::nodes(), "");
+  auto pods = informer(kube::resources::pods(), "");
+  auto jobs = informer(kube::resources::slurmJobs(), f.watchNamespace);
+  auto partitions = informer(kube::resources::partitions(), "");
+  auto accounts = informer(kube::resources::accounts(), "");
+  const std::vector<kube::Informer*> all = {nodes.get(), pods.get(), jobs.get(), partitions.get(),
+                                            accounts.get()};
+  for (kube::Informer* i : all) i->start();
+
+  std::atomic<bool> synced{false};
+  std::atomic<bool> leading{false};
+  std::atomic<bool> needRecovery{false};
+  std::atomic<std::int64_t> lastCycle{0};
+
+  std::unique_ptr<kube::LeaderElector> elector;
+  if (f.leaderElect) {
+    kube::LeaderElectionConfig election;
+    election.leaseNamespace = ns;
+    election.leaseName = f.leaseName;
+    election.identity = identity;
+    election.callbacks.onStartedLeading = [&] {
+      spdlog::info("became leader as {}", identity);
+      needRecovery = true;
+      leading = true;
+      operatorMetrics.setLeader(true);
+      wakeup.notify();
+    };
+    election.callbacks.onStoppedLeading = [&] {
+      spdlog::warn("leadership lost: writes stopped");
+      leading = false;
+      operatorMetrics.setLeader(false);
+    };
+    election.callbacks.onNewLeader = [&](const std::string& holder) {
+      if (holder != identity) spdlog::info("leader is now \"{}\"", holder);
+    };
+    auto created = kube::LeaderElector::create(client, client, election);
+    if (!created.isOk()) {
+      spdlog::error("leader election: {}", created.status().toString());
+      return 1;
+    }
+    elector = std::move(created).value();
+  }
+  const std::function<bool()> canWrite = [&] {
+    return elector ? elector->canWrite() && leading.load() : true;
+  };
+
+  std::unique_ptr<metrics::HttpEndpoints> endpoints;
+  {
+    metrics::EndpointsOptions options;
+    options.metricsAddress = f.metricsAddress;
+    options.probeAddress = f.probeAddress;
+    auto started = metrics::HttpEndpoints::start(
+        options, operatorMetrics,
+        [&]() -> Status {
+          // Wedged: a leader whose loop has not completed a cycle for 10 intervals.
+          const std::int64_t last = lastCycle.load();
+          if (leading && last > 0 &&
+              unixNow() - last > static_cast<std::int64_t>(f.interval * 10)) {
+            return {StatusCode::kUnavailable, "no scheduling cycle since " + std::to_string(last)};
+          }
+          return Status::ok();
+        },
+        [&]() -> Status {
+          if (!synced) return {StatusCode::kUnavailable, "informers not synced"};
+          return Status::ok();
+        });
+    if (!started.isOk()) {
+      spdlog::error("{}", started.status().toString());
+      return 1;
+    }
+    endpoints = std::move(started).value();
+    if (endpoints->metricsPort() != 0) {
+      spdlog::info("metrics on port {}", endpoints->metricsPort());
+    }
+    if (endpoints->probePort() != 0) spdlog::info("probes on port {}", endpoints->probePort());
+  }
+
+  kube::EventRecorderOptions eventOptions;
+  eventOptions.component = "kubeslurm-operator";
+  eventOptions.host = identity;
+  eventOptions.reportingController = "kubeslurm.io/operator";
+  eventOptions.reportingInstance = identity;
+  kube::EventRecorder events(client, eventOptions);
+
+  controllers::JobIdOptions idOptions;
+  idOptions.namespaceName = ns;
+  idOptions.firstJobId = f.firstJobId;
+  controllers::JobIdAllocator ids(client, client, idOptions);
+
+  controllers::ReconcilerOptions options;
+  options.budget = f.budget;
+  options.admission.clusterName = f.clusterName;
+  options.admission.clusterDomain = f.clusterDomain;
+  options.admission.schedulerName = f.schedulerName;
+  options.admission.defaultImage = f.defaultImage;
+  options.admission.killWaitSeconds = f.killWait;
+  options.canWrite = canWrite;
+  controllers::Reconciler reconciler(client, client, client, client, ids, &events, options);
+
+  std::thread elections;
+  if (elector) {
+    elections = std::thread([&] {
+      const Status ended = elector->run();
+      if (!ended.isOk() && !gStop.load()) {
+        // Lost the lease: exit so that the Deployment restarts this replica as a candidate
+        // with fresh state, as controller-runtime managers do.
+        spdlog::error("leader election ended: {}", ended.toString());
+        gStop = true;
+        wakeup.notify();
+      }
+    });
+  } else {
+    leading = true;
+    needRecovery = true;
+    operatorMetrics.setLeader(true);
+  }
+
+  spdlog::info("kubeslurm-operator {} started (namespace {}, scheduler {})", identity, ns,
+               f.schedulerName);
+  controllers::ClusterView view;
+  auto lastRun = std::chrono::steady_clock::now() - 1h;
+  bool wasLeading = false;
+  while (!gStop.load()) {
+    wakeup.wait(std::chrono::milliseconds(static_cast<std::int64_t>(f.interval * 1000)));
+    if (gStop.load()) break;
+    if (!synced) {
+      bool all_synced = true;
+      for (kube::Informer* i : all) all_synced = all_synced && i->hasSynced();
+      if (!all_synced) continue;
+      synced = true;
+      spdlog::info("caches synced: {} nodes, {} pods, {} jobs, {} partitions, {} accounts",
+                   nodes->store().size(), pods->store().size(), jobs->store().size(),
+                   partitions->store().size(), accounts->store().size());
+    }
+    if (!leading) {
+      if (wasLeading) reconciler.reset();
+      wasLeading = false;
+      continue;
+    }
+    wasLeading = true;
+    // Coalesce bursts of events into one cycle.
+    const auto since = std::chrono::steady_clock::now() - lastRun;
+    const auto minimum = std::chrono::duration<double>(f.minInterval);
+    if (since < minimum) {
+      std::this_thread::sleep_for(minimum - since);
+    }
+    lastRun = std::chrono::steady_clock::now();
+    const auto began = std::chrono::steady_clock::now();
+    controllers::ReconcileInput input = view.read(nodes->store(), pods->store(), jobs->store(),
+                                                  partitions->store(), accounts->store());
+    if (needRecovery) {
+      auto removed = reconciler.recover(input.objects.jobs);
+      if (!removed.isOk()) {
+        spdlog::warn("recovery: {}; retrying", removed.status().toString());
+        wakeup.notify();
+        continue;
+      }
+      needRecovery = false;
+      spdlog::info("recovery: {} partial gang(s) removed", *removed);
+      if (*removed > 0) continue;  // let the caches see the deletes before planning
+    }
+    const controllers::CycleReport report = reconciler.cycle(std::move(input), unixNow());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    lastCycle = unixNow();
+    publish(operatorMetrics, report, seconds);
+    for (const std::string& error : report.errors) spdlog::warn("{}", error);
+    if (report.idsAssigned + report.starts + report.statusWrites + report.podsDeleted > 0) {
+      spdlog::info(
+          "cycle {:.1f} ms (plan {:.1f} ms): {} considered, {} started ({} backfilled), "
+          "{} ids, {} status writes, {} conflicts, {} pods deleted, {} admission failures",
+          seconds * 1e3, report.planSeconds * 1e3, report.stats.jobsConsidered, report.starts,
+          report.backfilled, report.idsAssigned, report.statusWrites, report.writeConflicts,
+          report.podsDeleted, report.admissionFailures);
+    } else {
+      spdlog::debug("cycle {:.1f} ms: nothing to do", seconds * 1e3);
+    }
+    // Writes made this cycle come back through the informers and wake the loop again; a
+    // time-driven change (a time limit, an estimated start) needs the periodic wake only.
+  }
+
+  spdlog::info("stopping");
+  if (elector) {
+    elector->stop();
+    elections.join();
+  }
+  events.shutDown();
+  for (kube::Informer* i : all) i->stop();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  const int parsed = parseFlags(argc, argv, flags);
+  if (parsed != 0) return parsed < 0 ? 0 : parsed;
+  setUpLogging(flags);
+  struct sigaction action {};
+  action.sa_handler = onSignal;  // NOLINT(cppcoreguidelines-pro-type-union-access)
+  ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGINT, &action, nullptr);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;  // NOLINT(cppcoreguidelines-pro-type-union-access)
+  ::sigaction(SIGPIPE, &ignore, nullptr);
+  return run(flags);
+}

@@ -1,0 +1,519 @@
+// kubeslurm-operator as users run it: the real binary against the sandbox's real control plane
+// (kube-apiserver, controller-manager and kube-scheduler v1.20.2) with eight simulated 8-GPU
+// nodes under two leaf switches, the CRDs from crds/, and SlurmJobs created with kubectl.
+//
+// Pinned here (docs/operator.md): a gang is bound whole to one leaf and runs to COMPLETED with
+// the rendezvous in every rank; a failing rank makes the job FAILED with Slurm's "N:0"; a job
+// that cannot run as written keeps its id and says why in a Valid=False condition, and runs
+// once it can (level-triggered); inference pods placed by kube-scheduler hold capacity and are
+// never touched; a node failure requeues the job onto other nodes (restarts counted); scancel
+// (spec.cancel) of a running job is CANCELLED "0:15".
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/integration/support/sandbox_env.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): for posix_spawn
+
+namespace kubeslurm {
+namespace {
+
+using nlohmann::json;
+using testing_support::CommandResult;
+using testing_support::kubectl;
+using testing_support::SandboxEnvironment;
+using namespace std::chrono_literals;
+
+// Nodes are declared NotReady 8 s after their kubelet stops (--node-grace-period).
+const ::testing::Environment* const kSandbox =
+    ::testing::AddGlobalTestEnvironment(new SandboxEnvironment(
+        "--nodes 8x8-2leaf --node-grace-period 8 --nodesim-binary " NODESIM_BINARY
+        " --nodesim-args '--heartbeat 2 --start-delay 0.5'"));
+
+bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(250ms);
+  }
+  return done();
+}
+
+json kubectlJson(const std::string& arguments) {
+  CommandResult got = kubectl(arguments + " -o json");
+  if (got.exitCode != 0) return json();
+  return json::parse(got.output, nullptr, /*allow_exceptions=*/false);
+}
+
+// The CRDs, one default Partition over all nodes, and the operator, once for the binary
+// (registered after the sandbox, so set up after it and torn down before it).
+class OperatorEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    ASSERT_FALSE(SandboxEnvironment::env().empty()) << "the sandbox did not start";
+    const std::string source = KUBESLURM_SOURCE_DIR;
+    CommandResult crds = kubectl("apply -f " + source + "/crds/");
+    ASSERT_EQ(crds.exitCode, 0) << crds.output;
+    CommandResult established = kubectl("wait --for condition=established --timeout=30s crd --all");
+    ASSERT_EQ(established.exitCode, 0) << established.output;
+    ASSERT_EQ(kubectl("create namespace kubeslurm-system").exitCode, 0);
+    CommandResult partition = kubectl(R"(apply -f - <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: Partition
+metadata:
+  name: batch
+spec:
+  nodes: gpu-[001-008]
+  default: true
+  defaultTime: "1:00:00"
+  maxTime: "1-00:00:00"
+  preemptMode: REQUEUE
+  topology:
+    labelKeys: [kubeslurm.io/spine, kubeslurm.io/leaf]
+  nccl:
+    NCCL_SOCKET_IFNAME: eth0
+EOF
+)");
+    ASSERT_EQ(partition.exitCode, 0) << partition.output;
+
+    logFile_ = SandboxEnvironment::dir() + "/logs/operator.log";
+    const std::string kubeconfig = SandboxEnvironment::env()["KUBECONFIG"];
+    std::vector<std::string> args = {KUBESLURM_OPERATOR_BINARY,
+                                     "--kubeconfig",
+                                     kubeconfig,
+                                     "--namespace",
+                                     "kubeslurm-system",
+                                     "--scheduling-interval",
+                                     "1",
+                                     "--min-cycle-interval",
+                                     "0.1",
+                                     "--kill-wait",
+                                     "2",
+                                     "--metrics-bind-address",
+                                     "127.0.0.1:0",
+                                     "--health-probe-bind-address",
+                                     "127.0.0.1:0",
+                                     "--log-level",
+                                     "debug"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, logFile_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ASSERT_EQ(spawned, 0) << "cannot start " << argv[0];
+    ASSERT_TRUE(waitUntil([&] { return log().find("recovery:") != std::string::npos; }, 30s))
+        << "the operator did not become leader:\n"
+        << log();
+  }
+
+  void TearDown() override {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+    // The log is kept in the sandbox's logs/ for a failed run; print its tail when asked.
+    if (::testing::UnitTest::GetInstance()->Failed()) {
+      const std::string text = log();
+      std::printf("---- operator log (tail) ----\n%s\n",
+                  text.substr(text.size() > 6000 ? text.size() - 6000 : 0).c_str());
+    }
+  }
+
+  static std::string log() {
+    std::ifstream in(logFile_);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  static pid_t pid() { return pid_; }
+
+ private:
+  static inline std::string logFile_;
+  static inline pid_t pid_ = 0;
+};
+
+const ::testing::Environment* const kOperator =
+    ::testing::AddGlobalTestEnvironment(new OperatorEnvironment());
+
+class OperatorIT : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(SandboxEnvironment::env().empty()) << "the sandbox did not start";
+    ASSERT_GT(OperatorEnvironment::pid(), 0) << "the operator did not start";
+    ns_ = "op-" + std::to_string(counter_++);
+    CommandResult made = kubectl("create namespace " + ns_);
+    ASSERT_EQ(made.exitCode, 0) << made.output;
+    // The ServiceAccount admission plugin refuses pods until the namespace's default service
+    // account has its token; the operator would retry, but the test's timing should not.
+    ASSERT_TRUE(waitUntil(
+        [&] {
+          CommandResult token =
+              kubectl("-n " + ns_ + " get sa default -o jsonpath={.secrets[0].name}");
+          return token.exitCode == 0 && !token.output.empty();
+        },
+        20s));
+  }
+
+  void TearDown() override {
+    if (ns_.empty() || SandboxEnvironment::env().empty()) return;
+    (void)kubectl("-n " + ns_ + " delete deployment --all --wait=false");
+    (void)kubectl("-n " + ns_ + " delete sj --all --wait=false");
+    // Free the GPUs for the next test at once.
+    waitUntil(
+        [&] {
+          (void)kubectl("-n " + ns_ + " delete pods --all --grace-period=0 --force --wait=false");
+          return kubectl("-n " + ns_ + " get pods -o name").output.empty();
+        },
+        30s);
+    (void)kubectl("delete namespace " + ns_ + " --wait=false");
+  }
+
+  // Creates a SlurmJob from `spec` (YAML lines, indented two spaces); returns its name.
+  std::string submit(const std::string& jobName, const std::string& spec) {
+    CommandResult made = kubectl("-n " + ns_ +
+                                 " create -o jsonpath={.metadata.name} -f - <<'EOF'\n"
+                                 "apiVersion: kubeslurm.io/v1alpha1\n"
+                                 "kind: SlurmJob\n"
+                                 "metadata:\n"
+                                 "  generateName: " +
+                                 jobName +
+                                 "-\n"
+                                 "spec:\n"
+                                 "  jobName: " +
+                                 jobName +
+                                 "\n"
+                                 "  user: alice\n" +
+                                 spec + "EOF\n");
+    EXPECT_EQ(made.exitCode, 0) << made.output;
+    return made.exitCode == 0 ? made.output : std::string();
+  }
+
+  json job(const std::string& name) { return kubectlJson("-n " + ns_ + " get sj " + name); }
+
+  std::string state(const std::string& name) {
+    const json j = job(name);
+    if (!j.is_object() || !j.contains("status")) return "";
+    return j["status"].value("state", "");
+  }
+
+  // Waits for `wanted`; on timeout, fails with the job's last status.
+  ::testing::AssertionResult reaches(const std::string& name, const std::string& wanted,
+                                     std::chrono::milliseconds timeout) {
+    if (waitUntil([&] { return state(name) == wanted; }, timeout)) {
+      return ::testing::AssertionSuccess();
+    }
+    const json j = job(name);
+    return ::testing::AssertionFailure()
+           << name << " did not reach " << wanted
+           << "; status: " << (j.is_object() && j.contains("status") ? j["status"].dump() : "none");
+  }
+
+  json rankPods(const std::string& name) {
+    const json list = kubectlJson("-n " + ns_ + " get pods -l kubeslurm.io/job-name=" + name);
+    return list.is_object() ? list.value("items", json::array()) : json::array();
+  }
+
+  std::vector<std::string> events(const std::string& name) {
+    const json list =
+        kubectlJson("-n " + ns_ + " get events --field-selector involvedObject.name=" + name);
+    std::vector<std::string> reasons;
+    if (!list.is_object()) return reasons;
+    for (const json& e : list.value("items", json::array()))
+      reasons.push_back(e.value("reason", ""));
+    return reasons;
+  }
+
+  static std::map<std::string, std::string> envOf(const json& pod) {
+    std::map<std::string, std::string> env;
+    for (const json& e : pod["spec"]["containers"][0].value("env", json::array())) {
+      env[e.value("name", "")] = e.value("value", "");
+    }
+    return env;
+  }
+
+  static std::string nodeLeaf(const std::string& node) {
+    CommandResult leaf =
+        kubectl("get node " + node + " -o jsonpath={.metadata.labels.kubeslurm\\.io/leaf}");
+    return leaf.output;
+  }
+
+  std::string ns_;
+  static inline int counter_ = 0;
+};
+
+TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
+  const std::string name = submit("train", R"(  nodes: 4
+  gpusPerNode: 8
+  timeLimit: "10:00"
+  script: |
+    #!/bin/sh
+    sleep 5
+)");
+  ASSERT_FALSE(name.empty());
+  ASSERT_TRUE(reaches(name, "RUNNING", 60s));
+  const json running = job(name);
+  const std::int64_t jobId = running["status"].value("jobId", std::int64_t{0});
+  EXPECT_GT(jobId, 0);
+  EXPECT_EQ(running["status"].value("nodeList", ""), name + "-[0-3]");
+  EXPECT_EQ(running["status"].value("stateCode", ""), "R");
+
+  const json pods = rankPods(name);
+  ASSERT_EQ(pods.size(), 4U) << pods.dump();
+  std::set<std::string> nodes;
+  std::set<std::string> leaves;
+  std::map<std::string, json> byRank;
+  for (const json& pod : pods) {
+    const std::string node = pod["spec"].value("nodeName", "");
+    nodes.insert(node);
+    leaves.insert(nodeLeaf(node));
+    byRank[pod["metadata"]["labels"].value("kubeslurm.io/rank", "")] = pod;
+    EXPECT_EQ(pod["spec"].value("schedulerName", ""), "kubeslurm");
+    EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"].value("nvidia.com/gpu", ""), "8");
+    EXPECT_EQ(pod["metadata"]["ownerReferences"][0].value("kind", ""), "SlurmJob");
+  }
+  EXPECT_EQ(nodes.size(), 4U) << "one rank per node";
+  EXPECT_EQ(leaves.size(), 1U) << "a 4-node gang fits under one leaf switch (topology/tree)";
+
+  ASSERT_TRUE(byRank.contains("1"));
+  std::map<std::string, std::string> env = envOf(byRank["1"]);
+  EXPECT_EQ(env["SLURM_JOB_ID"], std::to_string(jobId));
+  EXPECT_EQ(env["SLURM_JOB_NAME"], "train");
+  EXPECT_EQ(env["SLURM_JOB_NUM_NODES"], "4");
+  EXPECT_EQ(env["SLURM_NNODES"], "4");
+  EXPECT_EQ(env["SLURM_NODEID"], "1");
+  EXPECT_EQ(env["SLURM_JOB_NODELIST"], name + "-[0-3]");
+  EXPECT_EQ(env["SLURM_JOB_PARTITION"], "batch");
+  EXPECT_EQ(env["SLURM_GPUS_ON_NODE"], "8");
+  EXPECT_EQ(env["NODE_RANK"], "1");
+  EXPECT_EQ(env["NNODES"], "4");
+  EXPECT_EQ(env["MASTER_ADDR"], name + "-0." + name + "." + ns_ + ".svc.cluster.local");
+  EXPECT_EQ(env["MASTER_PORT"], "29500");
+  EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "eth0");
+  const json service = kubectlJson("-n " + ns_ + " get service " + name);
+  EXPECT_EQ(service["spec"].value("clusterIP", ""), "None");
+
+  ASSERT_TRUE(reaches(name, "COMPLETED", 60s));
+  const json done = job(name);
+  EXPECT_EQ(done["status"].value("exitCode", ""), "0:0");
+  EXPECT_TRUE(done["status"].contains("startTime"));
+  EXPECT_TRUE(done["status"].contains("endTime"));
+  const std::vector<std::string> reasons = events(name);
+  for (const char* wanted : {"Submitted", "Scheduled", "Started", "Completed"}) {
+    EXPECT_NE(std::find(reasons.begin(), reasons.end(), wanted), reasons.end())
+        << "no " << wanted << " event";
+  }
+}
+
+TEST_F(OperatorIT, FailingRankMakesTheJobFailedWithSlurmsExitCode) {
+  const std::string name = submit("fails", R"(  nodes: 1
+  gpusPerNode: 1
+  script: |
+    #!/bin/sh
+    exit 3
+)");
+  ASSERT_FALSE(name.empty());
+  ASSERT_TRUE(reaches(name, "FAILED", 60s));
+  const json done = job(name);
+  EXPECT_EQ(done["status"].value("exitCode", ""), "3:0");
+  EXPECT_EQ(done["status"].value("reason", ""), "NonZeroExitCode");
+}
+
+TEST_F(OperatorIT, JobThatCannotRunKeepsItsIdSaysWhyAndRunsOnceItCan) {
+  const std::string name = submit("lost", R"(  partition: later
+  nodes: 1
+  gpusPerNode: 1
+  script: |
+    #!/bin/sh
+    true
+)");
+  ASSERT_FALSE(name.empty());
+  const auto condition = [&]() -> json {
+    const json j = job(name);
+    if (!j.is_object() || !j.contains("status")) return json();
+    for (const json& c : j["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Valid") return c;
+    }
+    return json();
+  };
+  ASSERT_TRUE(waitUntil([&] { return condition().is_object(); }, 30s)) << job(name).dump();
+  const json invalid = condition();
+  EXPECT_EQ(invalid.value("status", ""), "False");
+  EXPECT_EQ(invalid.value("reason", ""), "InvalidPartition");
+  EXPECT_NE(invalid.value("message", "").find("Invalid partition name specified"),
+            std::string::npos)
+      << invalid.dump();
+  const json pending = job(name);
+  EXPECT_EQ(pending["status"].value("state", ""), "PENDING");
+  EXPECT_GT(pending["status"].value("jobId", std::int64_t{0}), 0);
+  EXPECT_TRUE(rankPods(name).empty());
+
+  // The partition appears: nothing else changes, and the job runs.
+  ASSERT_EQ(kubectl(R"(apply -f - <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: Partition
+metadata:
+  name: later
+spec:
+  nodes: gpu-[001-008]
+EOF
+)")
+                .exitCode,
+            0);
+  EXPECT_TRUE(reaches(name, "COMPLETED", 60s));
+  EXPECT_TRUE(waitUntil([&] { return condition().value("status", "") == "True"; }, 10s))
+      << condition().dump();
+  (void)kubectl("delete partition later");
+}
+
+TEST_F(OperatorIT, InferencePodsHoldCapacityAndAreNeverTouched) {
+  // Two 8-GPU inference replicas placed by the real kube-scheduler.
+  CommandResult deployed = kubectl("-n " + ns_ + R"( apply -f - <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: serve
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: serve}
+  template:
+    metadata:
+      labels: {app: serve}
+    spec:
+      containers:
+      - name: server
+        image: inference:1
+        command: ["sleep", "infinity"]
+        resources:
+          limits: {nvidia.com/gpu: 8}
+EOF
+)");
+  ASSERT_EQ(deployed.exitCode, 0) << deployed.output;
+  const auto inference = [&] {
+    return kubectlJson("-n " + ns_ + " get pods -l app=serve").value("items", json::array());
+  };
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const json pods = inference();
+        return pods.size() == 2 && std::all_of(pods.begin(), pods.end(), [](const json& p) {
+                 return p["status"].value("phase", "") == "Running";
+               });
+      },
+      60s));
+  std::map<std::string, std::string> before;  // uid -> node
+  for (const json& p : inference()) before[p["metadata"]["uid"]] = p["spec"]["nodeName"];
+
+  // Seven whole nodes do not fit beside them; six do.
+  const std::string big = submit("big", R"(  nodes: 7
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    true
+)");
+  const std::string fits = submit("fits", R"(  nodes: 6
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 1
+)");
+  ASSERT_FALSE(big.empty());
+  ASSERT_FALSE(fits.empty());
+  EXPECT_TRUE(reaches(fits, "COMPLETED", 60s));
+  EXPECT_EQ(state(big), "PENDING");
+  EXPECT_EQ(job(big)["status"].value("reason", ""), "Resources");
+  for (const json& pod : rankPods(fits)) {
+    EXPECT_FALSE(before.count("") > 0);
+    for (const auto& [uid, node] : before) {
+      EXPECT_NE(pod["spec"].value("nodeName", ""), node) << "a rank shares a full inference node";
+    }
+  }
+
+  std::map<std::string, std::string> after;
+  for (const json& p : inference()) {
+    after[p["metadata"]["uid"]] = p["spec"]["nodeName"];
+    EXPECT_EQ(p["status"].value("phase", ""), "Running");
+    EXPECT_FALSE(p["metadata"].contains("deletionTimestamp"));
+  }
+  EXPECT_EQ(after, before) << "inference pods were moved or replaced";
+
+  // Inference scales down: the big job gets its nodes.
+  ASSERT_EQ(kubectl("-n " + ns_ + " scale deployment serve --replicas=0").exitCode, 0);
+  EXPECT_TRUE(reaches(big, "COMPLETED", 90s));
+}
+
+TEST_F(OperatorIT, NodeFailureRequeuesTheJobOntoOtherNodesAndScancelEndsIt) {
+  const std::string name = submit("resilient", R"(  nodes: 2
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 600
+)");
+  ASSERT_FALSE(name.empty());
+  ASSERT_TRUE(reaches(name, "RUNNING", 60s));
+  std::string failed;
+  for (const json& pod : rankPods(name)) {
+    if (pod["metadata"]["labels"].value("kubeslurm.io/rank", "") == "1") {
+      failed = pod["spec"].value("nodeName", "");
+    }
+  }
+  ASSERT_FALSE(failed.empty());
+  CommandResult fail =
+      testing_support::runCommand(SandboxEnvironment::sandboxScript() + " node fail " + failed +
+                                  " --dir " + SandboxEnvironment::dir());
+  ASSERT_EQ(fail.exitCode, 0) << fail.output;
+
+  // NotReady after the grace period, then requeued (attempt 1) and running elsewhere.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const json j = job(name);
+        return j.is_object() && j.contains("status") &&
+               j["status"].value("restarts", std::int64_t{0}) == 1 &&
+               j["status"].value("state", "") == "RUNNING";
+      },
+      90s))
+      << job(name).dump();
+  const json pods = rankPods(name);
+  std::size_t current = 0;
+  for (const json& pod : pods) {
+    if (pod["metadata"]["labels"].value("kubeslurm.io/attempt", "") != "1") continue;
+    ++current;
+    EXPECT_NE(pod["spec"].value("nodeName", ""), failed);
+  }
+  EXPECT_EQ(current, 2U) << pods.dump();
+  const std::vector<std::string> reasons = events(name);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "NodeFail"), reasons.end());
+
+  (void)testing_support::runCommand(SandboxEnvironment::sandboxScript() + " node recover " +
+                                    failed + " --dir " + SandboxEnvironment::dir());
+  ASSERT_EQ(
+      kubectl("-n " + ns_ + " patch sj " + name + " --type merge -p '{\"spec\":{\"cancel\":true}}'")
+          .exitCode,
+      0);
+  ASSERT_TRUE(reaches(name, "CANCELLED", 30s));
+  EXPECT_EQ(job(name)["status"].value("exitCode", ""), "0:15");
+}
+
+}  // namespace
+}  // namespace kubeslurm
