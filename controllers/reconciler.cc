@@ -480,6 +480,33 @@ void Reconciler::applyPending(const core::Plan& plan, const ClusterObjects& obje
   }
 }
 
+NodeLoad nodeLoad(const core::Snapshot& snapshot) {
+  NodeLoad load;
+  load.jobGpus.assign(snapshot.nodes.size(), 0);
+  load.foreignGpus.assign(snapshot.nodes.size(), 0);
+  for (const core::Job& job : snapshot.jobs) {
+    if (job.phase != core::JobPhase::kRunning) continue;
+    const std::uint32_t perNode = job.perNodeAllocation().gpus;
+    for (const core::NodeIndex node : job.allocatedNodes) {
+      if (node < load.jobGpus.size()) load.jobGpus[node] += perNode;
+    }
+  }
+  for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
+    const core::Node& node = snapshot.nodes[i];
+    load.jobGpus[i] = std::min(load.jobGpus[i], node.allocatable.gpus);
+    load.foreignGpus[i] = std::min(node.foreignUsed.gpus, node.allocatable.gpus - load.jobGpus[i]);
+  }
+  return load;
+}
+
+std::string nodeStateName(const core::Node& node, std::uint32_t jobGpus,
+                          std::uint32_t foreignGpus) {
+  if (node.state == core::NodeState::kDrain) return "drain";
+  if (node.state != core::NodeState::kUp) return "down";
+  if (jobGpus == 0 && foreignGpus == 0) return "idle";
+  return jobGpus + foreignGpus >= node.allocatable.gpus ? "allocated" : "mixed";
+}
+
 void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                            CycleReport& report) const {
   for (const api::SlurmJobObject& job : objects.jobs) {
@@ -488,31 +515,152 @@ void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& i
     }
   }
   const core::Snapshot& snapshot = index.snapshot;
-  std::vector<std::uint32_t> allocated(snapshot.nodes.size(), 0);
-  for (const core::Job& job : snapshot.jobs) {
-    if (job.phase != core::JobPhase::kRunning) continue;
-    const std::uint32_t perNode = job.perNodeAllocation().gpus;
-    for (const core::NodeIndex node : job.allocatedNodes) {
-      if (node < allocated.size()) allocated[node] += perNode;
-    }
-  }
+  const NodeLoad load = nodeLoad(snapshot);
   for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
     const core::Node& node = snapshot.nodes[i];
     const std::int64_t gpus = node.allocatable.gpus;
-    const std::int64_t used = std::min<std::int64_t>(allocated[i], gpus);
-    const std::int64_t foreign = std::min<std::int64_t>(node.foreignUsed.gpus, gpus - used);
-    std::string state;
     if (node.state != core::NodeState::kUp) {
       report.gpusUnavailable += gpus;
-      state = node.state == core::NodeState::kDrain ? "drain" : "down";
     } else {
       report.gpusTotal += gpus;
-      report.gpusAllocated += used;
-      report.gpusForeign += foreign;
-      const bool busy = used > 0 || foreign > 0;
-      state = !busy ? "idle" : used + foreign >= gpus ? "allocated" : "mixed";
+      report.gpusAllocated += load.jobGpus[i];
+      report.gpusForeign += load.foreignGpus[i];
     }
-    ++report.nodesByState[state];
+    ++report.nodesByState[nodeStateName(node, load.jobGpus[i], load.foreignGpus[i])];
+  }
+}
+
+void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
+                              const core::Plan& plan, core::Time now, CycleReport& report) {
+  if (objects.accounts.empty()) return;
+  // A running job that ends this cycle takes its accrued usage with it unless written now.
+  const bool runningEnded =
+      std::any_of(report.transitions.begin(), report.transitions.end(), [](const std::string& s) {
+        return s != slurm::jobStateName(slurm::JobState::kRunning) &&
+               s != slurm::jobStateName(slurm::JobState::kPending);
+      });
+  if (!runningEnded && now - lastUsageWrite_ < options_.usagePersistPeriod) return;
+  const std::vector<core::Account> usage = core::advanceUsage(index.snapshot, now);
+  std::map<std::string, std::pair<std::int32_t, std::int32_t>> jobs;  // running, pending
+  for (const core::Job& job : index.snapshot.jobs) {
+    auto& counts = jobs[job.account];
+    (job.phase == core::JobPhase::kRunning ? counts.first : counts.second) += 1;
+  }
+  bool allWritten = true;
+  for (const api::Account& account : objects.accounts) {
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    api::Account next = account;
+    for (const core::Account& a : usage) {
+      if (a.name == account.metadata.name && a.user.empty()) next.status.rawUsage = a.rawUsage;
+    }
+    for (const core::FairShareRow& row : plan.fairShare) {
+      if (row.account != account.metadata.name || !row.user.empty()) continue;
+      next.status.normShares = row.normShares;
+      next.status.effectiveUsage = row.effectiveUsage;
+      next.status.fairShare = row.fairShare;
+    }
+    next.status.runningJobs = jobs[account.metadata.name].first;
+    next.status.pendingJobs = jobs[account.metadata.name].second;
+    next.status.lastDecay = now;
+    auto written =
+        statusWriter_.updateStatus(kube::resources::accounts(), "", api::encodeAccount(next));
+    if (!written.isOk()) {
+      allWritten = false;
+      if (written.status().code() == StatusCode::kAborted) {
+        ++report.writeConflicts;
+      } else {
+        report.errors.push_back("status of account " + account.metadata.name + ": " +
+                                written.status().toString());
+      }
+    }
+  }
+  if (allWritten) lastUsageWrite_ = now;
+}
+
+void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
+                                  CycleReport& report) {
+  const core::Snapshot& snapshot = index.snapshot;
+  const NodeLoad load = nodeLoad(snapshot);
+  for (const api::Partition& partition : objects.partitions) {
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    const auto core =
+        std::find_if(snapshot.partitions.begin(), snapshot.partitions.end(),
+                     [&](const core::Partition& p) { return p.name == partition.metadata.name; });
+    api::PartitionStatus status;
+    status.conditions = partition.status.conditions;
+    if (core != snapshot.partitions.end()) {
+      for (const core::NodeIndex i : core->nodes) {
+        if (i >= snapshot.nodes.size()) continue;
+        const core::Node& node = snapshot.nodes[i];
+        const std::string state = nodeStateName(node, load.jobGpus[i], load.foreignGpus[i]);
+        const auto gpus = static_cast<std::int32_t>(node.allocatable.gpus);
+        const auto used = static_cast<std::int32_t>(load.jobGpus[i] + load.foreignGpus[i]);
+        ++status.nodes;
+        status.gpus += gpus;
+        if (state == "drain") {
+          ++status.drainedNodes;
+        } else if (state == "down") {
+          ++status.downNodes;
+        } else {
+          status.allocatedGpus += used;
+          status.idleGpus += gpus - used;
+          ++(state == "idle"    ? status.idleNodes
+             : state == "mixed" ? status.mixedNodes
+                                : status.allocatedNodes);
+        }
+      }
+      for (const core::Job& job : snapshot.jobs) {
+        if (job.partition != partition.metadata.name) continue;
+        ++(job.phase == core::JobPhase::kRunning ? status.runningJobs : status.pendingJobs);
+      }
+    }
+    const api::PartitionStatus& before = partition.status;
+    const bool same =
+        status.nodes == before.nodes && status.idleNodes == before.idleNodes &&
+        status.mixedNodes == before.mixedNodes && status.allocatedNodes == before.allocatedNodes &&
+        status.downNodes == before.downNodes && status.drainedNodes == before.drainedNodes &&
+        status.gpus == before.gpus && status.allocatedGpus == before.allocatedGpus &&
+        status.idleGpus == before.idleGpus && status.pendingJobs == before.pendingJobs &&
+        status.runningJobs == before.runningJobs;
+    if (same) continue;
+    api::Partition next = partition;
+    next.status = std::move(status);
+    auto written =
+        statusWriter_.updateStatus(kube::resources::partitions(), "", api::encodePartition(next));
+    if (!written.isOk() && written.status().code() != StatusCode::kAborted) {
+      report.errors.push_back("status of partition " + partition.metadata.name + ": " +
+                              written.status().toString());
+    }
+  }
+}
+
+void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report) {
+  if (options_.jobRetention <= 0) return;
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (!job.status || !job.status->endTime) continue;
+    const auto state = slurm::parseJobState(job.status->state);
+    if (!state || !slurm::isFinished(*state)) continue;
+    if (now - *job.status->endTime < options_.jobRetention) continue;
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    kube::DeleteOptions options;
+    options.uid = metaOf(job).uid;  // not a new job that took the name meanwhile
+    options.propagationPolicy = "Background";
+    const Status done =
+        writer_.remove(kube::resources::slurmJobs(), job.namespaceName, job.name, options);
+    if (done.isOk() || done.code() == StatusCode::kNotFound) {
+      ++report.jobsRemoved;
+    } else if (done.code() != StatusCode::kAborted) {
+      report.errors.push_back("remove expired " + jobKey(job) + ": " + done.toString());
+    }
   }
 }
 
@@ -539,6 +687,9 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   applyPreemptions(plan, input.objects, index, now, report);
   applyStarts(plan, input.objects, index, now, report);
   applyPending(plan, input.objects, index, now, report);
+  persistUsage(input.objects, index, plan, now, report);
+  updatePartitions(input.objects, index, report);
+  removeExpired(input.objects, now, report);
   summarize(input.objects, index, report);
   return report;
 }

@@ -60,6 +60,14 @@ struct ReconcilerOptions {
   // A gang admitted but not seen by the pod informer after this long is forgotten (its pods were
   // deleted by someone else, or the watch is far behind and will relist).
   core::Duration expectationTimeout = 60;
+  // Accounts' decayed usage is written to their status at least this often, and whenever a
+  // running job ends (its usage would otherwise be lost with it), so that fair-share survives
+  // a restart or a new leader.
+  core::Duration usagePersistPeriod = 60;
+  // A finished SlurmJob is deleted this long after its end (its pods with it, by owner
+  // reference): the objects are what sacct reads, so they outlive Slurm's MinJobAge (300 s).
+  // 0: never.
+  core::Duration jobRetention = 86400;
 };
 
 // A SlurmJob whose object does not decode (a spec a user wrote by hand, e.g. timeLimit "xx").
@@ -90,6 +98,7 @@ struct CycleReport {
   std::uint32_t admissionFailures = 0;
   std::uint32_t preemptions = 0;
   std::uint32_t podsDeleted = 0;
+  std::uint32_t jobsRemoved = 0;                    // finished jobs past their retention
   bool fenceClosed = false;                         // the cycle stopped because leadership ended
   std::map<std::string, std::int64_t> jobsByState;  // Slurm state names
   std::map<std::string, std::int64_t> pendingByReason;  // Slurm reason names
@@ -143,6 +152,11 @@ class Reconciler {
                     const SnapshotIndex& index, core::Time now, CycleReport& report);
   void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                  CycleReport& report) const;
+  void persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
+                    const core::Plan& plan, core::Time now, CycleReport& report);
+  void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
+                        CycleReport& report);
+  void removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report);
 
   // PUT /status with the job's resourceVersion; `conditions` edits status.conditions.
   // False when not written (conflict, error, fence).
@@ -165,7 +179,20 @@ class Reconciler {
   std::map<std::string, Expectation> expectations_;  // by job key
   std::map<std::string, core::Time> lastPendingWrite_;
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
+  core::Time lastUsageWrite_ = 0;
 };
+
+// What a node offers and holds, from a snapshot: per NodeIndex, GPUs held by running SlurmJobs
+// and by everything else.
+struct NodeLoad {
+  std::vector<std::uint32_t> jobGpus;
+  std::vector<std::uint32_t> foreignGpus;
+};
+NodeLoad nodeLoad(const core::Snapshot& snapshot);
+
+// sinfo's node states as Partition status and the metrics count them: idle, mixed, allocated,
+// drain, down.
+std::string nodeStateName(const core::Node& node, std::uint32_t jobGpus, std::uint32_t foreignGpus);
 
 // The reconciler's condition type: False with the problem's reason and message while a job
 // cannot be scheduled as written; True once it can.

@@ -64,6 +64,8 @@ Scheduling:
   --cluster-domain DOMAIN        (cluster.local)
   --kill-wait SECONDS            SIGTERM to SIGKILL when the operator stops a gang (30)
   --first-job-id N               the first job id ever handed out (1)
+  --job-retention SECONDS        finished SlurmJobs are deleted this long after they end
+                                 (86400; 0 = never)
 Serving:
   --metrics-bind-address ADDR    /metrics (0.0.0.0:8080; "" or 0 = off)
   --health-probe-bind-address ADDR   /healthz, /readyz (0.0.0.0:8081; "" or 0 = off)
@@ -91,6 +93,7 @@ struct Flags {
   std::string clusterDomain = "cluster.local";
   std::int64_t killWait = 30;
   std::int64_t firstJobId = 1;
+  std::int64_t jobRetention = 86400;
   std::string metricsAddress = "0.0.0.0:8080";
   std::string probeAddress = "0.0.0.0:8081";
   std::string logFormat = "text";
@@ -186,6 +189,9 @@ int parseFlags(int argc, char** argv, Flags& f) {
     } else if (flag == "--first-job-id") {
       ok = parseNumber(value, number) && number >= 1;
       f.firstJobId = static_cast<std::int64_t>(number);
+    } else if (flag == "--job-retention") {
+      ok = parseNumber(value, number);
+      f.jobRetention = static_cast<std::int64_t>(number);
     } else if (flag == "--metrics-bind-address") {
       f.metricsAddress = value == "0" ? "" : value;
     } else if (flag == "--health-probe-bind-address") {
@@ -462,6 +468,7 @@ int run(const Flags& f) {
   options.admission.defaultImage = f.defaultImage;
   options.admission.killWaitSeconds = f.killWait;
   options.canWrite = canWrite;
+  options.jobRetention = f.jobRetention;
   controllers::Reconciler reconciler(client, client, client, client, ids, &events, options);
 
   std::thread elections;

@@ -264,6 +264,21 @@ class OperatorIT : public ::testing::Test {
 };
 
 TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
+  // The job names no account: it runs under the Account that covers its namespace.
+  const std::string account = "team-" + ns_;
+  ASSERT_EQ(kubectl("apply -f - <<'EOF'\n"
+                    "apiVersion: kubeslurm.io/v1alpha1\n"
+                    "kind: Account\n"
+                    "metadata:\n"
+                    "  name: " +
+                    account +
+                    "\n"
+                    "spec:\n"
+                    "  shares: 1\n"
+                    "  namespaces: [" +
+                    ns_ + "]\nEOF\n")
+                .exitCode,
+            0);
   const std::string name = submit("train", R"(  nodes: 4
   gpusPerNode: 8
   timeLimit: "10:00"
@@ -311,6 +326,16 @@ TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
   EXPECT_EQ(env["MASTER_ADDR"], name + "-0." + name + "." + ns_ + ".svc.cluster.local");
   EXPECT_EQ(env["MASTER_PORT"], "29500");
   EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "eth0");
+  EXPECT_EQ(env["SLURM_JOB_ACCOUNT"], account);
+  // The partition's status counts the gang's nodes (sinfo's allocated state).
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const json p = kubectlJson("get partition batch");
+        return p.is_object() && p["status"].value("allocatedNodes", 0) >= 4 &&
+               p["status"].value("runningJobs", 0) >= 1;
+      },
+      10s))
+      << kubectlJson("get partition batch").dump();
   const json service = kubectlJson("-n " + ns_ + " get service " + name);
   EXPECT_EQ(service["spec"].value("clusterIP", ""), "None");
 
@@ -319,6 +344,16 @@ TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
   EXPECT_EQ(done["status"].value("exitCode", ""), "0:0");
   EXPECT_TRUE(done["status"].contains("startTime"));
   EXPECT_TRUE(done["status"].contains("endTime"));
+  // The account's decayed usage is persisted (32 GPUs for about 5 s) when the job ends.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const json a = kubectlJson("get account " + account);
+        return a.is_object() && a.contains("status") &&
+               a["status"].value("rawUsage", 0.0) >= 32.0 && a["status"].contains("lastDecay");
+      },
+      15s))
+      << kubectlJson("get account " + account).dump();
+  (void)kubectl("delete account " + account);
   const std::vector<std::string> reasons = events(name);
   for (const char* wanted : {"Submitted", "Scheduled", "Started", "Completed"}) {
     EXPECT_NE(std::find(reasons.begin(), reasons.end(), wanted), reasons.end())
