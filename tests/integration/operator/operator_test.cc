@@ -12,6 +12,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -60,6 +62,85 @@ json kubectlJson(const std::string& arguments) {
   return json::parse(got.output, nullptr, /*allow_exceptions=*/false);
 }
 
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// One kubeslurm-operator process with its log in the sandbox's logs/ (appended to across
+// restarts, so a failed run shows every incarnation).
+class OperatorProcess {
+ public:
+  OperatorProcess(std::string identity, std::string logFile)
+      : identity_(std::move(identity)), logFile_(std::move(logFile)) {}
+  ~OperatorProcess() { stop(SIGTERM); }
+  OperatorProcess(const OperatorProcess&) = delete;
+  OperatorProcess& operator=(const OperatorProcess&) = delete;
+
+  // Starts it; the same identity after a crash holds the Lease at once, as client-go's would.
+  bool start() {
+    const std::string kubeconfig = SandboxEnvironment::env()["KUBECONFIG"];
+    std::vector<std::string> args = {KUBESLURM_OPERATOR_BINARY,
+                                     "--kubeconfig",
+                                     kubeconfig,
+                                     "--namespace",
+                                     "kubeslurm-system",
+                                     "--identity",
+                                     identity_,
+                                     "--scheduling-interval",
+                                     "1",
+                                     "--min-cycle-interval",
+                                     "0.1",
+                                     "--kill-wait",
+                                     "2",
+                                     "--metrics-bind-address",
+                                     "127.0.0.1:0",
+                                     "--health-probe-bind-address",
+                                     "127.0.0.1:0",
+                                     "--log-level",
+                                     "debug"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, logFile_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return spawned == 0;
+  }
+
+  // SIGTERM: a clean stop (the Lease is released); SIGKILL: a crash at whatever instant.
+  void stop(int signal) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, signal);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+
+  bool running() const { return pid_ > 0; }
+  std::string log() const { return readFile(logFile_); }
+  std::size_t count(const std::string& needle) const {
+    const std::string text = log();
+    std::size_t n = 0;
+    for (std::size_t at = text.find(needle); at != std::string::npos;
+         at = text.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  }
+
+ private:
+  std::string identity_;
+  std::string logFile_;
+  pid_t pid_ = 0;
+};
+
 // The CRDs, one default Partition over all nodes, and the operator, once for the binary
 // (registered after the sandbox, so set up after it and torn down before it).
 class OperatorEnvironment : public ::testing::Environment {
@@ -91,67 +172,29 @@ EOF
 )");
     ASSERT_EQ(partition.exitCode, 0) << partition.output;
 
-    logFile_ = SandboxEnvironment::dir() + "/logs/operator.log";
-    const std::string kubeconfig = SandboxEnvironment::env()["KUBECONFIG"];
-    std::vector<std::string> args = {KUBESLURM_OPERATOR_BINARY,
-                                     "--kubeconfig",
-                                     kubeconfig,
-                                     "--namespace",
-                                     "kubeslurm-system",
-                                     "--scheduling-interval",
-                                     "1",
-                                     "--min-cycle-interval",
-                                     "0.1",
-                                     "--kill-wait",
-                                     "2",
-                                     "--metrics-bind-address",
-                                     "127.0.0.1:0",
-                                     "--health-probe-bind-address",
-                                     "127.0.0.1:0",
-                                     "--log-level",
-                                     "debug"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, logFile_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ASSERT_EQ(spawned, 0) << "cannot start " << argv[0];
-    ASSERT_TRUE(waitUntil([&] { return log().find("recovery:") != std::string::npos; }, 30s))
+    primary_ = std::make_unique<OperatorProcess>("it-primary",
+                                                 SandboxEnvironment::dir() + "/logs/operator.log");
+    ASSERT_TRUE(primary_->start()) << "cannot start " << KUBESLURM_OPERATOR_BINARY;
+    ASSERT_TRUE(waitUntil([&] { return primary_->count("recovery:") > 0; }, 30s))
         << "the operator did not become leader:\n"
-        << log();
+        << primary_->log();
   }
 
   void TearDown() override {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-    // The log is kept in the sandbox's logs/ for a failed run; print its tail when asked.
+    if (!primary_) return;
+    primary_->stop(SIGTERM);
     if (::testing::UnitTest::GetInstance()->Failed()) {
-      const std::string text = log();
+      const std::string text = primary_->log();
       std::printf("---- operator log (tail) ----\n%s\n",
                   text.substr(text.size() > 6000 ? text.size() - 6000 : 0).c_str());
     }
+    primary_.reset();
   }
 
-  static std::string log() {
-    std::ifstream in(logFile_);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  static pid_t pid() { return pid_; }
+  static OperatorProcess& primary() { return *primary_; }
 
  private:
-  static inline std::string logFile_;
-  static inline pid_t pid_ = 0;
+  static inline std::unique_ptr<OperatorProcess> primary_;
 };
 
 const ::testing::Environment* const kOperator =
@@ -161,7 +204,7 @@ class OperatorIT : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(SandboxEnvironment::env().empty()) << "the sandbox did not start";
-    ASSERT_GT(OperatorEnvironment::pid(), 0) << "the operator did not start";
+    ASSERT_TRUE(OperatorEnvironment::primary().running()) << "the operator is not running";
     ns_ = "op-" + std::to_string(counter_++);
     CommandResult made = kubectl("create namespace " + ns_);
     ASSERT_EQ(made.exitCode, 0) << made.output;
@@ -548,6 +591,121 @@ TEST_F(OperatorIT, NodeFailureRequeuesTheJobOntoOtherNodesAndScancelEndsIt) {
       0);
   ASSERT_TRUE(reaches(name, "CANCELLED", 30s));
   EXPECT_EQ(job(name)["status"].value("exitCode", ""), "0:15");
+}
+
+// Invariant 1 across crashes: the operator is SIGKILLed at random instants while it admits a
+// stream of 2-node gangs, and restarted each time (same identity, so it leads again at once and
+// runs its recovery pass before planning). Every job must end COMPLETED exactly once, with its
+// own id, no restart counted, and no pod of another attempt left behind.
+TEST_F(OperatorIT, KillNineDuringAdmissionsLosesNothingAndLeavesNoPartialGang) {
+  constexpr int kJobs = 32;
+  std::vector<std::string> names;
+  for (int i = 0; i < kJobs; ++i) {
+    names.push_back(submit("crash", R"(  nodes: 2
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 2
+)"));
+    ASSERT_FALSE(names.back().empty());
+  }
+  OperatorProcess& op = OperatorEnvironment::primary();
+  std::minstd_rand random(7);  // NOLINT(cert-msc32-c,cert-msc51-cpp): a reproducible schedule
+  const std::size_t recoveriesBefore = op.count("recovery:");
+  int kills = 0;
+  const auto finished = [&] {
+    const json list = kubectlJson("-n " + ns_ + " get sj");
+    int done = 0;
+    for (const json& j : list.value("items", json::array())) {
+      if (j.contains("status") && j["status"].value("state", "") == "COMPLETED") ++done;
+    }
+    return done;
+  };
+  while (kills < 12 && finished() < kJobs) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150 + random() % 600));
+    op.stop(SIGKILL);
+    ++kills;
+    ASSERT_TRUE(op.start());
+  }
+  ASSERT_TRUE(waitUntil([&] { return finished() == kJobs; }, 180s))
+      << finished() << " of " << kJobs << " completed";
+
+  const json list = kubectlJson("-n " + ns_ + " get sj");
+  const json items = list.value("items", json::array());
+  EXPECT_EQ(items.size(), static_cast<std::size_t>(kJobs)) << "a job was lost or duplicated";
+  std::set<std::int64_t> ids;
+  for (const json& j : items) {
+    const std::int64_t id = j["status"].value("jobId", std::int64_t{0});
+    EXPECT_GT(id, 0);
+    EXPECT_TRUE(ids.insert(id).second) << "job id " << id << " handed out twice";
+    EXPECT_EQ(j["status"].value("exitCode", ""), "0:0");
+    EXPECT_EQ(j["status"].value("restarts", std::int64_t{0}), 0)
+        << "a crash must not count as a restart of the job";
+  }
+  // Whatever pods remain are of the jobs' current attempt and have finished.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        for (const json& pod :
+             kubectlJson("-n " + ns_ + " get pods").value("items", json::array())) {
+          const std::string phase = pod["status"].value("phase", "");
+          if (pod["metadata"]["labels"].value("kubeslurm.io/attempt", "") != "0") return false;
+          if (phase != "Succeeded") return false;
+        }
+        return true;
+      },
+      30s))
+      << kubectl("-n " + ns_ + " get pods -o wide").output;
+  // How many partial gangs the recovery passes found and removed (informational: whether a kill
+  // lands mid-admission is up to the schedule).
+  std::size_t partial = 0;
+  const std::string text = op.log();
+  const std::string marker = "recovery: ";
+  for (std::size_t at = text.find(marker); at != std::string::npos;
+       at = text.find(marker, at + 1)) {
+    partial += std::strtoul(text.c_str() + at + marker.size(), nullptr, 10);
+  }
+  std::printf(
+      "[ crash     ] %d SIGKILLs during %d gang admissions; %zu recovery passes removed "
+      "%zu partial gangs in all (since the binary started)\n",
+      kills, kJobs, op.count("recovery:") - recoveriesBefore, partial);
+}
+
+// Invariant 2: with two replicas only the Lease holder writes; when it stops, the other takes
+// over and schedules.
+TEST_F(OperatorIT, TwoReplicasOnlyTheLeaderSchedulesAndTheOtherTakesOver) {
+  OperatorProcess& primary = OperatorEnvironment::primary();
+  OperatorProcess secondary("it-secondary", SandboxEnvironment::dir() + "/logs/operator-2.log");
+  ASSERT_TRUE(secondary.start());
+  ASSERT_TRUE(waitUntil([&] { return secondary.count("leader is now \"it-primary\"") > 0; }, 20s))
+      << secondary.log();
+
+  const std::string first = submit("ha", R"(  nodes: 1
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    true
+)");
+  ASSERT_TRUE(reaches(first, "COMPLETED", 60s));
+  EXPECT_EQ(secondary.count("became leader"), 0U);
+  EXPECT_EQ(secondary.count(" cycle "), 0U) << "a follower ran a scheduling cycle";
+
+  primary.stop(SIGTERM);  // releases the Lease
+  ASSERT_TRUE(waitUntil([&] { return secondary.count("recovery:") > 0; }, 30s)) << secondary.log();
+  const std::string second = submit("ha", R"(  nodes: 1
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    true
+)");
+  EXPECT_TRUE(reaches(second, "COMPLETED", 60s));
+  EXPECT_NE(job(first)["status"].value("jobId", std::int64_t{0}),
+            job(second)["status"].value("jobId", std::int64_t{0}));
+
+  // Back to one primary for whatever runs next.
+  secondary.stop(SIGTERM);
+  const std::size_t before = primary.count("recovery:");
+  ASSERT_TRUE(primary.start());
+  ASSERT_TRUE(waitUntil([&] { return primary.count("recovery:") > before; }, 30s));
 }
 
 }  // namespace
