@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "operator/api/core_types.h"
 #include "tests/integration/support/sandbox_env.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): for posix_spawn
@@ -591,6 +592,85 @@ TEST_F(OperatorIT, NodeFailureRequeuesTheJobOntoOtherNodesAndScancelEndsIt) {
       0);
   ASSERT_TRUE(reaches(name, "CANCELLED", 30s));
   EXPECT_EQ(job(name)["status"].value("exitCode", ""), "0:15");
+}
+
+// Slurm's time limit is in minutes (--time=1 is 60 s); at the limit the ranks get SIGTERM and,
+// KillWait later, SIGKILL (their pods are deleted with that grace period); the state is
+// TIMEOUT with reason TimeLimit. Costs a minute of wall time.
+TEST_F(OperatorIT, TimeLimitEndsTheJobAsTimeout) {
+  const std::string name = submit("slow", R"(  nodes: 2
+  gpusPerNode: 4
+  timeLimit: "1"
+  script: |
+    #!/bin/sh
+    sleep 600
+)");
+  ASSERT_FALSE(name.empty());
+  ASSERT_TRUE(reaches(name, "RUNNING", 60s));
+  ASSERT_TRUE(reaches(name, "TIMEOUT", 90s));
+  const json done = job(name);
+  EXPECT_EQ(done["status"].value("reason", ""), "TimeLimit");
+  const auto seconds = [](const std::string& text) -> std::int64_t {
+    auto parsed = api::parseTimestamp(text);
+    return parsed.isOk() ? *parsed : 0;
+  };
+  const std::int64_t ran =
+      seconds(done["status"].value("endTime", "")) - seconds(done["status"].value("startTime", ""));
+  EXPECT_GE(ran, 60);
+  EXPECT_LE(ran, 70);
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        for (const json& pod : rankPods(name)) {
+          const std::string phase = pod["status"].value("phase", "");
+          if (phase == "Running" || phase == "Pending") return false;
+        }
+        return true;
+      },
+      30s))
+      << "ranks still running after the time limit";
+}
+
+// PreemptType=preempt/partition_prio: a job in a higher PriorityTier partition takes the nodes
+// of a running job whose partition has PreemptMode=REQUEUE; the victim goes back to the queue
+// as its next attempt (reason BeginTime, as slurmctld's requeue leaves it) and runs again after.
+TEST_F(OperatorIT, HigherTierPreemptsAndTheVictimIsRequeuedThenRunsAgain) {
+  ASSERT_EQ(kubectl(R"(apply -f - <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: Partition
+metadata:
+  name: urgent
+spec:
+  nodes: gpu-[001-008]
+  priorityTier: 10
+  preemptMode: "OFF"
+EOF
+)")
+                .exitCode,
+            0);
+  const std::string victim = submit("wide", R"(  nodes: 8
+  gpusPerNode: 8
+  timeLimit: "30:00"
+  script: |
+    #!/bin/sh
+    sleep 6
+)");
+  ASSERT_FALSE(victim.empty());
+  ASSERT_TRUE(reaches(victim, "RUNNING", 60s));
+  const std::string urgent = submit("urgent", R"(  partition: urgent
+  nodes: 2
+  gpusPerNode: 8
+  timeLimit: "10:00"
+  script: |
+    #!/bin/sh
+    sleep 1
+)");
+  ASSERT_FALSE(urgent.empty());
+  EXPECT_TRUE(reaches(urgent, "COMPLETED", 60s));
+  const std::vector<std::string> reasons = events(victim);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "Preempted"), reasons.end());
+  EXPECT_TRUE(reaches(victim, "COMPLETED", 90s));
+  EXPECT_EQ(job(victim)["status"].value("restarts", std::int64_t{0}), 1);
+  (void)kubectl("delete partition urgent");
 }
 
 // Invariant 1 across crashes: the operator is SIGKILLed at random instants while it admits a
