@@ -1,8 +1,10 @@
 #include "controllers/reconciler.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <utility>
 
 #include "controllers/job_request.h"
@@ -120,6 +122,8 @@ bool Reconciler::fenceOpen() const { return !options_.canWrite || options_.canWr
 void Reconciler::reset() {
   expectations_.clear();
   lastPendingWrite_.clear();
+  usage_.clear();
+  usageLoaded_ = false;  // the next term starts from what was persisted
 }
 
 StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObject>& jobs) {
@@ -161,6 +165,7 @@ void Reconciler::applyExpectations(ClusterObjects& objects, core::Time now) {
     for (const api::Pod& pod : e.pods) {
       if (!names.contains(pod.metadata.name)) missing.push_back(&pod);
     }
+    if (e.admittedAt == 0) e.admittedAt = now;
     if (missing.empty() || now - e.admittedAt > options_.expectationTimeout) {
       it = expectations_.erase(it);
       continue;
@@ -180,7 +185,7 @@ const api::SlurmJobObject* Reconciler::findJob(const ClusterObjects& objects,
 
 bool Reconciler::writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
                              const std::function<void(json& conditions)>& conditions,
-                             CycleReport& report) {
+                             CycleReport& report, json* response) {
   if (!fenceOpen()) {
     report.fenceClosed = true;
     return false;
@@ -206,6 +211,7 @@ bool Reconciler::writeStatus(const api::SlurmJobObject& job, const api::SlurmJob
   }
   written_.insert(jobKey(job));
   ++report.statusWrites;
+  if (response != nullptr) *response = std::move(written).value();
   if (!job.status || job.status->state != status.state) {
     report.transitions.push_back(status.state);
   }
@@ -253,10 +259,20 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
         setCondition(list, kValidCondition, "False", "InvalidSpec", *invalid, now);
       }
     };
-    if (writeStatus(job, status, conditions, report)) {
+    json response;
+    if (writeStatus(job, status, conditions, report, &response)) {
       ++report.idsAssigned;
       recordEvent(job,
                   JobEvent{"Normal", "Submitted", "Submitted batch job " + std::to_string(*id)});
+      // The server's copy is current: this cycle may plan the job instead of waiting for the
+      // informer to bring it back (a cycle's worth of queue wait for every new job).
+      if (invalid == nullptr) {
+        auto fresh = api::decodeSlurmJob(response);
+        if (fresh.isOk()) {
+          job = std::move(fresh).value();
+          written_.erase(jobKey(job));
+        }
+      }
     }
   };
   for (api::SlurmJobObject& job : input.objects.jobs) {
@@ -307,6 +323,9 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
     policy.requeueOnNodeFail = options_.requeueOnNodeFail;
     const StatusDecision decision = decideStatus(job, gang, now, policy);
     if (decision.changed && !writeStatus(job, decision.status, nullptr, report)) continue;
+    if (decision.changed && job.status->state == slurm::jobStateName(slurm::JobState::kRunning)) {
+      leftRunning_.insert(jobKey(job));
+    }
     if (decision.changed && decision.event) recordEvent(job, *decision.event);
     if (decision.changed) expectations_.erase(jobKey(job));
     // A pod on a node that is NotReady or gone is deleted at once: no kubelet will confirm a
@@ -379,6 +398,7 @@ void Reconciler::applyPreemptions(const core::Plan& plan, const ClusterObjects& 
     if (job == nullptr) continue;
     const StatusDecision decision = preemptStatus(*job, preemption.mode, now);
     if (!decision.changed || !writeStatus(*job, decision.status, nullptr, report)) continue;
+    leftRunning_.insert(key->second);
     ++report.preemptions;
     if (decision.event) recordEvent(*job, *decision.event);
   }
@@ -386,11 +406,16 @@ void Reconciler::applyPreemptions(const core::Plan& plan, const ClusterObjects& 
 
 void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objects,
                              const SnapshotIndex& index, core::Time now, CycleReport& report) {
+  struct Admission {
+    const core::Start* start = nullptr;
+    const api::SlurmJobObject* job = nullptr;
+    std::string key;
+    runtime::GangInput gang;
+    Status result;
+    double seconds = 0;
+  };
+  std::vector<Admission> admissions;
   for (const core::Start& start : plan.starts) {
-    if (report.fenceClosed || !fenceOpen()) {
-      report.fenceClosed = true;
-      return;
-    }
     auto key = index.jobKeys.find(start.jobId);
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
     const api::SlurmJobObject* job = findJob(objects, key->second);
@@ -411,43 +436,68 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       }
       continue;
     }
-    const auto began = std::chrono::steady_clock::now();
-    const Status admitted = binder_.admit(*gang);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    report.admissionSeconds.push_back(seconds);
-    if (!admitted.isOk()) {
-      ++report.admissionFailures;
-      if (admitted.code() == StatusCode::kAborted && !fenceOpen()) {
-        report.fenceClosed = true;
-        return;
+    admissions.push_back(Admission{&start, job, key->second, std::move(gang).value(), {}, 0});
+  }
+
+  // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
+  // a cycle that starts 200 gangs would take 200 admissions' round trips while the first jobs'
+  // nodes sit bound and idle. Each admission is still all or nothing.
+  std::atomic<std::size_t> next{0};
+  const auto admitLoop = [&] {
+    for (std::size_t i = next++; i < admissions.size(); i = next++) {
+      Admission& a = admissions[i];
+      if (!fenceOpen()) {
+        a.result = Status(StatusCode::kAborted, "leadership lost before admission");
+        continue;
       }
-      report.errors.push_back("gang of " + key->second + " rolled back: " + admitted.toString());
-      recordEvent(*job, JobEvent{"Warning", "GangRolledBack",
-                                 "gang admission failed and was rolled back: " +
-                                     std::string(admitted.message())});
+      const auto began = std::chrono::steady_clock::now();
+      a.result = binder_.admit(a.gang);
+      a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    }
+  };
+  const std::size_t workers = std::min<std::size_t>(
+      std::max<std::size_t>(options_.admissionParallelism, 1), admissions.size());
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(admitLoop);
+  if (workers > 0) admitLoop();
+  for (std::thread& t : threads) t.join();
+
+  for (Admission& a : admissions) {
+    report.admissionSeconds.push_back(a.seconds);
+    if (!a.result.isOk()) {
+      ++report.admissionFailures;
+      if (a.result.code() == StatusCode::kAborted && !fenceOpen()) {
+        report.fenceClosed = true;
+        continue;
+      }
+      report.errors.push_back("gang of " + a.key + " rolled back: " + a.result.toString());
+      recordEvent(*a.job, JobEvent{"Warning", "GangRolledBack",
+                                   "gang admission failed and was rolled back: " +
+                                       std::string(a.result.message())});
       continue;
     }
     ++report.starts;
-    if (start.backfilled) ++report.backfilled;
+    if (a.start->backfilled) ++report.backfilled;
     Expectation expectation;
-    expectation.namespaceName = gang->namespaceName;
-    expectation.jobName = gang->jobName;
-    expectation.attempt = gang->attempt;
-    expectation.admittedAt = now;
-    auto pods = runtime::rankPods(*gang);
+    expectation.namespaceName = a.gang.namespaceName;
+    expectation.jobName = a.gang.jobName;
+    expectation.attempt = a.gang.attempt;
+    // The timeout runs from the next cycle's start: a long cycle must not age it before the
+    // informer has had a chance to deliver the pods (the nodes would be planned twice).
+    expectation.admittedAt = 0;
+    auto pods = runtime::rankPods(a.gang);
     if (pods.isOk()) {
       for (std::size_t rank = 0; rank < pods->size(); ++rank) {
-        (*pods)[rank].spec.nodeName = gang->nodes[rank];
+        (*pods)[rank].spec.nodeName = a.gang.nodes[rank];
         expectation.pods.push_back(std::move((*pods)[rank]));
       }
     }
-    expectations_[key->second] = std::move(expectation);
-    lastPendingWrite_.erase(key->second);
-    recordEvent(*job, JobEvent{"Normal", "Scheduled",
-                               "allocated " + std::to_string(gang->nodes.size()) +
-                                   " node(s): " + slurm::compressHostlist(gang->nodes) +
-                                   (start.backfilled ? " (backfill)" : "")});
+    expectations_[a.key] = std::move(expectation);
+    lastPendingWrite_.erase(a.key);
+    recordEvent(*a.job, JobEvent{"Normal", "Scheduled",
+                                 "allocated " + std::to_string(a.gang.nodes.size()) +
+                                     " node(s): " + slurm::compressHostlist(a.gang.nodes) +
+                                     (a.start->backfilled ? " (backfill)" : "")});
   }
 }
 
@@ -530,19 +580,33 @@ void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& i
   }
 }
 
+void Reconciler::trackUsage(core::Snapshot& snapshot, core::Time now) {
+  const auto key = [](const core::Account& a) { return a.name + '\0' + a.user; };
+  if (usageLoaded_) {
+    for (core::Account& a : snapshot.accounts) {
+      if (auto it = usage_.find(key(a)); it != usage_.end()) a.rawUsage = it->second;
+    }
+    snapshot.usageTime = usageAsOf_;
+  }
+  const std::vector<core::Account> advanced = core::advanceUsage(snapshot, now);
+  usage_.clear();
+  for (std::size_t i = 0; i < advanced.size() && i < snapshot.accounts.size(); ++i) {
+    snapshot.accounts[i].rawUsage = advanced[i].rawUsage;
+    usage_[key(advanced[i])] = advanced[i].rawUsage;
+  }
+  snapshot.usageTime = std::max(now, snapshot.usageTime);
+  usageAsOf_ = snapshot.usageTime;
+  usageLoaded_ = true;
+}
+
 void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
                               const core::Plan& plan, core::Time now, CycleReport& report) {
   if (objects.accounts.empty()) return;
-  // A running job that ends this cycle takes its accrued usage with it unless written now.
-  const bool runningEnded =
-      std::any_of(report.transitions.begin(), report.transitions.end(), [](const std::string& s) {
-        return s != slurm::jobStateName(slurm::JobState::kRunning) &&
-               s != slurm::jobStateName(slurm::JobState::kPending);
-      });
-  if (!runningEnded && now - lastUsageWrite_ < options_.usagePersistPeriod) return;
-  const std::vector<core::Account> usage = core::advanceUsage(index.snapshot, now);
+  if (leftRunning_.empty() && now - lastUsageWrite_ < options_.usagePersistPeriod) return;
   std::map<std::string, std::pair<std::int32_t, std::int32_t>> jobs;  // running, pending
   for (const core::Job& job : index.snapshot.jobs) {
+    auto key = index.jobKeys.find(job.id);
+    if (key != index.jobKeys.end() && leftRunning_.contains(key->second)) continue;
     auto& counts = jobs[job.account];
     (job.phase == core::JobPhase::kRunning ? counts.first : counts.second) += 1;
   }
@@ -553,7 +617,7 @@ void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex
       return;
     }
     api::Account next = account;
-    for (const core::Account& a : usage) {
+    for (const core::Account& a : index.snapshot.accounts) {
       if (a.name == account.metadata.name && a.user.empty()) next.status.rawUsage = a.rawUsage;
     }
     for (const core::FairShareRow& row : plan.fairShare) {
@@ -577,6 +641,7 @@ void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex
       }
     }
   }
+  // A failed write is retried next cycle, from the usage kept in memory.
   if (allWritten) lastUsageWrite_ = now;
 }
 
@@ -667,6 +732,7 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
 CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   CycleReport report;
   written_.clear();
+  leftRunning_.clear();
   if (!fenceOpen()) {
     report.fenceClosed = true;
     return report;
@@ -676,6 +742,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
 
   const auto began = std::chrono::steady_clock::now();
   SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now);
+  trackUsage(index.snapshot, now);
   core::Plan plan = core::plan(index.snapshot, now, options_.budget);
   report.planSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

@@ -49,6 +49,8 @@ struct ReconcilerOptions {
   AdmissionOptions admission;
   core::Budget budget;
   GangBinderOptions binder;
+  // Gangs of one plan admitted at once (each binds its ranks bindParallelism at a time).
+  std::size_t admissionParallelism = 8;
   // The leader-election fence, checked before every write (also handed to the binder).
   std::function<bool()> canWrite;
   // slurm.conf JobRequeue: a job whose node fails is requeued unless it asked --no-requeue.
@@ -152,6 +154,7 @@ class Reconciler {
                     const SnapshotIndex& index, core::Time now, CycleReport& report);
   void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                  CycleReport& report) const;
+  void trackUsage(core::Snapshot& snapshot, core::Time now);
   void persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
                     const core::Plan& plan, core::Time now, CycleReport& report);
   void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
@@ -160,9 +163,10 @@ class Reconciler {
 
   // PUT /status with the job's resourceVersion; `conditions` edits status.conditions.
   // False when not written (conflict, error, fence).
+  // `response`: the object as the API server returned it.
   bool writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
                    const std::function<void(nlohmann::json& conditions)>& conditions,
-                   CycleReport& report);
+                   CycleReport& report, nlohmann::json* response = nullptr);
   void deletePods(const std::string& ns, const std::vector<std::string>& names,
                   std::int64_t gracePeriodSeconds, CycleReport& report);
   void recordEvent(const api::SlurmJobObject& job, const JobEvent& event);
@@ -180,6 +184,13 @@ class Reconciler {
   std::map<std::string, core::Time> lastPendingWrite_;
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
   core::Time lastUsageWrite_ = 0;
+  // Accounts' decayed usage as this leader keeps it (by account and user), as of usageAsOf_.
+  // The persisted status is its checkpoint: a write lost to a conflict must not lose the usage
+  // of a job that ended meanwhile, so the figure lives here and is advanced every cycle.
+  std::map<std::string, double> usage_;
+  core::Time usageAsOf_ = 0;
+  bool usageLoaded_ = false;
+  std::set<std::string> leftRunning_;  // jobs this cycle moved out of RUNNING
 };
 
 // What a node offers and holds, from a snapshot: per NodeIndex, GPUs held by running SlurmJobs

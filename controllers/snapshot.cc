@@ -319,6 +319,19 @@ class Builder {
     out_.problems.push_back(JobProblem{jobKey(job), std::move(reason), std::move(message)});
   }
 
+  // A job left out of the plan still exists: its dependants must keep waiting for it.
+  void unplanned(const api::SlurmJobObject& job, core::JobId id) {
+    core::UnplannedJob u;
+    u.id = id;
+    if (job.status->arrayJobId && *job.status->arrayJobId > 0) {
+      u.arrayJobId = static_cast<core::JobId>(*job.status->arrayJobId);
+    }
+    if (job.status->arrayTaskId && *job.status->arrayTaskId >= 0) {
+      u.arrayTaskId = static_cast<std::uint32_t>(*job.status->arrayTaskId);
+    }
+    out_.snapshot.unplanned.push_back(u);
+  }
+
   std::vector<const api::Pod*> currentAttempt(const api::SlurmJobObject& job) const {
     std::vector<const api::Pod*> pods;
     auto it = podsByJob_.find(jobKey(job));
@@ -363,6 +376,7 @@ class Builder {
                                                        : slurm::parseJobState(stateText);
       if (!state) {
         problem(*job, "InvalidState", "unknown job state " + quoteForDiagnostic(stateText, 40));
+        unplanned(*job, id);
         continue;
       }
       switch (*state) {
@@ -428,17 +442,20 @@ class Builder {
     const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
     if (partition == nullptr) {
       problem(job, "InvalidPartition", message);
+      unplanned(job, id);
       return;
     }
     // A gang of this attempt exists (being bound, or rolled back and not yet deleted): planning
     // the job again would make a second gang with the same pod names.
     if (!currentAttempt(job).empty()) {
       out_.gangsInFlight.insert(jobKey(job));
+      unplanned(job, id);
       return;
     }
     auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
     if (!core.isOk()) {
       problem(job, "InvalidRequest", std::string(core.status().message()));
+      unplanned(job, id);
       return;
     }
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);

@@ -22,17 +22,23 @@ bool usesSingleton(const Job& job) {
 }  // namespace
 
 JobDirectory::JobDirectory(const Snapshot& snapshot) : snapshot_(snapshot) {
-  byId_.reserve(snapshot.jobs.size() + snapshot.finished.size());
+  byId_.reserve(snapshot.jobs.size() + snapshot.finished.size() + snapshot.unplanned.size());
   for (std::size_t i = 0; i < snapshot.finished.size(); ++i) {
     const FinishedJob& f = snapshot.finished[i];
-    const Ref ref{true, static_cast<std::uint32_t>(i)};
+    const Ref ref{Kind::kFinished, static_cast<std::uint32_t>(i)};
     byId_[f.id] = ref;
     if (f.arrayJobId) byArray_[*f.arrayJobId].push_back(ref);
+  }
+  for (std::size_t i = 0; i < snapshot.unplanned.size(); ++i) {
+    const UnplannedJob& u = snapshot.unplanned[i];
+    const Ref ref{Kind::kUnplanned, static_cast<std::uint32_t>(i)};
+    byId_[u.id] = ref;
+    if (u.arrayJobId) byArray_[*u.arrayJobId].push_back(ref);
   }
   // Live jobs win over a stale finished record of the same id (a requeued job).
   for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
     const Job& j = snapshot.jobs[i];
-    const Ref ref{false, static_cast<std::uint32_t>(i)};
+    const Ref ref{Kind::kLive, static_cast<std::uint32_t>(i)};
     byId_[j.id] = ref;
     if (j.arrayJobId) byArray_[*j.arrayJobId].push_back(ref);
   }
@@ -50,7 +56,10 @@ JobDirectory::JobDirectory(const Snapshot& snapshot) : snapshot_(snapshot) {
 JobDirectory::Status JobDirectory::statusOf(const Ref& ref) const {
   Status s;
   s.found = true;
-  if (ref.finished) {
+  if (ref.kind == Kind::kUnplanned) {
+    // Not started as far as a dependency can tell: a gang being bound has not run yet.
+    s.pending = true;
+  } else if (ref.kind == Kind::kFinished) {
     const FinishedJob& f = snapshot_.finished[ref.index];
     s.completed = true;
     s.ok = f.state == slurm::JobState::kCompleted && f.exitCode == 0;
@@ -88,8 +97,9 @@ JobDirectory::Status JobDirectory::taskStatus(JobId arrayId, std::uint32_t task)
   auto it = byArray_.find(arrayId);
   if (it == byArray_.end()) return {};
   for (const Ref& ref : it->second) {
-    const auto& id = ref.finished ? snapshot_.finished[ref.index].arrayTaskId
-                                  : snapshot_.jobs[ref.index].arrayTaskId;
+    const auto& id = ref.kind == Kind::kFinished    ? snapshot_.finished[ref.index].arrayTaskId
+                     : ref.kind == Kind::kUnplanned ? snapshot_.unplanned[ref.index].arrayTaskId
+                                                    : snapshot_.jobs[ref.index].arrayTaskId;
     if (id && *id == task) return statusOf(ref);
   }
   return {};

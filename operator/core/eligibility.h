@@ -39,8 +39,9 @@ class JobDirectory {
                            std::vector<slurm::DependencyState>* states = nullptr) const;
 
  private:
+  enum class Kind : std::uint8_t { kLive, kFinished, kUnplanned };
   struct Ref {
-    bool finished = false;
+    Kind kind = Kind::kLive;
     std::uint32_t index = 0;
   };
   struct Status {  // of one target record or of a whole array

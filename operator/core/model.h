@@ -162,6 +162,15 @@ struct FinishedJob {
   std::string user;
 };
 
+// A job that exists and has not finished but is not in this plan: a gang being bound or torn
+// down, a job that cannot run as written. Dependencies on it keep waiting; only a job that is
+// gone lifts them (Slurm clears a dependency whose target record no longer exists).
+struct UnplannedJob {
+  JobId id = 0;
+  std::optional<JobId> arrayJobId;
+  std::optional<std::uint32_t> arrayTaskId;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
@@ -220,6 +229,7 @@ struct Snapshot {
   Time usageTime = 0;             // the time Account::rawUsage is as of
   std::vector<Job> jobs;          // pending and running
   std::vector<FinishedJob> finished;
+  std::vector<UnplannedJob> unplanned;
   SchedulerConfig config;
 };
 

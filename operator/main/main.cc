@@ -399,7 +399,11 @@ int run(const Flags& f) {
       wakeup.notify();
     };
     election.callbacks.onStoppedLeading = [&] {
-      spdlog::warn("leadership lost: writes stopped");
+      if (gStop.load()) {
+        spdlog::info("stopped leading (shutting down)");
+      } else {
+        spdlog::warn("leadership lost: writes stopped");
+      }
       leading = false;
       operatorMetrics.setLeader(false);
     };

@@ -1,6 +1,7 @@
 #include "controllers/snapshot.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -403,6 +404,28 @@ TEST(Snapshot, PendingJobWithAGangInFlightIsNotPlannedAgain) {
   EXPECT_EQ(jobOf(index, 80), nullptr);
   EXPECT_EQ(index.gangsInFlight, (std::set<std::string>{"team-a/binding"}));
   EXPECT_EQ(nodeOf(index, "gpu-2").foreignUsed.gpus, 8U);  // the bound rank still holds gpu-2
+}
+
+// A dependency waits while its target exists unfinished, even when the target is out of the
+// plan (its gang being bound, or a job that cannot run as written): only a target that is gone
+// lifts it. Without this, `sbatch -d afterok:$jid` right after `sbatch` would start at once.
+TEST(Snapshot, DependencyOnAJobOutOfThePlanKeepsWaiting) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("binding", 80, "PENDING"));
+  objects.pods.push_back(rankPod("binding", 0, "gpu-1"));
+  objects.jobs.push_back(slurmJob("typo", 81, "PENDING", {{"partition", "gpuu"}}));
+  objects.jobs.push_back(slurmJob("after-binding", 82, "PENDING", {{"dependency", "afterok:80"}}));
+  objects.jobs.push_back(slurmJob("after-typo", 83, "PENDING", {{"dependency", "afterok:81"}}));
+  objects.jobs.push_back(slurmJob("after-gone", 84, "PENDING", {{"dependency", "afterok:79"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.snapshot.unplanned.size(), 2U);
+  const core::Plan plan = core::plan(index.snapshot, kNow, {});
+  std::map<core::JobId, slurm::PendingReason> reasons;
+  for (const core::PendingDecision& p : plan.pending) reasons[p.jobId] = p.reason;
+  EXPECT_EQ(reasons.at(82), slurm::PendingReason::kDependency);
+  EXPECT_EQ(reasons.at(83), slurm::PendingReason::kDependency);
+  ASSERT_EQ(plan.starts.size(), 1U);
+  EXPECT_EQ(plan.starts[0].jobId, 84U);  // its target is gone: Slurm lifts the dependency
 }
 
 // afterok needs COMPLETED and exit status 0; sacct's ExitCode is "status:signal".
