@@ -729,6 +729,42 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
   }
 }
 
+void Reconciler::sweepStuckGangs(const ClusterObjects& objects, const SnapshotIndex& index,
+                                 core::Time now, CycleReport& report) {
+  if (index.gangsInFlight.empty()) return;
+  std::vector<api::Pod> pods;
+  for (const api::Pod& pod : objects.pods) {
+    if (!isRankPod(pod)) continue;
+    const std::string key = pod.metadata.namespaceName + "/" + podJob(pod);
+    if (index.gangsInFlight.contains(key) && !expectations_.contains(key)) pods.push_back(pod);
+  }
+  CurrentAttempts current;
+  for (const api::SlurmJobObject& job : objects.jobs) {
+    if (job.status && job.status->restarts) {
+      current[{job.namespaceName, job.name}] = static_cast<std::uint32_t>(*job.status->restarts);
+    }
+  }
+  for (const PartialGang& gang : findPartialGangs(pods, current)) {
+    core::Time newest = 0;
+    for (const api::Pod& pod : pods) {
+      if (pod.metadata.namespaceName != gang.namespaceName || podJob(pod) != gang.jobName) continue;
+      newest = std::max(newest, pod.metadata.creationTimestamp.value_or(now));
+    }
+    if (now - newest < options_.stuckGangAge) continue;
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    const Status removed = binder_.removeGang(gang);
+    if (removed.isOk()) {
+      ++report.stuckGangsRemoved;
+      report.podsDeleted += static_cast<std::uint32_t>(gang.pods.size());
+    } else {
+      report.errors.push_back("stuck gang " + gang.describe() + ": " + removed.toString());
+    }
+  }
+}
+
 CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   CycleReport report;
   written_.clear();
@@ -750,6 +786,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   report.fairShare = plan.fairShare;
 
   reconcileStatuses(input.objects, now, report);
+  sweepStuckGangs(input.objects, index, now, report);
   reportProblems(input.objects, index, now, report);
   applyPreemptions(plan, input.objects, index, now, report);
   applyStarts(plan, input.objects, index, now, report);

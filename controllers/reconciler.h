@@ -62,6 +62,10 @@ struct ReconcilerOptions {
   // A gang admitted but not seen by the pod informer after this long is forgotten (its pods were
   // deleted by someone else, or the watch is far behind and will relist).
   core::Duration expectationTimeout = 60;
+  // A partial gang (findPartialGangs) whose newest pod is this old, and that this leader is not
+  // admitting, is removed: a rollback that failed (the API server refused the deletes) would
+  // otherwise leave the job out of every plan for good. Young ones may be a cache that lags.
+  core::Duration stuckGangAge = 30;
   // Accounts' decayed usage is written to their status at least this often, and whenever a
   // running job ends (its usage would otherwise be lost with it), so that fair-share survives
   // a restart or a new leader.
@@ -101,6 +105,7 @@ struct CycleReport {
   std::uint32_t preemptions = 0;
   std::uint32_t podsDeleted = 0;
   std::uint32_t jobsRemoved = 0;                    // finished jobs past their retention
+  std::uint32_t stuckGangsRemoved = 0;              // partial gangs no admission of ours explains
   bool fenceClosed = false;                         // the cycle stopped because leadership ended
   std::map<std::string, std::int64_t> jobsByState;  // Slurm state names
   std::map<std::string, std::int64_t> pendingByReason;  // Slurm reason names
@@ -160,6 +165,8 @@ class Reconciler {
   void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
                         CycleReport& report);
   void removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report);
+  void sweepStuckGangs(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
+                       CycleReport& report);
 
   // PUT /status with the job's resourceVersion; `conditions` edits status.conditions.
   // False when not written (conflict, error, fence).

@@ -543,6 +543,9 @@ int run(const Flags& f) {
     lastCycle = unixNow();
     publish(operatorMetrics, report, seconds);
     for (const std::string& error : report.errors) spdlog::warn("{}", error);
+    if (report.stuckGangsRemoved > 0) {
+      spdlog::warn("removed {} partial gang(s) left by failed rollbacks", report.stuckGangsRemoved);
+    }
     if (report.idsAssigned + report.starts + report.statusWrites + report.podsDeleted > 0) {
       spdlog::info(
           "cycle {:.1f} ms (plan {:.1f} ms): {} considered, {} started ({} backfilled), "
