@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Operator at scale: gang scheduling throughput and latency of kubeslurm-operator on a sandbox of
+# 1,000 simulated 8-GPU nodes, against the sandbox's kube-scheduler v1.20.2 in the same run.
+#
+#   tests/bench/scale/operator_scale.sh BUILD_DIR [--nodes 1000] [--gpus 8] [--leaves 8]
+#       [--gangs 200] [--ranks 4] [--fast-qps 1000,2000|none] [--threads 16] [--timeout 300]
+#       [--keep-logs DIR]
+#
+# BUILD_DIR holds bin/kubeslurm-operator and bin/kubeslurm-nodesim ($KUBESLURM_NODESIM wins;
+# `ninja -C BUILD_DIR -j2 kubeslurm-operator kubeslurm-nodesim` if one is missing). The
+# control-plane binaries come from ${KUBESLURM_CACHE:-~/.cache/kubeslurm}/bin (KUBESLURM_BIN_DIR
+# wins). The helper operator_scale.py (beside this script, Python 3, no packages) talks to the
+# API server with the sandbox's admin token: it creates objects on --threads connections and
+# watches the pods, so times are this machine's clock in ms, not kubectl's 1 s timestamps.
+#
+# Phases, on one sandbox (`sandbox up --nodes NxG-Lleaf`, timed; always `sandbox down --purge`):
+#   operator       kubeslurm-operator with its default client limit (qps 200, burst 400);
+#                  --gangs SlurmJobs of --ranks nodes x --gpus GPUs (all fit at once) are created,
+#                  clock from the first POST to the watch event after which all their rank pods
+#                  are bound at once (a bound pod deleted or Failed again stops counting; the
+#                  summary says how many did and the namespace's Warning events).
+#   kube-scheduler the operator stopped, the same number of plain pods (--gpus GPUs each,
+#                  schedulerName default-scheduler; the sandbox's scheduler has qps 100 / burst
+#                  200), clock from the first POST to the last bind: creation is included in both.
+#   operator-fast  (unless --fast-qps none) a fresh operator with --kube-api-qps/--kube-api-burst.
+# Between phases every SlurmJob and pod is deleted (pods with grace 0) and the lists are empty.
+# After each operator phase, with its pods still there: VmRSS/VmHWM from /proc/PID/status, and
+# the means of its cycle/plan/gang-admission histograms from /metrics. Measures; asserts nothing.
+set -euo pipefail
+
+usage() {
+  sed -n '4,6p' "$0" >&2
+  exit 2
+}
+
+[ $# -ge 1 ] || usage
+BUILD=$(cd "$1" && pwd)
+shift
+NODES=1000
+GPUS=8
+LEAVES=8
+GANGS=200
+RANKS=4
+FAST_QPS=1000,2000
+THREADS=16
+TIMEOUT=300
+KEEP_LOGS=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --nodes) NODES=$2; shift 2 ;;
+    --gpus) GPUS=$2; shift 2 ;;
+    --leaves) LEAVES=$2; shift 2 ;;
+    --gangs) GANGS=$2; shift 2 ;;
+    --ranks) RANKS=$2; shift 2 ;;
+    --fast-qps) FAST_QPS=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    --timeout) TIMEOUT=$2; shift 2 ;;
+    --keep-logs) KEEP_LOGS=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+SANDBOX=$ROOT/sandbox/sandbox
+HELPER=$HERE/operator_scale.py
+OPERATOR=$BUILD/bin/kubeslurm-operator
+NODESIM=${KUBESLURM_NODESIM:-$BUILD/bin/kubeslurm-nodesim}
+CACHE_BIN=${KUBESLURM_CACHE:-$HOME/.cache/kubeslurm}/bin
+if [ -z "${KUBESLURM_BIN_DIR:-}" ] && [ -x "$CACHE_BIN/kube-apiserver" ]; then
+  export KUBESLURM_BIN_DIR=$CACHE_BIN
+fi
+for f in "$OPERATOR" "$NODESIM"; do
+  [ -x "$f" ] || { echo "missing $f (ninja -C $BUILD -j2 kubeslurm-operator kubeslurm-nodesim)" >&2; exit 2; }
+done
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/operator-scale.XXXXXX")
+DIR=$TMP/sandbox
+SANDBOX_UP=0
+OP_PID=
+cleanup() {
+  set +e
+  stop_operator
+  if [ -n "$KEEP_LOGS" ]; then
+    mkdir -p "$KEEP_LOGS" && cp "$TMP"/*.log "$TMP"/*.json "$KEEP_LOGS"/ 2> /dev/null
+  fi
+  if [ "$SANDBOX_UP" = 1 ]; then
+    "$SANDBOX" down --dir "$DIR" --purge > /dev/null 2>&1 || echo "sandbox down failed: $DIR" >&2
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+say() { echo "[$(date +%T)] $*"; }
+
+stop_operator() {
+  [ -n "$OP_PID" ] || return 0
+  kill -TERM "$OP_PID" 2> /dev/null || true
+  for _ in $(seq 50); do kill -0 "$OP_PID" 2> /dev/null || break; sleep 0.2; done
+  kill -KILL "$OP_PID" 2> /dev/null || true
+  wait "$OP_PID" 2> /dev/null || true
+  OP_PID=
+}
+
+# start_operator LOG [QPS BURST]: starts the operator, waits until it leads and its first
+# recovery is done; METRICS_URL is its /metrics.
+start_operator() {
+  local log=$1 qps=${2:-} burst=${3:-} mport hport extra=()
+  mport=$(free_port)
+  hport=$(free_port)
+  [ -z "$qps" ] || extra=(--kube-api-qps "$qps" --kube-api-burst "$burst")
+  "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system \
+    --scheduling-interval 1 --min-cycle-interval 0.2 \
+    --metrics-bind-address "127.0.0.1:$mport" --health-probe-bind-address "127.0.0.1:$hport" \
+    "${extra[@]+"${extra[@]}"}" > "$log" 2>&1 < /dev/null &
+  OP_PID=$!
+  METRICS_URL=http://127.0.0.1:$mport/metrics
+  for _ in $(seq 300); do
+    grep -q "recovery:" "$log" && curl -fsS "http://127.0.0.1:$hport/readyz" > /dev/null 2>&1 && break
+    if ! kill -0 "$OP_PID" 2> /dev/null; then
+      echo "the operator exited:" >&2
+      tail -20 "$log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+  grep -q "recovery:" "$log" || { echo "the operator did not become leader:" >&2; tail -20 "$log" >&2; exit 1; }
+  sleep 2 # a few idle cycles: caches warm, nothing in flight
+}
+
+# operator_phase LABEL NAMESPACE [QPS BURST]
+operator_phase() {
+  local label=$1 ns=$2 log=$TMP/$1.log out=$TMP/$1.json
+  say "$label: starting the operator${3:+ (--kube-api-qps $3 --kube-api-burst $4)}"
+  start_operator "$log" "${3:-}" "${4:-}"
+  say "$label: submitting $GANGS SlurmJobs of $RANKS x $GPUS GPUs"
+  python3 "$HELPER" submit --kind slurmjob --namespace "$ns" --count "$GANGS" --ranks "$RANKS" \
+    --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" > /dev/null ||
+    echo "$label: not every pod was bound (see the summary)" >&2
+  sleep 2 # let the jobs go RUNNING, so the figures below include it
+  python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400})" \
+    --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
+  PHASES+=("$out")
+  stop_operator # first: it would admit gangs of jobs being deleted
+  say "$label: cleaning up"
+  python3 "$HELPER" cleanup --namespace "$ns" --timeout 180
+  # Warnings and errors before the operator was told to stop (SIGTERM logs "leadership lost").
+  if sed '/^[^ ]* I stopping$/q' "$log" | grep -E '^[^ ]+ [WEC] ' > "$TMP/$label.warnings"; then
+    echo "$label: $(wc -l < "$TMP/$label.warnings") warning/error lines in the operator log, e.g.:"
+    sort -k2 "$TMP/$label.warnings" | cut -c1-220 | awk '{ k = $2 " " $3 " " $4; if (!seen[k]++) print "    " $0 }' | head -8 || true
+  fi
+  echo "$label: slowest cycles:"
+  grep -E ' cycle [0-9.]+ ms' "$log" | sort -t' ' -k4 -g -r | head -3 | cut -c1-220 | sed 's/^/    /' || true
+}
+
+wait_sa() {
+  local ns=$1
+  for _ in $(seq 100); do
+    [ -n "$(kubectl -n "$ns" get sa default -o jsonpath='{.secrets[0].name}' 2> /dev/null)" ] && return 0
+    sleep 0.2
+  done
+  echo "namespace $ns: no default service account token" >&2
+  exit 1
+}
+
+T_START=$(now)
+say "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+SHAPE=${NODES}x${GPUS}-${LEAVES}leaf
+SANDBOX_UP=1
+t0=$(now)
+if ! "$SANDBOX" up --dir "$DIR" --nodes "$SHAPE" --nodesim-binary "$NODESIM" > "$TMP/up.log" 2>&1; then
+  cat "$TMP/up.log" >&2
+  exit 1
+fi
+UP_SECS=$(elapsed "$t0" "$(now)")
+say "sandbox up --nodes $SHAPE: $UP_SECS s"
+eval "$("$SANDBOX" env --dir "$DIR")"
+
+# Node names as the simulator makes them (sandbox/nodesim/shape.cc): gpu-001.., at least 3 digits.
+WIDTH=$((${#NODES} > 3 ? ${#NODES} : 3))
+HOSTLIST=$(printf "gpu-[%0${WIDTH}d-%0${WIDTH}d]" 1 "$NODES")
+READY=$(kubectl get nodes --no-headers | awk '$2 == "Ready"' | wc -l)
+say "$READY nodes Ready ($(kubectl get nodes --no-headers | head -1 | cut -d' ' -f1) ..), partition nodes $HOSTLIST"
+
+kubectl apply -f "$ROOT/crds/" > /dev/null
+kubectl wait --for condition=established --timeout=60s crd --all > /dev/null
+kubectl create namespace kubeslurm-system > /dev/null
+kubectl apply -f - > /dev/null << EOF
+apiVersion: kubeslurm.io/v1alpha1
+kind: Partition
+metadata:
+  name: batch
+spec:
+  nodes: $HOSTLIST
+  default: true
+  topology:
+    labelKeys: [kubeslurm.io/spine, kubeslurm.io/leaf]
+EOF
+for ns in bench-op bench-ks bench-op-fast; do kubectl create namespace "$ns" > /dev/null; done
+for ns in bench-op bench-ks bench-op-fast; do wait_sa "$ns"; done
+
+PHASES=()
+operator_phase operator bench-op
+
+say "kube-scheduler: creating $((GANGS * RANKS)) pods of $GPUS GPUs"
+python3 "$HELPER" submit --kind pod --namespace bench-ks --count $((GANGS * RANKS)) \
+  --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$TMP/kube-scheduler.json" > /dev/null ||
+  echo "kube-scheduler: not every pod was bound (see the summary)" >&2
+python3 "$HELPER" annotate "$TMP/kube-scheduler.json" --label "kube-scheduler (qps 100, burst 200)"
+PHASES+=("$TMP/kube-scheduler.json")
+say "kube-scheduler: cleaning up"
+python3 "$HELPER" cleanup --namespace bench-ks --timeout 180
+
+if [ "$FAST_QPS" != none ]; then
+  operator_phase operator-fast bench-op-fast "${FAST_QPS%,*}" "${FAST_QPS#*,}"
+fi
+
+python3 "$HELPER" report "${PHASES[@]}"
+echo "sandbox up --nodes $SHAPE: $UP_SECS s; total $(elapsed "$T_START" "$(now)") s;" \
+  "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
