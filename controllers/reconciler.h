@@ -77,8 +77,8 @@ struct ReconcilerOptions {
 };
 
 // A SlurmJob whose object does not decode (a spec a user wrote by hand, e.g. timeLimit "xx").
-// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's implicit members only throw on a
-// corrupted value, which is a bug, not an input error.
+// nlohmann::json's implicit members only throw on a corrupted value, a bug, not an input error.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct UndecodableJob {
   std::string namespaceName;
   std::string name;
