@@ -463,7 +463,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
   for (std::thread& t : threads) t.join();
 
   for (Admission& a : admissions) {
-    report.admissionSeconds.push_back(a.seconds);
+    report.admissions.push_back({a.result.isOk(), a.seconds});
     if (!a.result.isOk()) {
       ++report.admissionFailures;
       if (a.result.code() == StatusCode::kAborted && !fenceOpen()) {

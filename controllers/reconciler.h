@@ -97,10 +97,14 @@ struct CycleReport {
   double planSeconds = 0;
   std::uint32_t idsAssigned = 0;
   std::uint32_t statusWrites = 0;
-  std::uint32_t writeConflicts = 0;      // 409: the cache was stale; the next cycle reads again
-  std::uint32_t starts = 0;              // gangs admitted
-  std::uint32_t backfilled = 0;          // of which started by backfill
-  std::vector<double> admissionSeconds;  // one per gang admission tried
+  std::uint32_t writeConflicts = 0;  // 409: the cache was stale; the next cycle reads again
+  std::uint32_t starts = 0;          // gangs admitted
+  std::uint32_t backfilled = 0;      // of which started by backfill
+  struct Admission {
+    bool bound = false;  // false: rolled back (or stopped by the fence)
+    double seconds = 0;
+  };
+  std::vector<Admission> admissions;  // one per gang admission tried
   std::uint32_t admissionFailures = 0;
   std::uint32_t preemptions = 0;
   std::uint32_t podsDeleted = 0;

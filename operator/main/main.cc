@@ -316,8 +316,8 @@ void publish(metrics::OperatorMetrics& m, const controllers::CycleReport& report
   sample.reservations = report.stats.reservations;
   sample.budgetExhausted = report.stats.budgetExhausted;
   m.observeCycle(sample);
-  for (std::size_t i = 0; i < report.admissionSeconds.size(); ++i) {
-    m.addGangAdmission(i < report.starts, report.admissionSeconds[i]);
+  for (const auto& admission : report.admissions) {
+    m.addGangAdmission(admission.bound, admission.seconds);
   }
   for (const std::string& state : report.transitions) m.addJobTransition(state);
   m.addJobIdsAssigned(report.idsAssigned);
