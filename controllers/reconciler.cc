@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "controllers/job_request.h"
@@ -61,6 +62,25 @@ core::Duration defaultTimeLimit(const api::SlurmJobObject& job,
 std::string podJob(const api::Pod& pod) {
   auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
   return it == pod.metadata.labels.end() ? std::string() : it->second;
+}
+
+// Gangs (namespace, job, attempt) of which no live pod is bound: created by an admission that
+// never reached its binds.
+std::vector<std::tuple<std::string, std::string, std::uint32_t>> unboundGangs(
+    const std::vector<api::Pod>& pods) {
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, bool> anyBound;
+  for (const api::Pod& pod : pods) {
+    if (!isRankPod(pod) || pod.metadata.deletionTimestamp || api::podIsTerminal(pod)) continue;
+    const auto attempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
+    if (!attempt) continue;
+    bool& bound = anyBound[{pod.metadata.namespaceName, podJob(pod), *attempt}];
+    bound = bound || !pod.spec.nodeName.empty();
+  }
+  std::vector<std::tuple<std::string, std::string, std::uint32_t>> out;
+  for (const auto& [gang, bound] : anyBound) {
+    if (!bound) out.push_back(gang);
+  }
+  return out;
 }
 
 }  // namespace
@@ -146,6 +166,15 @@ StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObjec
   for (const PartialGang& gang : findPartialGangs(pods, current)) {
     if (!fenceOpen()) return Status(StatusCode::kAborted, "leadership lost during recovery");
     Status done = binder_.removeGang(gang);
+    if (!done.isOk()) return done;
+    ++removed;
+  }
+  // A gang created whole but never bound is no partial gang to findPartialGangs (admit's retry
+  // would bind it), but no admission retries it: its job is "in flight" and out of every plan.
+  // At the start of a term nothing of ours is being admitted, so it is an orphan: roll it back.
+  for (const auto& [ns, job, attempt] : unboundGangs(pods)) {
+    if (!fenceOpen()) return Status(StatusCode::kAborted, "leadership lost during recovery");
+    Status done = binder_.rollback(ns, job, attempt);
     if (!done.isOk()) return done;
     ++removed;
   }
@@ -761,6 +790,26 @@ void Reconciler::sweepStuckGangs(const ClusterObjects& objects, const SnapshotIn
       report.podsDeleted += static_cast<std::uint32_t>(gang.pods.size());
     } else {
       report.errors.push_back("stuck gang " + gang.describe() + ": " + removed.toString());
+    }
+  }
+  for (const auto& [ns, job, attempt] : unboundGangs(pods)) {
+    core::Time newest = 0;
+    for (const api::Pod& pod : pods) {
+      if (pod.metadata.namespaceName != ns || podJob(pod) != job) continue;
+      newest = std::max(newest, pod.metadata.creationTimestamp.value_or(now));
+    }
+    if (now - newest < options_.stuckGangAge) continue;
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    const Status removed = binder_.rollback(ns, job, attempt);
+    if (removed.isOk()) {
+      ++report.stuckGangsRemoved;
+    } else {
+      std::string line = "stuck unbound gang ";
+      line.append(ns).append("/").append(job).append(": ").append(removed.toString());
+      report.errors.push_back(std::move(line));
     }
   }
 }
