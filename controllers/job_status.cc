@@ -86,11 +86,6 @@ bool isScriptJob(const api::SlurmJobObject& job) {
   return podTemplate == nullptr || podTemplate->is_null();
 }
 
-bool cancelRequested(const api::SlurmJobObject& job) {
-  const api::Json* cancel = specMember(job, "cancel");
-  return cancel != nullptr && cancel->is_boolean() && cancel->get<bool>();
-}
-
 // Pods to delete: those not already being deleted; `liveOnly` keeps finished pods (their logs
 // are the job's output until the retention cleanup).
 std::vector<std::string> podsToDelete(const GangObservation& gang, bool liveOnly) {
@@ -135,6 +130,11 @@ void requeue(api::SlurmJobStatus& status, std::int64_t restarts, slurm::PendingR
 }
 
 }  // namespace
+
+bool cancelRequested(const api::SlurmJobObject& job) {
+  const api::Json* cancel = specMember(job, "cancel");
+  return cancel != nullptr && cancel->is_boolean() && cancel->get<bool>();
+}
 
 GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api::Pod> pods,
                             const NodeHealth& nodes) {

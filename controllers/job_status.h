@@ -101,6 +101,9 @@ struct StatusDecision {
 StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservation& gang,
                             core::Time now, const JobStatusPolicy& policy);
 
+// spec.cancel is true: scancel asked for the job to end (CANCELLED).
+bool cancelRequested(const api::SlurmJobObject& job);
+
 // A new job's first status: its id, PENDING with reason None (what squeue shows before the
 // first scheduling pass), attempt 0, submitted when the object was created (`created`, else
 // `now`).

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "controllers/arrays.h"
 #include "controllers/job_request.h"
 #include "operator/api/core_types.h"
 #include "operator/runtime/rank_pods.h"
@@ -282,7 +283,15 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
       return;
     }
     const api::ObjectMeta meta = metaOf(job);
-    const api::SlurmJobStatus status = submittedStatus(*id, meta.creationTimestamp, now);
+    api::SlurmJobStatus status = submittedStatus(*id, meta.creationTimestamp, now);
+    if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
+      // A task was submitted with its array (the age factor counts from then).
+      status.arrayJobId = task->arrayJobId;
+      status.arrayTaskId = task->taskId;
+      if (task->submitTime) status.submitTime = task->submitTime;
+    } else if (job.request.array) {
+      status.arrayJobId = *id;
+    }
     const auto conditions = [&](json& list) {
       if (invalid != nullptr) {
         setCondition(list, kValidCondition, "False", "InvalidSpec", *invalid, now);
@@ -344,6 +353,7 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (report.fenceClosed) return;
     if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
+    if (job.request.array && isArrayParent(job)) continue;  // expandArrays keeps its status
     const std::vector<api::Pod>& pods = podsByJob[jobKey(job)];
     const GangObservation gang = observeGang(job, pods, health);
     JobStatusPolicy policy;
@@ -589,6 +599,7 @@ std::string nodeStateName(const core::Node& node, std::uint32_t jobGpus,
 void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                            CycleReport& report) const {
   for (const api::SlurmJobObject& job : objects.jobs) {
+    if (job.request.array && isArrayParent(job)) continue;
     if (job.status && job.status->jobId) {
       ++report.jobsByState[job.status->state.empty() ? "PENDING" : job.status->state];
     }
@@ -738,6 +749,8 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
   if (options_.jobRetention <= 0) return;
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (!job.status || !job.status->endTime) continue;
+    // A task is deleted with its array (owner reference), which ends last: sacct lists them all.
+    if (job.request.array && arrayTaskOf(job)) continue;
     const auto state = slurm::parseJobState(job.status->state);
     if (!state || !slurm::isFinished(*state)) continue;
     if (now - *job.status->endTime < options_.jobRetention) continue;
@@ -754,6 +767,57 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
       ++report.jobsRemoved;
     } else if (done.code() != StatusCode::kAborted) {
       report.errors.push_back("remove expired " + jobKey(job) + ": " + done.toString());
+    }
+  }
+}
+
+void Reconciler::expandArrays(const ClusterObjects& objects, CycleReport& report) {
+  std::size_t budget = options_.arrayTasksPerCycle;
+  for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
+    if (report.fenceClosed) return;
+    const api::SlurmJobObject& array = *family.array;
+    if (!array.status || !array.status->jobId || written_.contains(key)) continue;
+    const bool cancel = cancelRequested(array);
+    // A cancelled array still gets every task, created cancelled: each ends CANCELLED as scancel
+    // of the array ends each of Slurm's tasks, and a dependency on the array sees it ended.
+    for (std::uint32_t task : missingTasks(family)) {
+      if (budget == 0) break;
+      if (!fenceOpen()) {
+        report.fenceClosed = true;
+        return;
+      }
+      json object = arrayTaskObject(array, task);
+      if (cancel) object["spec"]["cancel"] = true;
+      --budget;
+      auto created = writer_.create(kube::resources::slurmJobs(), array.namespaceName, object);
+      if (created.isOk()) {
+        ++report.arrayTasksCreated;
+      } else if (created.status().code() != StatusCode::kAlreadyExists) {
+        report.errors.push_back("task " + std::to_string(task) + " of array " + key + ": " +
+                                created.status().toString());
+      }
+    }
+    if (cancel) {
+      for (const auto& [index, task] : family.tasks) {
+        const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;
+        if (cancelRequested(*task) || (state && slurm::isFinished(*state))) continue;
+        if (!fenceOpen()) {
+          report.fenceClosed = true;
+          return;
+        }
+        auto patched = writer_.patch(kube::resources::slurmJobs(), task->namespaceName, task->name,
+                                     json{{"spec", {{"cancel", true}}}});
+        if (!patched.isOk() && patched.status().code() != StatusCode::kNotFound) {
+          report.errors.push_back("cancel " + jobKey(*task) + ": " + patched.status().toString());
+        }
+      }
+    }
+    const api::SlurmJobStatus next = arrayStatus(family);
+    if (next != *array.status) {
+      // The tasks' transitions are the jobs' (metrics count them); the array's would be twice.
+      const std::size_t transitions = report.transitions.size();
+      writeStatus(array, next, nullptr, report);
+      report.transitions.resize(transitions);
     }
   }
 }
@@ -824,6 +888,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   }
   applyExpectations(input.objects, now);
   assignIds(input, now, report);
+  expandArrays(input.objects, report);
 
   const auto began = std::chrono::steady_clock::now();
   SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now);

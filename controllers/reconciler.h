@@ -6,6 +6,8 @@
 //                        the input as the pods it wrote, so they hold their nodes and are not
 //                        planned twice (client-go's ControllerExpectations, for the same race)
 //     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING
+//        arrays          an array's tasks are created as SlurmJobs of their own, and the
+//                        array's status sums theirs up (controllers/arrays.h)
 //     3. job status      observeGang + decideStatus for every job: RUNNING, COMPLETED, FAILED,
 //                        TIMEOUT, NODE_FAIL/REQUEUED, CANCELLED; pod deletes; events
 //     4. plan            buildSnapshot + core::plan; problems become a Valid=False condition
@@ -74,6 +76,9 @@ struct ReconcilerOptions {
   // reference): the objects are what sacct reads, so they outlive Slurm's MinJobAge (300 s).
   // 0: never.
   core::Duration jobRetention = 86400;
+  // Array tasks created per cycle (all arrays together): a 1,000-task array takes a few cycles
+  // rather than one cycle of 1,000 creates that would hold up every other job's start.
+  std::size_t arrayTasksPerCycle = 256;
 };
 
 // A SlurmJob whose object does not decode (a spec a user wrote by hand, e.g. timeLimit "xx").
@@ -110,6 +115,7 @@ struct CycleReport {
   std::uint32_t podsDeleted = 0;
   std::uint32_t jobsRemoved = 0;                    // finished jobs past their retention
   std::uint32_t stuckGangsRemoved = 0;              // partial gangs no admission of ours explains
+  std::uint32_t arrayTasksCreated = 0;              // SlurmJobs made for array tasks
   bool fenceClosed = false;                         // the cycle stopped because leadership ended
   std::map<std::string, std::int64_t> jobsByState;  // Slurm state names
   std::map<std::string, std::int64_t> pendingByReason;  // Slurm reason names
@@ -152,6 +158,7 @@ class Reconciler {
   bool fenceOpen() const;
   void applyExpectations(ClusterObjects& objects, core::Time now);
   void assignIds(ReconcileInput& input, core::Time now, CycleReport& report);
+  void expandArrays(const ClusterObjects& objects, CycleReport& report);
   void reconcileStatuses(const ClusterObjects& objects, core::Time now, CycleReport& report);
   void reportProblems(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                       CycleReport& report);

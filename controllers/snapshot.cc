@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "controllers/arrays.h"
 #include "controllers/job_request.h"
 #include "operator/base/text.h"
 #include "operator/runtime/rank_pods.h"
@@ -320,9 +321,10 @@ class Builder {
   }
 
   // A job left out of the plan still exists: its dependants must keep waiting for it.
-  void unplanned(const api::SlurmJobObject& job, core::JobId id) {
+  void unplanned(const api::SlurmJobObject& job, core::JobId id, bool starting = false) {
     core::UnplannedJob u;
     u.id = id;
+    u.starting = starting;
     if (job.status->arrayJobId && *job.status->arrayJobId > 0) {
       u.arrayJobId = static_cast<core::JobId>(*job.status->arrayJobId);
     }
@@ -346,9 +348,17 @@ class Builder {
 
   void buildJobs() {
     std::vector<const api::SlurmJobObject*> jobs;
+    bool anyArray = false;
     for (const api::SlurmJobObject& job : objects_.jobs) {
-      if (job.status && job.status->jobId) jobs.push_back(&job);
+      if (!job.status || !job.status->jobId) continue;
+      // An array's own object is never scheduled: its tasks are (controllers/arrays.h).
+      if (job.request.array && isArrayParent(job)) {
+        anyArray = true;
+        continue;
+      }
+      jobs.push_back(&job);
     }
+    if (anyArray) addUnmaterializedTasks();
     // Oldest id first: of two objects claiming one id (which invariant 5 forbids) the one seen
     // first keeps it, whatever order the informer listed them in.
     std::sort(jobs.begin(), jobs.end(),
@@ -392,6 +402,28 @@ class Builder {
           // Other states (COMPLETING, SUSPENDED...) hold their nodes through their pods, which
           // chargeForeignPods counts.
           break;
+      }
+    }
+  }
+
+  // Tasks of an array that have no job of their own yet (being created, or waiting for an id)
+  // are pending as far as a dependency on the array can tell: `afterok:<ArrayJobId>` must not
+  // see a half-created array as the whole of it, nor a missing task as one that is gone.
+  void addUnmaterializedTasks() {
+    for (const auto& [key, family] : arrayFamilies(objects_.jobs)) {
+      const api::SlurmJobObject& array = *family.array;
+      if (!array.status || !array.status->jobId || *array.status->jobId <= 0) continue;
+      const auto arrayId = static_cast<core::JobId>(*array.status->jobId);
+      for (std::uint32_t task : array.request.array->taskIds) {
+        auto child = family.tasks.find(task);
+        if (child != family.tasks.end() && child->second->status && child->second->status->jobId) {
+          continue;
+        }
+        core::UnplannedJob u;
+        u.id = arrayId;
+        u.arrayJobId = arrayId;
+        u.arrayTaskId = task;
+        out_.snapshot.unplanned.push_back(u);
       }
     }
   }
@@ -449,7 +481,7 @@ class Builder {
     // the job again would make a second gang with the same pod names.
     if (!currentAttempt(job).empty()) {
       out_.gangsInFlight.insert(jobKey(job));
-      unplanned(job, id);
+      unplanned(job, id, /*starting=*/true);
       return;
     }
     auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));

@@ -169,6 +169,9 @@ struct UnplannedJob {
   JobId id = 0;
   std::optional<JobId> arrayJobId;
   std::optional<std::uint32_t> arrayTaskId;
+  // Its gang is being bound (or torn down): as an array task it takes one of the %N slots, or
+  // the next plan would start more tasks than the throttle allows while the first ones bind.
+  bool starting = false;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -139,6 +139,9 @@ void Cycle::examine() {
   for (const Job& j : snapshot_.jobs) {
     if (j.phase == JobPhase::kRunning && j.arrayJobId) ++arrayRunning_[*j.arrayJobId];
   }
+  for (const UnplannedJob& u : snapshot_.unplanned) {
+    if (u.starting && u.arrayJobId) ++arrayRunning_[*u.arrayJobId];
+  }
   for (std::uint32_t j = 0; j < snapshot_.jobs.size(); ++j) {
     const Job& job = snapshot_.jobs[j];
     if (job.phase != JobPhase::kPending) continue;

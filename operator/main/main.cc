@@ -546,13 +546,16 @@ int run(const Flags& f) {
     if (report.stuckGangsRemoved > 0) {
       spdlog::warn("removed {} partial gang(s) left by failed rollbacks", report.stuckGangsRemoved);
     }
-    if (report.idsAssigned + report.starts + report.statusWrites + report.podsDeleted > 0) {
+    if (report.idsAssigned + report.starts + report.statusWrites + report.podsDeleted +
+            report.arrayTasksCreated >
+        0) {
       spdlog::info(
           "cycle {:.1f} ms (plan {:.1f} ms): {} considered, {} started ({} backfilled), "
-          "{} ids, {} status writes, {} conflicts, {} pods deleted, {} admission failures",
+          "{} ids, {} array tasks created, {} status writes, {} conflicts, {} pods deleted, "
+          "{} admission failures",
           seconds * 1e3, report.planSeconds * 1e3, report.stats.jobsConsidered, report.starts,
-          report.backfilled, report.idsAssigned, report.statusWrites, report.writeConflicts,
-          report.podsDeleted, report.admissionFailures);
+          report.backfilled, report.idsAssigned, report.arrayTasksCreated, report.statusWrites,
+          report.writeConflicts, report.podsDeleted, report.admissionFailures);
     } else {
       spdlog::debug("cycle {:.1f} ms: nothing to do", seconds * 1e3);
     }

@@ -63,6 +63,12 @@ json kubectlJson(const std::string& arguments) {
   return json::parse(got.output, nullptr, /*allow_exceptions=*/false);
 }
 
+// An RFC 3339 time as Unix seconds; 0 when absent or malformed.
+std::int64_t epochSeconds(const std::string& text) {
+  auto parsed = api::parseTimestamp(text);
+  return parsed.isOk() ? *parsed : 0;
+}
+
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -599,6 +605,122 @@ TEST_F(OperatorIT, NodeFailureRequeuesTheJobOntoOtherNodesAndScancelEndsIt) {
   EXPECT_EQ(job(name)["status"].value("exitCode", ""), "0:15");
 }
 
+// sbatch --array=0-3%2 (reference "Job arrays"): every task is a SlurmJob of its own, owned by
+// the array's, with a job id of its own and SLURM_ARRAY_* in its ranks; at most 2 run at once,
+// the others waiting with reason JobArrayTaskLimit; the array's object sums them up and ends
+// COMPLETED when all did; `afterok:<ArrayJobId>` waits for every task.
+TEST_F(OperatorIT, ArrayTasksRunTwoAtATimeAndADependencyWaitsForAllOfThem) {
+  const std::string array = submit("sweep", R"(  array: "0-3%2"
+  nodes: 1
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 4
+)");
+  ASSERT_FALSE(array.empty());
+  std::int64_t arrayId = 0;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const json j = job(array);
+        if (j.is_object() && j.contains("status")) arrayId = j["status"].value("jobId", 0);
+        return arrayId > 0;
+      },
+      20s));
+  const std::string after = submit("report", "  dependency: afterok:" + std::to_string(arrayId) +
+                                                 "\n  nodes: 1\n  gpusPerNode: 1\n"
+                                                 "  script: |\n    #!/bin/sh\n    true\n");
+  ASSERT_FALSE(after.empty());
+
+  const auto tasks = [&] {
+    return kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
+        .value("items", json::array());
+  };
+  std::size_t mostRunning = 0;
+  bool sawThrottle = false;
+  std::int64_t lastTaskEnd = 0;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        std::size_t running = 0;
+        std::size_t completed = 0;
+        const json items = tasks();
+        for (const json& t : items) {
+          const json status = t.value("status", json::object());
+          const std::string s = status.value("state", "");
+          if (s == "RUNNING") ++running;
+          if (s == "COMPLETED") ++completed;
+          sawThrottle = sawThrottle || status.value("reason", "") == "JobArrayTaskLimit";
+        }
+        mostRunning = std::max(mostRunning, running);
+        return items.size() == 4 && completed == 4;
+      },
+      120s))
+      << tasks().dump();
+  EXPECT_LE(mostRunning, 2U);
+  EXPECT_EQ(mostRunning, 2U) << "two tasks should have run side by side";
+  EXPECT_TRUE(sawThrottle);
+
+  std::set<std::int64_t> ids;
+  for (const json& t : tasks()) {
+    const json& status = t["status"];
+    ids.insert(status.value("jobId", 0));
+    EXPECT_EQ(status.value("arrayJobId", 0), arrayId);
+    EXPECT_EQ(t["metadata"]["ownerReferences"][0].value("name", ""), array);
+    lastTaskEnd = std::max(lastTaskEnd, epochSeconds(status.value("endTime", "")));
+    const json pods = rankPods(t["metadata"].value("name", ""));
+    ASSERT_EQ(pods.size(), 1U) << pods.dump();
+    const auto env = envOf(pods[0]);
+    EXPECT_EQ(env.at("SLURM_JOB_ID"), std::to_string(status.value("jobId", 0)));
+    EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), std::to_string(arrayId));
+    EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), std::to_string(status.value("arrayTaskId", -1)));
+    EXPECT_EQ(env.at("SLURM_ARRAY_TASK_COUNT"), "4");
+    EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MAX"), "3");
+  }
+  EXPECT_EQ(ids.size(), 4U);
+  EXPECT_FALSE(ids.contains(arrayId));
+
+  ASSERT_TRUE(reaches(array, "COMPLETED", 20s));
+  EXPECT_EQ(job(array)["status"].value("exitCode", ""), "0:0");
+  ASSERT_TRUE(reaches(after, "COMPLETED", 60s));
+  const std::int64_t afterStart = epochSeconds(job(after)["status"].value("startTime", ""));
+  EXPECT_GE(afterStart, lastTaskEnd) << "afterok on the array started before its last task ended";
+}
+
+// scancel <ArrayJobId> ends every task: the running one CANCELLED "0:15", the pending ones
+// CANCELLED without having run, and the array's object CANCELLED once they all ended.
+TEST_F(OperatorIT, CancellingTheArrayCancelsEveryTask) {
+  const std::string array = submit("sweep", R"(  array: "0-3%1"
+  nodes: 1
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 600
+)");
+  ASSERT_FALSE(array.empty());
+  const auto tasks = [&] {
+    return kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
+        .value("items", json::array());
+  };
+  const auto count = [&](const std::string& state) {
+    std::size_t n = 0;
+    for (const json& t : tasks()) {
+      if (t.value("status", json::object()).value("state", "") == state) ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(waitUntil([&] { return count("RUNNING") == 1 && count("PENDING") == 3; }, 60s))
+      << tasks().dump();
+  ASSERT_TRUE(reaches(array, "RUNNING", 10s));
+  ASSERT_EQ(kubectl("-n " + ns_ + " patch sj " + array +
+                    " --type merge -p '{\"spec\":{\"cancel\":true}}'")
+                .exitCode,
+            0);
+  ASSERT_TRUE(waitUntil([&] { return count("CANCELLED") == 4; }, 30s)) << tasks().dump();
+  std::multiset<std::string> exitCodes;
+  for (const json& t : tasks()) exitCodes.insert(t["status"].value("exitCode", ""));
+  EXPECT_EQ(exitCodes, (std::multiset<std::string>{"0:0", "0:0", "0:0", "0:15"}));
+  ASSERT_TRUE(reaches(array, "CANCELLED", 20s));
+}
+
 // Slurm's time limit is in minutes (--time=1 is 60 s); at the limit the ranks get SIGTERM and,
 // KillWait later, SIGKILL (their pods are deleted with that grace period); the state is
 // TIMEOUT with reason TimeLimit. Costs a minute of wall time.
@@ -615,12 +737,8 @@ TEST_F(OperatorIT, TimeLimitEndsTheJobAsTimeout) {
   ASSERT_TRUE(reaches(name, "TIMEOUT", 90s));
   const json done = job(name);
   EXPECT_EQ(done["status"].value("reason", ""), "TimeLimit");
-  const auto seconds = [](const std::string& text) -> std::int64_t {
-    auto parsed = api::parseTimestamp(text);
-    return parsed.isOk() ? *parsed : 0;
-  };
-  const std::int64_t ran =
-      seconds(done["status"].value("endTime", "")) - seconds(done["status"].value("startTime", ""));
+  const std::int64_t ran = epochSeconds(done["status"].value("endTime", "")) -
+                           epochSeconds(done["status"].value("startTime", ""));
   EXPECT_GE(ran, 60);
   EXPECT_LE(ran, 70);
   EXPECT_TRUE(waitUntil(

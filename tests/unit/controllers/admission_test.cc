@@ -59,6 +59,12 @@ ClusterObjects cluster(const Json& jobSpec, const Json& jobStatus = Json::object
               {"status", {{"jobId", 42}, {"state", "PENDING"}}}};
   job["spec"].merge_patch(jobSpec);
   job["status"].merge_patch(jobStatus);
+  if (jobStatus.contains("arrayTaskId")) {
+    // A task as the reconciler creates it (controllers/arrays.h); an array's own object is
+    // never planned.
+    job["metadata"]["labels"] = {{"kubeslurm.io/array-job", "train"},
+                                 {"kubeslurm.io/array-task", jobStatus["arrayTaskId"].dump()}};
+  }
   objects.jobs.push_back(ok(api::decodeSlurmJob(job)));
   return objects;
 }

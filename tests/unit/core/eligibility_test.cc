@@ -337,6 +337,27 @@ TEST(Arrays, StartsUpToTheLimitInOneCycle) {
   EXPECT_EQ(testing::pendingOf(plan, 102).reason, PendingReason::kJobArrayTaskLimit);
 }
 
+// Tasks whose gangs are still being bound are out of the plan but hold their %N slots: the next
+// plan must not start two more while the first two bind.
+TEST(Arrays, TasksBeingBoundHoldTheirSlots) {
+  MakeCluster c = referenceCluster();
+  for (std::uint32_t t = 2; t <= 3; ++t) {
+    c.job(MakeJob().id(100 + t).nodes(1).gpus(1).arrayTask(6, t, 2));
+  }
+  Snapshot snapshot = c.obj();
+  for (std::uint32_t t = 0; t <= 1; ++t) {
+    snapshot.unplanned.push_back(
+        UnplannedJob{.id = 100 + t, .arrayJobId = 6, .arrayTaskId = t, .starting = true});
+  }
+  Plan plan = core::plan(snapshot, kT0, Budget{});
+  EXPECT_TRUE(plan.starts.empty());
+  EXPECT_EQ(testing::pendingOf(plan, 102).reason, PendingReason::kJobArrayTaskLimit);
+  // Left out for another cause (an invalid spec), a task holds no slot.
+  for (UnplannedJob& u : snapshot.unplanned) u.starting = false;
+  plan = core::plan(snapshot, kT0, Budget{});
+  EXPECT_EQ(plan.starts.size(), 2u);
+}
+
 // Required-node jobs that cannot start close only their nodes, not the whole partition.
 TEST(Reasons, RequiredNodeJobsDoNotBlockThePartition) {
   MakeCluster c = referenceCluster();

@@ -1,0 +1,233 @@
+#include "controllers/arrays.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <utility>
+
+#include "operator/api/core_types.h"
+#include "operator/slurm/names.h"
+
+namespace kubeslurm::controllers {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename Int>
+std::optional<Int> parseDecimal(std::string_view text) {
+  Int value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+std::optional<api::ObjectMeta> metadataOf(const api::SlurmJobObject& job) {
+  if (!job.raw.is_object()) return std::nullopt;
+  const auto& members = job.raw.get_ref<const json::object_t&>();
+  auto it = members.find("metadata");
+  if (it == members.end()) return std::nullopt;
+  auto meta = api::decodeObjectMeta(it->second);
+  if (!meta.isOk()) return std::nullopt;
+  return std::move(meta).value();
+}
+
+std::optional<slurm::JobState> stateOf(const api::SlurmJobObject& task) {
+  if (!task.status || !task.status->jobId) return std::nullopt;
+  if (task.status->state.empty()) return slurm::JobState::kPending;
+  return slurm::parseJobState(task.status->state);
+}
+
+// "N:S" -> (N, S); a malformed text counts as 0:0.
+std::pair<std::int64_t, std::int64_t> exitCodeOf(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return {0, 0};
+  const std::string_view view(text);
+  return {parseDecimal<std::int64_t>(view.substr(0, colon)).value_or(0),
+          parseDecimal<std::int64_t>(view.substr(colon + 1)).value_or(0)};
+}
+
+void setState(api::SlurmJobStatus& status, slurm::JobState state) {
+  status.state = std::string(slurm::jobStateName(state));
+  status.stateCode = std::string(slurm::jobStateShortName(state));
+}
+
+}  // namespace
+
+std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
+  // Tasks carry the array's spec: anything without spec.array is no task (and costs nothing).
+  if (!job.request.array) return std::nullopt;
+  const std::optional<api::ObjectMeta> meta = metadataOf(job);
+  if (!meta) return std::nullopt;
+  const auto array = meta->labels.find(std::string(kArrayJobLabel));
+  const auto task = meta->labels.find(std::string(kArrayTaskLabel));
+  if (array == meta->labels.end() || task == meta->labels.end()) return std::nullopt;
+  const auto index = parseDecimal<std::uint32_t>(task->second);
+  if (!index || array->second.empty()) return std::nullopt;
+  ArrayTaskRef ref;
+  ref.arrayName = array->second;
+  ref.taskId = *index;
+  if (auto id = meta->annotations.find(std::string(kArrayJobIdAnnotation));
+      id != meta->annotations.end()) {
+    ref.arrayJobId = parseDecimal<std::int64_t>(id->second);
+  }
+  if (auto submitted = meta->annotations.find(std::string(kArraySubmitTimeAnnotation));
+      submitted != meta->annotations.end()) {
+    ref.submitTime = parseDecimal<core::Time>(submitted->second);
+  }
+  return ref;
+}
+
+bool isArrayParent(const api::SlurmJobObject& job) {
+  return job.request.array && !arrayTaskOf(job);
+}
+
+std::string arrayTaskName(std::string_view arrayName, std::uint32_t taskId) {
+  std::string name(arrayName);
+  name.push_back('-');
+  name += std::to_string(taskId);
+  return name;
+}
+
+json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId) {
+  const api::ObjectMeta parent = metadataOf(array).value_or(api::ObjectMeta{});
+  json labels = json::object();
+  for (const auto& [key, value] : parent.labels) labels[key] = value;
+  labels[std::string(kArrayJobLabel)] = array.name;
+  labels[std::string(kArrayTaskLabel)] = std::to_string(taskId);
+  json annotations = json::object();
+  if (array.status && array.status->jobId) {
+    annotations[std::string(kArrayJobIdAnnotation)] = std::to_string(*array.status->jobId);
+  }
+  if (array.status && array.status->submitTime) {
+    annotations[std::string(kArraySubmitTimeAnnotation)] =
+        std::to_string(*array.status->submitTime);
+  }
+  // No blockOwnerDeletion: deleting an array need not wait for its tasks, and setting it would
+  // need update on slurmjobs/finalizers where OwnerReferencesPermissionEnforcement is on.
+  json owner = {{"apiVersion", std::string(api::kSlurmJobApiVersion)},
+                {"kind", std::string(api::kSlurmJobKind)},
+                {"name", array.name},
+                {"uid", parent.uid},
+                {"controller", true}};
+  json spec = json::object();
+  if (array.raw.is_object() && array.raw.contains("spec")) spec = array.raw.at("spec");
+  return json{{"apiVersion", std::string(api::kSlurmJobApiVersion)},
+              {"kind", std::string(api::kSlurmJobKind)},
+              {"metadata",
+               {{"name", arrayTaskName(array.name, taskId)},
+                {"namespace", array.namespaceName},
+                {"labels", labels},
+                {"annotations", annotations},
+                {"ownerReferences", json::array({owner})}}},
+              {"spec", spec}};
+}
+
+std::map<std::string, ArrayFamily> arrayFamilies(const std::vector<api::SlurmJobObject>& jobs) {
+  std::map<std::string, ArrayFamily> families;
+  std::vector<std::pair<std::string, const api::SlurmJobObject*>> tasks;
+  for (const api::SlurmJobObject& job : jobs) {
+    if (!job.request.array) continue;
+    if (auto task = arrayTaskOf(job)) {
+      tasks.emplace_back(job.namespaceName + "/" + task->arrayName, &job);
+    } else {
+      families[job.namespaceName + "/" + job.name].array = &job;
+    }
+  }
+  for (const auto& [key, job] : tasks) {
+    auto family = families.find(key);
+    if (family == families.end()) continue;
+    family->second.tasks.emplace(arrayTaskOf(*job)->taskId, job);
+  }
+  return families;
+}
+
+std::vector<std::uint32_t> missingTasks(const ArrayFamily& family) {
+  std::vector<std::uint32_t> missing;
+  if (family.array == nullptr || !family.array->request.array) return missing;
+  for (std::uint32_t id : family.array->request.array->taskIds) {
+    if (!family.tasks.contains(id)) missing.push_back(id);
+  }
+  return missing;
+}
+
+api::SlurmJobStatus arrayStatus(const ArrayFamily& family) {
+  api::SlurmJobStatus status;
+  if (family.array->status) {
+    status.jobId = family.array->status->jobId;
+    status.submitTime = family.array->status->submitTime;
+    status.restarts = family.array->status->restarts;
+  }
+  status.arrayJobId = status.jobId;
+  const std::size_t taskCount =
+      family.array->request.array ? family.array->request.array->taskIds.size() : 0;
+  bool allEnded = family.tasks.size() == taskCount;
+  const api::SlurmJobObject* firstPending = nullptr;
+  const api::SlurmJobObject* firstUnsuccessful = nullptr;
+  std::optional<slurm::JobState> unsuccessfulState;
+  bool running = false;
+  std::pair<std::int64_t, std::int64_t> highestExit{0, 0};
+  std::string highestExitText = "0:0";
+  for (const auto& [index, task] : family.tasks) {
+    const std::optional<slurm::JobState> state = stateOf(*task);
+    const bool ended = state && slurm::isFinished(*state);
+    allEnded = allEnded && ended;
+    if (!state) continue;
+    const api::SlurmJobStatus& s = *task->status;
+    if (*state == slurm::JobState::kRunning) {
+      running = true;
+      if (s.startTime && (!status.startTime || *s.startTime < *status.startTime)) {
+        status.startTime = s.startTime;
+      }
+    }
+    if ((*state == slurm::JobState::kPending || *state == slurm::JobState::kRequeued) &&
+        firstPending == nullptr) {
+      firstPending = task;
+    }
+    if (ended) {
+      if (s.startTime && (!status.startTime || *s.startTime < *status.startTime)) {
+        status.startTime = s.startTime;
+      }
+      if (s.endTime && (!status.endTime || *s.endTime > *status.endTime)) {
+        status.endTime = s.endTime;
+      }
+      if (*state != slurm::JobState::kCompleted && firstUnsuccessful == nullptr) {
+        firstUnsuccessful = task;
+        unsuccessfulState = state;
+      }
+      const auto code = exitCodeOf(s.exitCode);
+      if (code > highestExit) {
+        highestExit = code;
+        highestExitText = s.exitCode;
+      }
+    }
+  }
+  if (allEnded && taskCount > 0) {
+    setState(status,
+             firstUnsuccessful == nullptr ? slurm::JobState::kCompleted : *unsuccessfulState);
+    status.reason = std::string(slurm::pendingReasonName(slurm::PendingReason::kNone));
+    status.exitCode = highestExitText;
+    return status;
+  }
+  status.endTime.reset();
+  if (running) {
+    setState(status, slurm::JobState::kRunning);
+    status.reason = std::string(slurm::pendingReasonName(slurm::PendingReason::kNone));
+    return status;
+  }
+  setState(status, slurm::JobState::kPending);
+  status.startTime.reset();
+  if (firstPending != nullptr) {
+    const api::SlurmJobStatus& s = *firstPending->status;
+    status.reason = s.reason;
+    status.reasonDetail = s.reasonDetail;
+    status.estimatedStart = s.estimatedStart;
+    status.priority = s.priority;
+  } else {
+    status.reason = std::string(slurm::pendingReasonName(slurm::PendingReason::kNone));
+  }
+  return status;
+}
+
+}  // namespace kubeslurm::controllers

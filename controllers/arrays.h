@@ -1,0 +1,83 @@
+// Job arrays (sbatch --array): one SlurmJob per task, owned by the array's own SlurmJob. PURE:
+// no I/O, no clock.
+//
+// The array's object (spec.array set, no task label) gets the ArrayJobId as its status.jobId and
+// is never scheduled itself: it is the record `scontrol show job <ArrayJobId>` and `scancel
+// <ArrayJobId>` reach, and its status sums up its tasks. The reconciler creates one child
+// SlurmJob per task index, `<array>-<index>`, with the array's spec, labels that name the array
+// and the index, the ArrayJobId and the array's submit time as annotations, and an owner
+// reference (controller) to the array, so that deleting the array deletes its tasks. A child is
+// an ordinary job from then on: its own job id, priority, gang and status; the core's
+// arrayMaxRunning applies the %N throttle across the children of one ArrayJobId.
+//
+// Where this differs from Slurm (docs/operator.md): Slurm splits a task off the array's record
+// when it starts and gives it a new id then (the last task keeps the array's id); here every task
+// is created at once with an id of its own, so ids are handed out at submission and the array's
+// record keeps the ArrayJobId for good. What squeue shows (`6_[2-7%2]`, `6_0`) is unchanged.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/api/slurmjob.h"
+#include "operator/core/model.h"
+
+namespace kubeslurm::controllers {
+
+// On a task: the array's metadata.name, and the task's index (decimal).
+inline constexpr std::string_view kArrayJobLabel = "kubeslurm.io/array-job";
+inline constexpr std::string_view kArrayTaskLabel = "kubeslurm.io/array-task";
+// On a task: the ArrayJobId, and the array's submit time (Unix seconds), both decimal.
+inline constexpr std::string_view kArrayJobIdAnnotation = "kubeslurm.io/array-job-id";
+inline constexpr std::string_view kArraySubmitTimeAnnotation = "kubeslurm.io/array-submit-time";
+
+struct ArrayTaskRef {
+  std::string arrayName;  // the array's metadata.name, in the task's namespace
+  std::uint32_t taskId = 0;
+  std::optional<std::int64_t> arrayJobId;  // from the annotation
+  std::optional<core::Time> submitTime;    // from the annotation
+};
+
+// The task a SlurmJob is, from its labels and annotations; nullopt for any other job.
+std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job);
+
+// An array's own object: spec.array set, and not one of its tasks.
+bool isArrayParent(const api::SlurmJobObject& job);
+
+// "<array>-<index>": the task's metadata.name.
+std::string arrayTaskName(std::string_view arrayName, std::uint32_t taskId);
+
+// The child SlurmJob for `taskId` of `array` (which has its job id): the array's spec, its labels
+// plus the task's, the annotations above, and an owner reference to the array.
+nlohmann::json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId);
+
+// One array and the tasks that exist, by index.
+struct ArrayFamily {
+  const api::SlurmJobObject* array = nullptr;
+  std::map<std::uint32_t, const api::SlurmJobObject*> tasks;
+};
+
+// Arrays by "ns/name", with their tasks; tasks whose array is not among `jobs` are left out (the
+// garbage collector deletes them with their owner).
+std::map<std::string, ArrayFamily> arrayFamilies(const std::vector<api::SlurmJobObject>& jobs);
+
+// The task indexes of the array that have no SlurmJob yet.
+std::vector<std::uint32_t> missingTasks(const ArrayFamily& family);
+
+// The array's status, summed up from its tasks (the array's own status gives the id and submit
+// time):
+//   - a task RUNNING: RUNNING, from the earliest task start;
+//   - every task ended: COMPLETED when all completed, else the state of the first task (by
+//     index) that did not; the exit code is the highest of any task (sbatch --wait's rule for
+//     arrays); ended at the last task's end;
+//   - else PENDING with the reason, estimated start and priority of the lowest pending task
+//     (JobArrayTaskLimit under a %N throttle), or None before the tasks have ids.
+api::SlurmJobStatus arrayStatus(const ArrayFamily& family);
+
+}  // namespace kubeslurm::controllers

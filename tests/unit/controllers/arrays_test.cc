@@ -1,0 +1,256 @@
+// Job arrays as SlurmJobs (controllers/arrays.h): the task objects the reconciler creates, how
+// an array's status sums up its tasks, and how the snapshot plans them. Slurm's behaviour pinned
+// here is in ../shared/reference/slurm-22.05.md, "Job arrays": tasks run under the %N throttle
+// with reason JobArrayTaskLimit, and a dependency on the ArrayJobId waits for every task.
+#include "controllers/arrays.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "controllers/snapshot.h"
+
+namespace kubeslurm::controllers {
+namespace {
+
+using nlohmann::json;
+
+constexpr core::Time kNow = 1795000000;
+
+template <typename T>
+T ok(StatusOr<T> value) {
+  EXPECT_TRUE(value.isOk()) << value.status().toString();
+  return std::move(value).value();
+}
+
+json arrayObject(const std::string& array = "0-3%2") {
+  return {{"apiVersion", "kubeslurm.io/v1alpha1"},
+          {"kind", "SlurmJob"},
+          {"metadata",
+           {{"name", "sweep"},
+            {"namespace", "team-a"},
+            {"uid", "uid-sweep"},
+            {"labels", {{"team", "nlp"}}},
+            {"creationTimestamp", api::formatTimestamp(kNow - 600)}}},
+          {"spec",
+           {{"jobName", "sweep"},
+            {"user", "alice"},
+            {"script", "#!/bin/bash\necho $SLURM_ARRAY_TASK_ID\n"},
+            {"array", array},
+            {"nodes", 1},
+            {"gpusPerNode", 8}}},
+          {"status",
+           {{"jobId", 6}, {"state", "PENDING"}, {"submitTime", api::formatTimestamp(kNow - 400)}}}};
+}
+
+// A task as the API server returns the object arrayTaskObject made, with a status.
+api::SlurmJobObject task(std::uint32_t index, std::int64_t id, const std::string& state,
+                         const json& status = json::object()) {
+  json object = arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), index);
+  object["metadata"]["uid"] = "uid-task-" + std::to_string(index);
+  object["status"] = {{"jobId", id}, {"state", state}, {"arrayJobId", 6}, {"arrayTaskId", index}};
+  object["status"].merge_patch(status);
+  return ok(api::decodeSlurmJob(object));
+}
+
+TEST(ArrayTask, IsTheArraysSpecOwnedByTheArrayAndNamedAfterTheIndex) {
+  const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject()));
+  EXPECT_TRUE(isArrayParent(array));
+  EXPECT_FALSE(arrayTaskOf(array));
+  const json object = arrayTaskObject(array, 3);
+  EXPECT_EQ(object["metadata"]["name"], "sweep-3");
+  EXPECT_EQ(object["metadata"]["namespace"], "team-a");
+  EXPECT_EQ(object["metadata"]["labels"]["team"], "nlp");
+  EXPECT_EQ(object["metadata"]["labels"]["kubeslurm.io/array-job"], "sweep");
+  EXPECT_EQ(object["metadata"]["labels"]["kubeslurm.io/array-task"], "3");
+  EXPECT_EQ(object["metadata"]["annotations"]["kubeslurm.io/array-job-id"], "6");
+  EXPECT_EQ(object["metadata"]["annotations"]["kubeslurm.io/array-submit-time"],
+            std::to_string(kNow - 400));  // the array's submitTime
+  const json& owner = object["metadata"]["ownerReferences"][0];
+  EXPECT_EQ(owner["kind"], "SlurmJob");
+  EXPECT_EQ(owner["name"], "sweep");
+  EXPECT_EQ(owner["uid"], "uid-sweep");
+  EXPECT_EQ(owner["controller"], true);
+  EXPECT_EQ(object["spec"], arrayObject()["spec"]);
+  EXPECT_FALSE(object.contains("status"));
+
+  const api::SlurmJobObject child = ok(api::decodeSlurmJob(object));
+  EXPECT_FALSE(isArrayParent(child));
+  const auto ref = arrayTaskOf(child);
+  ASSERT_TRUE(ref);
+  EXPECT_EQ(ref->arrayName, "sweep");
+  EXPECT_EQ(ref->taskId, 3U);
+  EXPECT_EQ(ref->arrayJobId, 6);
+  EXPECT_EQ(ref->submitTime, kNow - 400);
+}
+
+TEST(ArrayTask, OrdinaryJobsAndMalformedLabelsAreNoTasks) {
+  json plain = arrayObject();
+  plain["spec"].erase("array");
+  EXPECT_FALSE(isArrayParent(ok(api::decodeSlurmJob(plain))));
+  EXPECT_FALSE(arrayTaskOf(ok(api::decodeSlurmJob(plain))));
+  json bad = arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), 1);
+  bad["metadata"]["labels"]["kubeslurm.io/array-task"] = "1x";
+  EXPECT_FALSE(arrayTaskOf(ok(api::decodeSlurmJob(bad))));
+}
+
+TEST(ArrayFamilies, GroupTasksUnderTheirArrayAndListWhatIsMissing) {
+  std::vector<api::SlurmJobObject> jobs;
+  jobs.push_back(ok(api::decodeSlurmJob(arrayObject("0-7:2"))));
+  jobs.push_back(task(2, 8, "RUNNING"));
+  jobs.push_back(task(0, 7, "COMPLETED"));
+  json orphan = arrayTaskObject(jobs[0], 1);
+  orphan["metadata"]["labels"]["kubeslurm.io/array-job"] = "gone";
+  jobs.push_back(ok(api::decodeSlurmJob(orphan)));
+  const auto families = arrayFamilies(jobs);
+  ASSERT_EQ(families.size(), 1U);
+  const ArrayFamily& family = families.at("team-a/sweep");
+  EXPECT_EQ(family.array, &jobs[0]);
+  ASSERT_EQ(family.tasks.size(), 2U);
+  EXPECT_EQ(family.tasks.at(0), &jobs[2]);
+  EXPECT_EQ(family.tasks.at(2), &jobs[1]);
+  EXPECT_EQ(missingTasks(family), (std::vector<std::uint32_t>{4, 6}));
+}
+
+ArrayFamily familyOf(const api::SlurmJobObject& array, const std::vector<api::SlurmJobObject>& ts) {
+  ArrayFamily family;
+  family.array = &array;
+  for (const api::SlurmJobObject& t : ts) family.tasks.emplace(arrayTaskOf(t)->taskId, &t);
+  return family;
+}
+
+TEST(ArrayStatus, PendingTakesTheLowestPendingTasksReasonRunningTheEarliestStart) {
+  const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject()));
+  {
+    const ArrayFamily none = familyOf(array, {});
+    const api::SlurmJobStatus s = arrayStatus(none);
+    EXPECT_EQ(s.state, "PENDING");
+    EXPECT_EQ(s.stateCode, "PD");
+    EXPECT_EQ(s.reason, "None");
+    EXPECT_EQ(s.jobId, 6);
+    EXPECT_EQ(s.arrayJobId, 6);
+  }
+  const std::vector<api::SlurmJobObject> pending = {
+      task(0, 7, "PENDING", {{"reason", "Resources"}}),
+      task(1, 8, "PENDING", {{"reason", "JobArrayTaskLimit"}})};
+  EXPECT_EQ(arrayStatus(familyOf(array, pending)).reason, "Resources");
+  const std::vector<api::SlurmJobObject> running = {
+      task(0, 7, "RUNNING", {{"startTime", api::formatTimestamp(kNow + 200)}}),
+      task(1, 8, "RUNNING", {{"startTime", api::formatTimestamp(kNow + 140)}}),
+      task(2, 9, "PENDING", {{"reason", "JobArrayTaskLimit"}})};
+  const api::SlurmJobStatus s = arrayStatus(familyOf(array, running));
+  EXPECT_EQ(s.state, "RUNNING");
+  EXPECT_EQ(s.reason, "None");
+  EXPECT_EQ(s.startTime, kNow + 140);
+  EXPECT_FALSE(s.endTime);
+}
+
+TEST(ArrayStatus, EndsWhenEveryTaskEndedWithTheHighestExitCode) {
+  const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject()));
+  std::vector<api::SlurmJobObject> tasks = {
+      task(0, 7, "COMPLETED", {{"exitCode", "0:0"}, {"endTime", api::formatTimestamp(kNow + 800)}}),
+      task(1, 8, "COMPLETED",
+           {{"exitCode", "0:0"}, {"endTime", api::formatTimestamp(kNow + 1400)}}),
+      task(2, 9, "COMPLETED",
+           {{"exitCode", "0:0"}, {"endTime", api::formatTimestamp(kNow + 1100)}})};
+  // Three of four tasks ended: the array has not.
+  EXPECT_EQ(arrayStatus(familyOf(array, tasks)).state, "PENDING");
+  tasks.push_back(task(3, 10, "COMPLETED",
+                       {{"exitCode", "0:0"}, {"endTime", api::formatTimestamp(kNow + 860)}}));
+  api::SlurmJobStatus s = arrayStatus(familyOf(array, tasks));
+  EXPECT_EQ(s.state, "COMPLETED");
+  EXPECT_EQ(s.stateCode, "CD");
+  EXPECT_EQ(s.exitCode, "0:0");
+  EXPECT_EQ(s.endTime, kNow + 1400);
+  tasks[1] = task(1, 8, "FAILED", {{"exitCode", "3:0"}});
+  tasks[2] = task(2, 9, "FAILED", {{"exitCode", "7:0"}});
+  s = arrayStatus(familyOf(array, tasks));
+  EXPECT_EQ(s.state, "FAILED");
+  EXPECT_EQ(s.exitCode, "7:0");
+}
+
+// The snapshot plans the tasks, never the array's own object; the throttle is the core's.
+TEST(ArraySnapshot, TasksArePlannedUnderTheThrottleAndTheArrayIsNot) {
+  ClusterObjects objects;
+  for (int i = 1; i <= 4; ++i) {
+    objects.nodes.push_back(ok(api::decodeNode(
+        {{"apiVersion", "v1"},
+         {"kind", "Node"},
+         {"metadata", {{"name", "gpu-" + std::to_string(i)}}},
+         {"status",
+          {{"allocatable", {{"cpu", "64"}, {"memory", "512Gi"}, {"nvidia.com/gpu", "8"}}},
+           {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}})));
+  }
+  objects.partitions.push_back(
+      ok(api::decodePartition({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                               {"kind", "Partition"},
+                               {"metadata", {{"name", "gpu"}}},
+                               {"spec", {{"nodes", "gpu-[1-4]"}, {"default", true}}}})));
+  objects.jobs.push_back(ok(api::decodeSlurmJob(arrayObject())));
+  for (std::uint32_t t = 0; t < 4; ++t) objects.jobs.push_back(task(t, 7 + t, "PENDING"));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.snapshot.jobs.size(), 4U);
+  for (const core::Job& job : index.snapshot.jobs) {
+    EXPECT_NE(job.id, 6U) << "the array's own object is never planned";
+    EXPECT_EQ(job.arrayJobId, 6U);
+    EXPECT_EQ(job.arrayMaxRunning, 2U);
+  }
+  EXPECT_TRUE(index.snapshot.unplanned.empty());
+  const core::Plan plan = core::plan(index.snapshot, kNow, {});
+  EXPECT_EQ(plan.starts.size(), 2U);
+  std::map<core::JobId, slurm::PendingReason> reasons;
+  for (const core::PendingDecision& p : plan.pending) reasons[p.jobId] = p.reason;
+  EXPECT_EQ(reasons.at(9), slurm::PendingReason::kJobArrayTaskLimit);
+  EXPECT_EQ(reasons.at(10), slurm::PendingReason::kJobArrayTaskLimit);
+}
+
+// Until every task has a job of its own, `afterok:<ArrayJobId>` and `afterok:<id>_<task>` wait:
+// a half-created array is not the whole of it, and a task not yet created is not one that is
+// gone (which would lift the dependency).
+TEST(ArraySnapshot, DependencyOnAnArrayWaitsForTasksNotYetCreated) {
+  ClusterObjects objects;
+  objects.nodes.push_back(ok(api::decodeNode(
+      {{"apiVersion", "v1"},
+       {"kind", "Node"},
+       {"metadata", {{"name", "gpu-1"}}},
+       {"status",
+        {{"allocatable", {{"cpu", "64"}, {"memory", "512Gi"}, {"nvidia.com/gpu", "8"}}},
+         {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}})));
+  objects.partitions.push_back(ok(api::decodePartition({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                                        {"kind", "Partition"},
+                                                        {"metadata", {{"name", "gpu"}}},
+                                                        {"spec", {{"nodes", "gpu-1"}}}})));
+  objects.jobs.push_back(ok(api::decodeSlurmJob(arrayObject("0-1"))));
+  objects.jobs.push_back(task(0, 7, "COMPLETED", {{"exitCode", "0:0"}}));
+  json after = arrayObject();
+  after["metadata"]["name"] = "after";
+  after["spec"].erase("array");
+  after["spec"]["dependency"] = "afterok:6";
+  after["status"]["jobId"] = 20;
+  objects.jobs.push_back(ok(api::decodeSlurmJob(after)));
+  after["metadata"]["name"] = "after-task";
+  after["spec"]["dependency"] = "afterok:6_1";
+  after["status"]["jobId"] = 21;
+  objects.jobs.push_back(ok(api::decodeSlurmJob(after)));
+
+  SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.snapshot.unplanned.size(), 1U);
+  EXPECT_EQ(index.snapshot.unplanned[0].arrayTaskId, 1U);
+  core::Plan plan = core::plan(index.snapshot, kNow, {});
+  EXPECT_TRUE(plan.starts.empty());
+  std::map<core::JobId, slurm::PendingReason> reasons;
+  for (const core::PendingDecision& p : plan.pending) reasons[p.jobId] = p.reason;
+  EXPECT_EQ(reasons.at(20), slurm::PendingReason::kDependency);
+  EXPECT_EQ(reasons.at(21), slurm::PendingReason::kDependency);
+
+  // Task 1 exists and completed: both dependencies are satisfied.
+  objects.jobs.push_back(task(1, 8, "COMPLETED", {{"exitCode", "0:0"}}));
+  index = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(index.snapshot.unplanned.empty());
+  plan = core::plan(index.snapshot, kNow, {});
+  ASSERT_EQ(plan.starts.size(), 1U);  // one node: the other waits for Resources
+  EXPECT_TRUE(plan.starts[0].jobId == 20 || plan.starts[0].jobId == 21);
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers
