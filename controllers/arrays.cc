@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "controllers/snapshot.h"
 #include "operator/api/core_types.h"
 #include "operator/slurm/names.h"
 
@@ -21,16 +22,6 @@ std::optional<Int> parseDecimal(std::string_view text) {
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
   return value;
-}
-
-std::optional<api::ObjectMeta> metadataOf(const api::SlurmJobObject& job) {
-  if (!job.raw.is_object()) return std::nullopt;
-  const auto& members = job.raw.get_ref<const json::object_t&>();
-  auto it = members.find("metadata");
-  if (it == members.end()) return std::nullopt;
-  auto meta = api::decodeObjectMeta(it->second);
-  if (!meta.isOk()) return std::nullopt;
-  return std::move(meta).value();
 }
 
 std::optional<slurm::JobState> stateOf(const api::SlurmJobObject& task) {
@@ -58,22 +49,21 @@ void setState(api::SlurmJobStatus& status, slurm::JobState state) {
 std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
   // Tasks carry the array's spec: anything without spec.array is no task (and costs nothing).
   if (!job.request.array) return std::nullopt;
-  const std::optional<api::ObjectMeta> meta = metadataOf(job);
-  if (!meta) return std::nullopt;
-  const auto array = meta->labels.find(std::string(kArrayJobLabel));
-  const auto task = meta->labels.find(std::string(kArrayTaskLabel));
-  if (array == meta->labels.end() || task == meta->labels.end()) return std::nullopt;
+  const api::ObjectMeta meta = jobMetadata(job);
+  const auto array = meta.labels.find(std::string(kArrayJobLabel));
+  const auto task = meta.labels.find(std::string(kArrayTaskLabel));
+  if (array == meta.labels.end() || task == meta.labels.end()) return std::nullopt;
   const auto index = parseDecimal<std::uint32_t>(task->second);
   if (!index || array->second.empty()) return std::nullopt;
   ArrayTaskRef ref;
   ref.arrayName = array->second;
   ref.taskId = *index;
-  if (auto id = meta->annotations.find(std::string(kArrayJobIdAnnotation));
-      id != meta->annotations.end()) {
+  if (auto id = meta.annotations.find(std::string(kArrayJobIdAnnotation));
+      id != meta.annotations.end()) {
     ref.arrayJobId = parseDecimal<std::int64_t>(id->second);
   }
-  if (auto submitted = meta->annotations.find(std::string(kArraySubmitTimeAnnotation));
-      submitted != meta->annotations.end()) {
+  if (auto submitted = meta.annotations.find(std::string(kArraySubmitTimeAnnotation));
+      submitted != meta.annotations.end()) {
     ref.submitTime = parseDecimal<core::Time>(submitted->second);
   }
   return ref;
@@ -91,7 +81,7 @@ std::string arrayTaskName(std::string_view arrayName, std::uint32_t taskId) {
 }
 
 json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId) {
-  const api::ObjectMeta parent = metadataOf(array).value_or(api::ObjectMeta{});
+  const api::ObjectMeta parent = jobMetadata(array);
   json labels = json::object();
   for (const auto& [key, value] : parent.labels) labels[key] = value;
   labels[std::string(kArrayJobLabel)] = array.name;

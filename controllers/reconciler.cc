@@ -20,19 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-api::ObjectMeta metaOf(const api::SlurmJobObject& job) {
-  if (job.raw.is_object() && job.raw.contains("metadata")) {
-    auto meta = api::decodeObjectMeta(job.raw.at("metadata"));
-    if (meta.isOk()) return std::move(meta).value();
-  }
-  api::ObjectMeta meta;
-  meta.name = job.name;
-  meta.namespaceName = job.namespaceName;
-  return meta;
-}
-
 api::ObjectReference referenceOf(const api::SlurmJobObject& job) {
-  const api::ObjectMeta meta = metaOf(job);
+  const api::ObjectMeta meta = jobMetadata(job);
   return api::ObjectReference{std::string(api::kSlurmJobApiVersion),
                               std::string(api::kSlurmJobKind),
                               job.namespaceName,
@@ -63,6 +52,17 @@ core::Duration defaultTimeLimit(const api::SlurmJobObject& job,
 std::string podJob(const api::Pod& pod) {
   auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
   return it == pod.metadata.labels.end() ? std::string() : it->second;
+}
+
+// Each job's current attempt (status.restarts), for findPartialGangs.
+CurrentAttempts currentAttempts(const std::vector<api::SlurmJobObject>& jobs) {
+  CurrentAttempts current;
+  for (const api::SlurmJobObject& job : jobs) {
+    if (job.status && job.status->restarts) {
+      current[{job.namespaceName, job.name}] = static_cast<std::uint32_t>(*job.status->restarts);
+    }
+  }
+  return current;
 }
 
 // Gangs (namespace, job, attempt) of which no live pod is bound: created by an admission that
@@ -157,14 +157,8 @@ StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObjec
     auto pod = api::decodePod(item);
     if (pod.isOk()) pods.push_back(std::move(pod).value());
   }
-  CurrentAttempts current;
-  for (const api::SlurmJobObject& job : jobs) {
-    if (job.status && job.status->restarts) {
-      current[{job.namespaceName, job.name}] = static_cast<std::uint32_t>(*job.status->restarts);
-    }
-  }
   std::uint32_t removed = 0;
-  for (const PartialGang& gang : findPartialGangs(pods, current)) {
+  for (const PartialGang& gang : findPartialGangs(pods, currentAttempts(jobs))) {
     if (!fenceOpen()) return Status(StatusCode::kAborted, "leadership lost during recovery");
     Status done = binder_.removeGang(gang);
     if (!done.isOk()) return done;
@@ -205,12 +199,9 @@ void Reconciler::applyExpectations(ClusterObjects& objects, core::Time now) {
   }
 }
 
-const api::SlurmJobObject* Reconciler::findJob(const ClusterObjects& objects,
-                                               const std::string& key) const {
-  for (const api::SlurmJobObject& job : objects.jobs) {
-    if (jobKey(job) == key) return &job;
-  }
-  return nullptr;
+const api::SlurmJobObject* Reconciler::findJob(const std::string& key) const {
+  auto it = jobsByKey_.find(key);
+  return it == jobsByKey_.end() ? nullptr : it->second;
 }
 
 bool Reconciler::writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
@@ -282,7 +273,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
       report.errors.push_back("job id for " + jobKey(job) + ": " + id.status().toString());
       return;
     }
-    const api::ObjectMeta meta = metaOf(job);
+    const api::ObjectMeta meta = jobMetadata(job);
     api::SlurmJobStatus status = submittedStatus(*id, meta.creationTimestamp, now);
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
       // A task was submitted with its array (the age factor counts from then).
@@ -427,13 +418,13 @@ void Reconciler::reportProblems(const ClusterObjects& objects, const SnapshotInd
   }
 }
 
-void Reconciler::applyPreemptions(const core::Plan& plan, const ClusterObjects& objects,
-                                  const SnapshotIndex& index, core::Time now, CycleReport& report) {
+void Reconciler::applyPreemptions(const core::Plan& plan, const SnapshotIndex& index,
+                                  core::Time now, CycleReport& report) {
   for (const core::Preemption& preemption : plan.preemptions) {
     if (report.fenceClosed) return;
     auto key = index.jobKeys.find(preemption.victim);
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
-    const api::SlurmJobObject* job = findJob(objects, key->second);
+    const api::SlurmJobObject* job = findJob(key->second);
     if (job == nullptr) continue;
     const StatusDecision decision = preemptStatus(*job, preemption.mode, now);
     if (!decision.changed || !writeStatus(*job, decision.status, nullptr, report)) continue;
@@ -457,7 +448,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
   for (const core::Start& start : plan.starts) {
     auto key = index.jobKeys.find(start.jobId);
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
-    const api::SlurmJobObject* job = findJob(objects, key->second);
+    const api::SlurmJobObject* job = findJob(key->second);
     if (job == nullptr) continue;
     auto gang = gangForStart(start, index, objects, options_.admission);
     if (!gang.isOk()) {
@@ -540,15 +531,15 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
   }
 }
 
-void Reconciler::applyPending(const core::Plan& plan, const ClusterObjects& objects,
-                              const SnapshotIndex& index, core::Time now, CycleReport& report) {
+void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
+                              CycleReport& report) {
   for (const core::PendingDecision& pending : plan.pending) {
     if (report.fenceClosed) return;
     const std::string reason(slurm::pendingReasonName(pending.reason));
     ++report.pendingByReason[reason];
     auto key = index.jobKeys.find(pending.jobId);
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
-    const api::SlurmJobObject* job = findJob(objects, key->second);
+    const api::SlurmJobObject* job = findJob(key->second);
     if (job == nullptr || !job->status) continue;
     api::SlurmJobStatus status = *job->status;
     status.reason = reason;
@@ -759,7 +750,7 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
       return;
     }
     kube::DeleteOptions options;
-    options.uid = metaOf(job).uid;  // not a new job that took the name meanwhile
+    options.uid = jobMetadata(job).uid;  // not a new job that took the name meanwhile
     options.propagationPolicy = "Background";
     const Status done =
         writer_.remove(kube::resources::slurmJobs(), job.namespaceName, job.name, options);
@@ -831,19 +822,17 @@ void Reconciler::sweepStuckGangs(const ClusterObjects& objects, const SnapshotIn
     const std::string key = pod.metadata.namespaceName + "/" + podJob(pod);
     if (index.gangsInFlight.contains(key) && !expectations_.contains(key)) pods.push_back(pod);
   }
-  CurrentAttempts current;
-  for (const api::SlurmJobObject& job : objects.jobs) {
-    if (job.status && job.status->restarts) {
-      current[{job.namespaceName, job.name}] = static_cast<std::uint32_t>(*job.status->restarts);
-    }
-  }
-  for (const PartialGang& gang : findPartialGangs(pods, current)) {
+  // Young gangs may be a cache that lags an admission: only the newest pod's age tells.
+  const auto youngerThanStuck = [&](const std::string& ns, const std::string& job) {
     core::Time newest = 0;
     for (const api::Pod& pod : pods) {
-      if (pod.metadata.namespaceName != gang.namespaceName || podJob(pod) != gang.jobName) continue;
+      if (pod.metadata.namespaceName != ns || podJob(pod) != job) continue;
       newest = std::max(newest, pod.metadata.creationTimestamp.value_or(now));
     }
-    if (now - newest < options_.stuckGangAge) continue;
+    return now - newest < options_.stuckGangAge;
+  };
+  for (const PartialGang& gang : findPartialGangs(pods, currentAttempts(objects.jobs))) {
+    if (youngerThanStuck(gang.namespaceName, gang.jobName)) continue;
     if (!fenceOpen()) {
       report.fenceClosed = true;
       return;
@@ -857,12 +846,7 @@ void Reconciler::sweepStuckGangs(const ClusterObjects& objects, const SnapshotIn
     }
   }
   for (const auto& [ns, job, attempt] : unboundGangs(pods)) {
-    core::Time newest = 0;
-    for (const api::Pod& pod : pods) {
-      if (pod.metadata.namespaceName != ns || podJob(pod) != job) continue;
-      newest = std::max(newest, pod.metadata.creationTimestamp.value_or(now));
-    }
-    if (now - newest < options_.stuckGangAge) continue;
+    if (youngerThanStuck(ns, job)) continue;
     if (!fenceOpen()) {
       report.fenceClosed = true;
       return;
@@ -888,6 +872,9 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   }
   applyExpectations(input.objects, now);
   assignIds(input, now, report);
+  // One lookup per start, preemption and pending decision: a scan each was O(jobs x decisions).
+  jobsByKey_.clear();
+  for (const api::SlurmJobObject& job : input.objects.jobs) jobsByKey_.emplace(jobKey(job), &job);
   expandArrays(input.objects, report);
 
   const auto began = std::chrono::steady_clock::now();
@@ -902,13 +889,14 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   reconcileStatuses(input.objects, now, report);
   sweepStuckGangs(input.objects, index, now, report);
   reportProblems(input.objects, index, now, report);
-  applyPreemptions(plan, input.objects, index, now, report);
+  applyPreemptions(plan, index, now, report);
   applyStarts(plan, input.objects, index, now, report);
-  applyPending(plan, input.objects, index, now, report);
+  applyPending(plan, index, now, report);
   persistUsage(input.objects, index, plan, now, report);
   updatePartitions(input.objects, index, report);
   removeExpired(input.objects, now, report);
   summarize(input.objects, index, report);
+  jobsByKey_.clear();  // it points into this cycle's input
   return report;
 }
 

@@ -32,6 +32,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "controllers/admission.h"
@@ -162,12 +163,12 @@ class Reconciler {
   void reconcileStatuses(const ClusterObjects& objects, core::Time now, CycleReport& report);
   void reportProblems(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                       CycleReport& report);
-  void applyPreemptions(const core::Plan& plan, const ClusterObjects& objects,
-                        const SnapshotIndex& index, core::Time now, CycleReport& report);
+  void applyPreemptions(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
+                        CycleReport& report);
   void applyStarts(const core::Plan& plan, const ClusterObjects& objects,
                    const SnapshotIndex& index, core::Time now, CycleReport& report);
-  void applyPending(const core::Plan& plan, const ClusterObjects& objects,
-                    const SnapshotIndex& index, core::Time now, CycleReport& report);
+  void applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
+                    CycleReport& report);
   void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                  CycleReport& report) const;
   void trackUsage(core::Snapshot& snapshot, core::Time now);
@@ -188,7 +189,8 @@ class Reconciler {
   void deletePods(const std::string& ns, const std::vector<std::string>& names,
                   std::int64_t gracePeriodSeconds, CycleReport& report);
   void recordEvent(const api::SlurmJobObject& job, const JobEvent& event);
-  const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::string& key) const;
+  // The cycle's job by "ns/name" (jobsByKey_), or nullptr.
+  const api::SlurmJobObject* findJob(const std::string& key) const;
 
   kube::Reader& reader_;
   kube::Writer& writer_;
@@ -198,7 +200,8 @@ class Reconciler {
   ReconcilerOptions options_;
   GangBinder binder_;
 
-  std::map<std::string, Expectation> expectations_;  // by job key
+  std::map<std::string, Expectation> expectations_;                        // by job key
+  std::unordered_map<std::string, const api::SlurmJobObject*> jobsByKey_;  // during a cycle
   std::map<std::string, core::Time> lastPendingWrite_;
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
   core::Time lastUsageWrite_ = 0;

@@ -459,14 +459,7 @@ class Builder {
 
   core::Time submitTimeOf(const api::SlurmJobObject& job) const {
     if (job.status->submitTime) return *job.status->submitTime;
-    if (job.raw.is_object()) {
-      const auto& members = job.raw.get_ref<const api::Json::object_t&>();
-      if (auto it = members.find("metadata"); it != members.end()) {
-        auto meta = api::decodeObjectMeta(it->second);
-        if (meta.isOk() && meta->creationTimestamp) return *meta->creationTimestamp;
-      }
-    }
-    return now_;
+    return jobMetadata(job).creationTimestamp.value_or(now_);
   }
 
   void addPending(const api::SlurmJobObject& job, core::JobId id) {
@@ -572,6 +565,20 @@ class Builder {
 }  // namespace
 
 std::string jobKey(const api::SlurmJobObject& job) { return job.namespaceName + "/" + job.name; }
+
+api::ObjectMeta jobMetadata(const api::SlurmJobObject& job) {
+  if (job.raw.is_object()) {
+    const auto& members = job.raw.get_ref<const api::Json::object_t&>();
+    if (auto it = members.find("metadata"); it != members.end()) {
+      auto meta = api::decodeObjectMeta(it->second);
+      if (meta.isOk()) return std::move(meta).value();
+    }
+  }
+  api::ObjectMeta meta;
+  meta.name = job.name;
+  meta.namespaceName = job.namespaceName;
+  return meta;
+}
 
 bool isRankPod(const api::Pod& pod) { return !podJobName(pod).empty(); }
 

@@ -70,6 +70,10 @@ SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions
 // The key a job has in SnapshotIndex::jobKeys and JobProblem: "ns/name".
 std::string jobKey(const api::SlurmJobObject& job);
 
+// A job's metadata as cached (uid, labels, creationTimestamp...): the SlurmJob codec models only
+// name and namespace. Just those two when the cached metadata does not decode.
+api::ObjectMeta jobMetadata(const api::SlurmJobObject& job);
+
 // A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
 bool isRankPod(const api::Pod& pod);
 
