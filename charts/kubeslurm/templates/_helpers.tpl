@@ -1,0 +1,95 @@
+{{/* Names and labels shared by every template. */}}
+
+{{- define "kubeslurm.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The release's object name: "<release>-kubeslurm", or the release name if it already says kubeslurm. */}}
+{{- define "kubeslurm.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "kubeslurm.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Selector labels: stable across upgrades (a Deployment's selector is immutable). */}}
+{{- define "kubeslurm.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kubeslurm.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end -}}
+
+{{- define "kubeslurm.labels" -}}
+helm.sh/chart: {{ include "kubeslurm.chart" . }}
+{{ include "kubeslurm.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: kubeslurm
+{{- end -}}
+
+{{- define "kubeslurm.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "kubeslurm.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "kubeslurm.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/*
+The operator's command-line flags, one list item each, built from .Values.operator. Every flag
+here is one `kubeslurm-operator --help` lists; tests/integration/chart_test.sh runs the real
+binary with the rendered args (plus --help, which it parses last) to prove it accepts them.
+*/}}
+{{- define "kubeslurm.args" -}}
+{{- $o := .Values.operator -}}
+- {{ printf "--leader-elect=%v" (.Values.leaderElection.enabled) | quote }}
+{{- if .Values.leaderElection.enabled }}
+- {{ printf "--leader-election-id=%v" (.Values.leaderElection.leaseName) | quote }}
+{{- end }}
+{{- with $o.watchNamespace }}
+- {{ printf "--watch-namespace=%v" (.) | quote }}
+{{- end }}
+- {{ printf "--scheduler-name=%v" ($o.schedulerName) | quote }}
+- {{ printf "--scheduling-interval=%v" ($o.schedulingInterval) | quote }}
+- {{ printf "--min-cycle-interval=%v" ($o.minCycleInterval) | quote }}
+{{- with $o.backfill }}
+{{- if not (kindIs "invalid" .maxJobTest) }}
+- {{ printf "--bf-max-job-test=%v" (int64 .maxJobTest) | quote }}
+{{- end }}
+{{- if not (kindIs "invalid" .window) }}
+- {{ printf "--bf-window=%v" (int64 .window) | quote }}
+{{- end }}
+{{- if not (kindIs "invalid" .resolution) }}
+- {{ printf "--bf-resolution=%v" (int64 .resolution) | quote }}
+{{- end }}
+{{- end }}
+- {{ printf "--default-image=%v" ($o.defaultImage) | quote }}
+- {{ printf "--cluster-name=%v" ($o.clusterName) | quote }}
+- {{ printf "--cluster-domain=%v" ($o.clusterDomain) | quote }}
+- {{ printf "--kill-wait=%v" (int64 $o.killWait) | quote }}
+- {{ printf "--first-job-id=%v" (int64 $o.firstJobId) | quote }}
+- {{ printf "--job-retention=%v" (int64 $o.jobRetention) | quote }}
+- {{ printf "--kube-api-qps=%v" ($o.kubeApiQps) | quote }}
+- {{ printf "--kube-api-burst=%v" (int64 $o.kubeApiBurst) | quote }}
+- {{ printf "--metrics-bind-address=0.0.0.0:%v" .Values.ports.metrics | quote }}
+- {{ printf "--health-probe-bind-address=0.0.0.0:%v" .Values.ports.probes | quote }}
+- {{ printf "--log-format=%v" ($o.logFormat) | quote }}
+- {{ printf "--log-level=%v" ($o.logLevel) | quote }}
+{{- range $o.extraArgs }}
+- {{ . | quote }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,526 @@
+#!/usr/bin/env bash
+# The Helm chart (charts/kubeslurm) checked by real tools: helm 3 (charts/tools/get-helm.sh),
+# the sandbox's real kube-apiserver v1.20.2 and kubectl, and the real kubeslurm-operator binary.
+#
+#  offline   helm lint --strict and helm template, default values and values-all.yaml; what the
+#            templates must and must not render (monitoring objects only with their API, the
+#            restricted security context, RBAC without secrets/exec/wildcards); the schema
+#            refuses bad values; the chart's CRDs, also inside `helm package`, are crds/;
+#            deploy/manifests/ is a fresh render of the chart.
+#  sandbox   server-side dry-run of the rendered manifests; `helm install` (CRDs Established,
+#            PDB policy/v1beta1 on v1.20); `kubectl auth can-i` as the chart's ServiceAccount:
+#            what the operator needs yes, secrets/exec/node writes no; the operator binary runs
+#            with the ServiceAccount's token and the Deployment's args as the API server stored
+#            them: it leads, runs a 2-node gang to COMPLETED (ids, binds, Service, events,
+#            Partition/Account status, retention), expands and cancels an array, and is
+#            never refused; `helm uninstall` leaves nothing behind; values-all.yaml installed,
+#            with monitoring objects once (stand-in) monitoring CRDs exist; deploy/manifests/
+#            applied and deleted with kubectl. docs/deploy.md has the details.
+#
+#   tests/integration/chart_test.sh     KEEP=1 keeps the sandbox and work dir for a post-mortem
+# Env: KUBESLURM_OPERATOR, KUBESLURM_NODESIM (binaries; default build/bin/kubeslurm-operator,
+#      build/bin/kubeslurm-nodesim),
+#      KUBESLURM_BIN_DIR (control-plane binaries; default: sandbox/build-control-plane.sh).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CHART=$ROOT/charts/kubeslurm
+VALUES_ALL=$ROOT/tests/integration/chart/values-all.yaml
+SANDBOX=$ROOT/sandbox/sandbox
+OPERATOR=${KUBESLURM_OPERATOR:-$ROOT/build/bin/kubeslurm-operator}
+NODESIM=${KUBESLURM_NODESIM:-$ROOT/build/bin/kubeslurm-nodesim}
+NS=kubeslurm-system        # where a platform team installs it
+RELEASE=kubeslurm
+NS_ALL=kubeslurm-all       # the everything-on release, installed after the first is gone
+RELEASE_ALL=everything
+
+START=$SECONDS
+step() { printf '\n--- [%3ss] %s\n' $((SECONDS - START)) "$*" >&2; }
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+
+[ -x "$OPERATOR" ] || fail "no operator binary at $OPERATOR (build it, or set KUBESLURM_OPERATOR)"
+[ -x "$NODESIM" ] || fail "no node simulator at $NODESIM (build it, or set KUBESLURM_NODESIM)"
+
+step "helm (fetched once into ~/.cache/kubeslurm/helm)"
+HELM_BIN=$("$ROOT/charts/tools/get-helm.sh")
+if [ -z "${KUBESLURM_BIN_DIR:-}" ]; then
+  KUBESLURM_BIN_DIR=$("$ROOT/sandbox/build-control-plane.sh" | tail -n1)
+  export KUBESLURM_BIN_DIR
+fi
+KUBECTL=$KUBESLURM_BIN_DIR/kubectl   # the same version as the API server (v1.20.2)
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-chart-test.XXXXXX")
+DIR=$WORK/sandbox
+OPERATOR_PID=''
+# helm keeps repositories, plugins and its cache under these: never the user's.
+export HELM_CACHE_HOME=$WORK/helm/cache HELM_CONFIG_HOME=$WORK/helm/config
+export HELM_DATA_HOME=$WORK/helm/data
+
+# shellcheck disable=SC2317  # run by the EXIT trap
+finish() {
+  local rc=$?
+  trap - EXIT
+  if [ -n "$OPERATOR_PID" ]; then
+    kill -TERM "$OPERATOR_PID" 2>/dev/null || true
+    { wait "$OPERATOR_PID"; } 2>/dev/null || true
+  fi
+  if [ "$rc" -ne 0 ] && [ -f "$WORK/operator.log" ]; then
+    echo "--- the operator's log (tail):" >&2
+    tail -n 20 "$WORK/operator.log" >&2
+  fi
+  if [ -d "$DIR" ]; then
+    if [ "${KEEP:-0}" = 1 ]; then
+      echo "kept the sandbox: eval \"\$($SANDBOX env --dir $DIR)\"; $SANDBOX down --purge --dir $DIR" >&2
+    else
+      "$SANDBOX" down --purge --dir "$DIR" >/dev/null 2>&1 || true
+    fi
+  fi
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+  if [ "$rc" -eq 0 ]; then echo "PASS: chart test ($((SECONDS - START)) s)" >&2; fi
+  exit "$rc"
+}
+trap finish EXIT
+
+# helm warns on stderr each time it follows the crds symlink; that is expected (see docs/deploy.md).
+helm() {
+  local rc=0
+  "$HELM_BIN" "$@" 2>"$WORK/helm.err" || rc=$?
+  grep -v 'found symbolic link in path' "$WORK/helm.err" >&2 || true
+  return $rc
+}
+k() { "$KUBECTL" --request-timeout=20s "$@"; }
+
+# count KIND FILE: how many objects of that kind a rendered stream holds.
+count() { grep -c "^kind: $1\$" "$2" || true; }
+expect_kind() { # expect_kind KIND N FILE
+  local n; n=$(count "$1" "$3")
+  [ "$n" = "$2" ] || fail "$(basename "$3"): $n objects of kind $1, expected $2"
+}
+
+# ---------------------------------------------------------------------------------------------
+step "helm lint --strict: default values, and values-all.yaml"
+helm lint --strict "$CHART" >&2
+helm lint --strict "$CHART" -f "$VALUES_ALL" >&2
+
+step "helm template: default values"
+helm template "$RELEASE" "$CHART" -n "$NS" >"$WORK/default.yaml"
+for kind in ServiceAccount ClusterRoleBinding Role RoleBinding Service Deployment \
+  PodDisruptionBudget; do
+  expect_kind "$kind" 1 "$WORK/default.yaml"
+done
+# The operator's, and the users' edit, view and cluster-reader roles.
+expect_kind ClusterRole 4 "$WORK/default.yaml"
+for kind in ServiceMonitor PrometheusRule Partition Account CustomResourceDefinition; do
+  expect_kind "$kind" 0 "$WORK/default.yaml"
+done
+# helm's built-in capabilities are a current cluster's: there the PDB is policy/v1.
+grep -q '^apiVersion: policy/v1$' "$WORK/default.yaml" || fail "PDB is not policy/v1 by default"
+for want in 'replicas: 2' '"--leader-elect=true"' 'fieldPath: metadata.namespace' \
+  'path: /healthz' 'path: /readyz' 'containerPort: 8080' 'containerPort: 8081' \
+  'runAsNonRoot: true' 'readOnlyRootFilesystem: true' 'allowPrivilegeEscalation: false' \
+  '- ALL' 'type: RuntimeDefault'; do
+  grep -qF -- "$want" "$WORK/default.yaml" || fail "default render lacks '$want'"
+done
+# Least privilege, as written: no secrets, no exec/attach/port-forward, no wildcards, no escalate.
+if sed 's/#.*//' "$WORK/default.yaml" |
+  grep -nE 'secrets|pods/(exec|attach|portforward)|"\*"|- \*|\[\*\]|escalate|impersonate|bind\]|bind,'; then
+  fail "the RBAC grants something the operator does not use (lines above)"
+fi
+
+step "helm template: values-all.yaml, without and with the Prometheus Operator's API"
+helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" >"$WORK/all-nomon.yaml"
+expect_kind ServiceMonitor 0 "$WORK/all-nomon.yaml"
+expect_kind PrometheusRule 0 "$WORK/all-nomon.yaml"
+helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" \
+  --api-versions monitoring.coreos.com/v1 >"$WORK/all.yaml"
+expect_kind ServiceMonitor 1 "$WORK/all.yaml"
+expect_kind PrometheusRule 1 "$WORK/all.yaml"
+expect_kind Partition 1 "$WORK/all.yaml"
+expect_kind Account 2 "$WORK/all.yaml"
+expect_kind ClusterRoleBinding 2 "$WORK/all.yaml"   # + the cluster-reader groups' binding
+for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
+  'node-role.kubernetes.io/control-plane' 'podAntiAffinity:' \
+  'image: "registry.example.com/kubeslurm/kubeslurm-operator:0.1.0-test"' \
+  'imagePullPolicy: Always' '"--watch-namespace=team-nlp"' '"--first-job-id=10000000"' \
+  'name: kubeslurm-operator-sa' 'containerPort: 9091' 'minAvailable: 2'; do
+  grep -qF -- "$want" "$WORK/all.yaml" || fail "values-all render lacks '$want'"
+done
+
+step "values.schema.json (and the templates) refuse bad values"
+# The same command with good values renders: a refusal below is the value's, not helm's.
+helm template x "$CHART" --set operator.logLevel=debug --set leaderElection.enabled=false \
+  --set replicaCount=1 --set 'operator.extraArgs={--identity=x}' >/dev/null
+for bad in operator.logLevel=verbose operator.logFormat=xml replicas=2 ports.metrics=0 \
+  image.pullPolicy=Sometimes operator.firstJobId=0 'operator.extraArgs={-v}' \
+  leaderElection.enabled=false; do
+  if helm template x "$CHART" --set "$bad" >/dev/null 2>&1; then
+    fail "the chart accepted --set $bad"
+  fi
+done
+
+# Chart.yaml's kubeVersion: the sandbox's v1.20 is the oldest the chart is tested on.
+helm template x "$CHART" --kube-version 1.20.2 >/dev/null
+if helm template x "$CHART" --kube-version 1.19.9 >/dev/null 2>&1; then
+  fail "the chart accepted Kubernetes 1.19"
+fi
+
+step "one source of truth: the chart's CRDs are crds/, also inside the packaged chart"
+for f in "$ROOT"/crds/*.yaml; do
+  cmp -s "$f" "$CHART/crds/$(basename "$f")" || fail "charts/kubeslurm/crds/$(basename "$f") differs from crds/"
+done
+[ "$(find "$CHART/crds/" -name '*.yaml' | wc -l)" = "$(find "$ROOT/crds" -name '*.yaml' | wc -l)" ] ||
+  fail "charts/kubeslurm/crds/ and crds/ hold different files"
+helm package "$CHART" -d "$WORK/pkg" >/dev/null
+mkdir -p "$WORK/pkg/x"
+tar -xmzf "$WORK"/pkg/kubeslurm-*.tgz -C "$WORK/pkg/x"   # -m: helm stamps the files "now"
+for f in "$ROOT"/crds/*.yaml; do
+  cmp -s "$f" "$WORK/pkg/x/kubeslurm/crds/$(basename "$f")" ||
+    fail "the packaged chart's crds/$(basename "$f") is not crds/'s"
+done
+[ -L "$WORK/pkg/x/kubeslurm/crds" ] && fail "helm package kept the symlink instead of the files"
+
+step "deploy/manifests/ equals a fresh render of the chart, and kustomize builds it"
+"$ROOT/charts/tools/render-manifests.sh" --check
+k kustomize "$ROOT/deploy/manifests" >"$WORK/kustomized.yaml"
+for kind in Namespace:1 CustomResourceDefinition:3 ServiceAccount:1 ClusterRole:4 \
+  ClusterRoleBinding:1 Role:1 RoleBinding:1 Service:1 Deployment:1 PodDisruptionBudget:1; do
+  expect_kind "${kind%%:*}" "${kind##*:}" "$WORK/kustomized.yaml"
+done
+
+# ---------------------------------------------------------------------------------------------
+step "sandbox up (a real kube-apiserver v1.20.2)"
+# Two simulated 8-GPU nodes for the operator's jobs (the node simulator plays their kubelets).
+"$SANDBOX" up --dir "$DIR" --nodes 2x8 --nodesim-binary "$NODESIM" \
+  --nodesim-args '--start-delay 0.2' >/dev/null
+eval "$("$SANDBOX" env --dir "$DIR")"
+k create namespace "$NS" >/dev/null
+
+step "server-side dry-run of the manifests rendered for this cluster (default values + CRDs)"
+# --validate renders with the cluster's own API versions (as install does) and checks the
+# objects against its OpenAPI schema.
+helm template "$RELEASE" "$CHART" -n "$NS" --validate --include-crds >"$WORK/default-cluster.yaml"
+grep -q '^apiVersion: policy/v1beta1$' "$WORK/default-cluster.yaml" ||
+  fail "on v1.20 the PDB must be policy/v1beta1"
+k apply --dry-run=server -f "$WORK/default-cluster.yaml" >&2
+
+step "helm install $RELEASE -n $NS"
+helm install "$RELEASE" "$CHART" -n "$NS" >"$WORK/install.out"
+grep -q 'kubectl get partitions' "$WORK/install.out" || fail "NOTES.txt not shown by helm install"
+for crd in slurmjobs partitions accounts; do
+  k wait --for condition=established --timeout=30s "crd/$crd.kubeslurm.io" >/dev/null ||
+    fail "CRD $crd.kubeslurm.io not Established"
+done
+k -n "$NS" get deployment/kubeslurm serviceaccount/kubeslurm role/kubeslurm rolebinding/kubeslurm \
+  service/kubeslurm-metrics poddisruptionbudget/kubeslurm >&2
+k get clusterrole/kubeslurm clusterrolebinding/kubeslurm >/dev/null
+[ "$(k -n "$NS" get deployment kubeslurm -o 'jsonpath={.spec.replicas}')" = 2 ] ||
+  fail "the Deployment does not have 2 replicas"
+
+step "RBAC: what the chart's ServiceAccount may do (kubectl auth can-i --as)"
+SA_USER=system:serviceaccount:$NS:kubeslurm
+# can yes|no VERB TYPE[/NAME] [--subresource=S] [-n NS|-A]: queues one question (as $SA_USER);
+# can_check asks them, 6 at a time (each is a kubectl process), and fails unless each answer is
+# the one expected.
+mkdir -p "$WORK/can"
+CAN_N=0
+can() {
+  local want=$1; shift
+  CAN_N=$((CAN_N + 1))
+  local file
+  file=$WORK/can/$(printf '%03d' "$CAN_N")
+  printf '%s\n%s\n%s\n' "$want" "$*" "$SA_USER" >"$file.q"
+  if [ "$(jobs -rp | wc -l)" -ge 6 ]; then wait -n || true; fi
+  (k auth can-i --as="$SA_USER" "$@" >"$file.a" 2>/dev/null || true) &
+}
+can_check() {
+  wait
+  local q want question user got
+  for q in "$WORK"/can/*.q; do
+    { read -r want; read -r question; read -r user; } <"$q"
+    got=$(cat "${q%.q}.a")
+    [ "$got" = "$want" ] || fail "can-i $question as $user: '$got', expected $want"
+    printf '  %-3s %s (%s)\n' "$got" "$question" "${user##*:}" >&2
+  done
+}
+# What the operator's code calls (rbac.yaml says where); team-a is any user namespace.
+can yes list nodes;                           can yes watch nodes
+can yes list pods -A;                         can yes watch pods -A
+for v in get create delete; do can yes "$v" pods -n team-a; done
+can yes create pods --subresource=binding -n team-a
+can yes get services -n team-a;               can yes create services -n team-a
+can yes create events -n team-a;              can yes patch events -n team-a
+can yes list slurmjobs.kubeslurm.io -A;       can yes watch slurmjobs.kubeslurm.io -A
+for v in create patch delete; do can yes "$v" slurmjobs.kubeslurm.io -n team-a; done
+can yes update slurmjobs.kubeslurm.io --subresource=status -n team-a
+can yes update slurmjobs.kubeslurm.io --subresource=finalizers -n team-a
+for r in partitions accounts; do
+  can yes list "$r.kubeslurm.io";  can yes watch "$r.kubeslurm.io"
+  can yes update "$r.kubeslurm.io" --subresource=status
+done
+can yes create leases.coordination.k8s.io -n "$NS"
+can yes get leases.coordination.k8s.io/kubeslurm-operator -n "$NS"
+can yes update leases.coordination.k8s.io/kubeslurm-operator -n "$NS"
+can yes create configmaps -n "$NS"
+can yes get configmaps/kubeslurm-job-ids -n "$NS"
+can yes update configmaps/kubeslurm-job-ids -n "$NS"
+# What it must not do.
+for v in get list watch; do can no "$v" secrets -A; can no "$v" secrets -n "$NS"; done
+can no create pods --subresource=exec -n team-a; can no get pods --subresource=exec -n team-a
+can no create pods --subresource=attach -n team-a
+can no create pods --subresource=portforward -n team-a
+can no delete nodes;                  can no update nodes;    can no patch nodes
+can no create nodes
+can no update pods -n team-a;         can no patch pods -n team-a
+can no delete services -n team-a;     can no list services -A
+can no update slurmjobs.kubeslurm.io -n team-a; can no deletecollection slurmjobs.kubeslurm.io -n team-a
+can no update partitions.kubeslurm.io;          can no delete accounts.kubeslurm.io
+can no get configmaps -n team-a;      can no list configmaps -n "$NS"
+can no get configmaps/other -n "$NS"; can no update leases.coordination.k8s.io/other -n "$NS"
+can no create leases.coordination.k8s.io -n team-a
+can no create serviceaccounts --subresource=token -n "$NS"
+can no create clusterroles.rbac.authorization.k8s.io; can no escalate clusterroles.rbac.authorization.k8s.io
+can no create customresourcedefinitions.apiextensions.k8s.io
+can no update pods --subresource=status -n team-a
+can no update nodes --subresource=status
+can no create namespaces;             can no delete namespaces
+can no '*' '*'
+can_check
+
+step "RBAC for users: SlurmJobs aggregated into the built-in edit and view roles"
+# alice may edit team-a, bob may view it: the built-in roles, bound as a platform team would.
+k create namespace team-a >/dev/null
+k -n team-a create rolebinding alice-edit --clusterrole=edit --user=alice >/dev/null
+k -n team-a create rolebinding bob-view --clusterrole=view --user=bob >/dev/null
+# controller-manager's clusterrole-aggregation controller copies the rules in, asynchronously.
+for _ in $(seq 1 100); do
+  [ "$(k auth can-i --as=alice create slurmjobs.kubeslurm.io -n team-a 2>/dev/null)" = yes ] && break
+  sleep 0.1
+done
+rm -f "$WORK"/can/*   # the ServiceAccount's answers were checked above
+SA_USER=alice
+can yes create slurmjobs.kubeslurm.io -n team-a;  can yes patch slurmjobs.kubeslurm.io -n team-a
+can yes delete slurmjobs.kubeslurm.io -n team-a;  can yes list slurmjobs.kubeslurm.io -n team-a
+can no update slurmjobs.kubeslurm.io --subresource=status -n team-a
+can no create slurmjobs.kubeslurm.io -n team-b;   can no list partitions.kubeslurm.io
+SA_USER=bob
+can yes list slurmjobs.kubeslurm.io -n team-a;    can yes watch slurmjobs.kubeslurm.io -n team-a
+can no create slurmjobs.kubeslurm.io -n team-a;   can no patch slurmjobs.kubeslurm.io -n team-a
+can_check
+SA_USER=system:serviceaccount:$NS:kubeslurm
+
+step "the operator under the chart's ServiceAccount (its token, the Deployment's args)"
+# v1.20's token controller (controller-manager) writes the ServiceAccount's token Secret.
+secret=''
+for _ in $(seq 1 100); do
+  secret=$(k -n "$NS" get serviceaccount kubeslurm -o 'jsonpath={.secrets[0].name}' 2>/dev/null) || true
+  [ -n "$secret" ] && break
+  sleep 0.1
+done
+[ -n "$secret" ] || fail "no token Secret for ServiceAccount $NS/kubeslurm"
+token=$(k -n "$NS" get secret "$secret" -o 'jsonpath={.data.token}' | base64 -d)
+umask 077
+cat >"$WORK/sa.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: sandbox
+  cluster: {server: "$KUBESLURM_APISERVER", certificate-authority: "$KUBESLURM_CA_FILE"}
+users:
+- name: operator
+  user: {token: "$token"}
+contexts:
+- name: operator
+  context: {cluster: sandbox, user: operator}
+current-context: operator
+EOF
+# Authenticated as the ServiceAccount: it may list nodes, and the refusal of secrets names it.
+out=$(KUBECONFIG=$WORK/sa.kubeconfig k get nodes -o name 2>&1) ||
+  fail "the ServiceAccount cannot list nodes: $out"
+refusal=$(KUBECONFIG=$WORK/sa.kubeconfig k -n "$NS" get secrets 2>&1) &&
+  fail "the ServiceAccount can read secrets"
+[[ $refusal == *"\"$SA_USER\" cannot list resource \"secrets\""* ]] ||
+  fail "unexpected answer to the ServiceAccount's secrets list: $refusal"
+# The args exactly as the API server stored them, then local listen addresses (the last of a
+# repeated flag wins) and a pinned identity to find in the Lease.
+mapfile -t args < <(k -n "$NS" get deployment kubeslurm \
+  -o 'jsonpath={range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}')
+[ "${#args[@]}" -ge 10 ] || fail "the Deployment has ${#args[@]} args"
+"$OPERATOR" "${args[@]}" --help >/dev/null || fail "the operator refuses the chart's args: ${args[*]}"
+# The log exists before the loop below reads it (the child opens it only when it runs).
+: >"$WORK/operator.log"
+POD_NAMESPACE=$NS "$OPERATOR" --kubeconfig "$WORK/sa.kubeconfig" "${args[@]}" \
+  --metrics-bind-address=127.0.0.1:0 --health-probe-bind-address=127.0.0.1:0 \
+  --identity=chart-test --scheduling-interval=1 --log-format=text --job-retention=2 \
+  </dev/null >"$WORK/operator.log" 2>&1 &
+OPERATOR_PID=$!
+probes=''
+for _ in $(seq 1 150); do
+  kill -0 "$OPERATOR_PID" 2>/dev/null || fail "the operator exited"
+  probes=$(sed -n 's/.* probes on port \([0-9]*\)$/\1/p' "$WORK/operator.log")
+  if [ -n "$probes" ] && grep -q 'became leader as chart-test' "$WORK/operator.log" &&
+    curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$probes/readyz" 2>/dev/null; then
+    break
+  fi
+  sleep 0.2
+done
+grep -q 'became leader as chart-test' "$WORK/operator.log" || fail "the operator did not lead"
+curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$probes/readyz" || fail "/readyz"
+[ "$(k -n "$NS" get lease kubeslurm-operator -o 'jsonpath={.spec.holderIdentity}')" = chart-test ] ||
+  fail "the Lease is not held by the operator"
+# Jobs run in team-a, charged to Account "team", on Partition "batch" (the simulated nodes).
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: Partition
+metadata: {name: batch}
+spec:
+  default: true
+  nodeSelector: {matchLabels: {nodesim.kubeslurm.io/simulated: "true"}}
+---
+apiVersion: kubeslurm.io/v1alpha1
+kind: Account
+metadata: {name: team}
+spec: {shares: 1, namespaces: [team-a]}
+EOF
+# Rank pods need the namespace's default ServiceAccount, whose token controller-manager adds.
+for _ in $(seq 1 100); do
+  [ -n "$(k -n team-a get serviceaccount default -o 'jsonpath={.secrets[0].name}' 2>/dev/null)" ] && break
+  sleep 0.1
+done
+# wait_for SECONDS WHAT CONDITION: CONDITION (shell code) holds within SECONDS, else fail.
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  until eval "$3"; do
+    [ "$SECONDS" -lt "$deadline" ] || fail "$2 (not within $1 s)"
+    kill -0 "$OPERATOR_PID" 2>/dev/null || fail "$2: the operator exited"
+    sleep 0.2
+  done
+}
+sj() { k -n team-a get sj "$1" -o "jsonpath={$2}" 2>/dev/null || true; }
+# A 2-node x 8-GPU gang: a job id (the ConfigMap counter), its status (slurmjobs/status), rank
+# pods created and bound (pods, pods/binding), its headless Service, events, then COMPLETED;
+# the Partition's and Account's status; and, --job-retention=2 later, the job deleted.
+k -n team-a create -f - >/dev/null <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: SlurmJob
+metadata: {name: gang}
+spec:
+  nodes: 2
+  gpusPerNode: 8
+  script: "#!/bin/sh\nsleep 1\n"
+EOF
+# shellcheck disable=SC2016  # wait_for evaluates its conditions
+{
+  wait_for 30 "the gang's job id" '[ -n "$(sj gang .status.jobId)" ]'
+  id=$(sj gang .status.jobId)
+  wait_for 60 "the gang's end" '[ "$(sj gang .status.state)" = COMPLETED ]'
+  nodelist=$(sj gang .status.nodeList)
+  k -n team-a get service gang -o name >/dev/null || fail "no headless Service for the gang"
+  k -n "$NS" get configmap kubeslurm-job-ids -o name >/dev/null || fail "no job-id ConfigMap"
+  wait_for 10 "events on the gang" \
+    '[ -n "$(k -n team-a get events --field-selector involvedObject.name=gang -o name 2>/dev/null)" ]'
+  wait_for 20 "the Partition's status" '[ -n "$(k get partition batch -o "jsonpath={.status.gpus}")" ]'
+  wait_for 20 "the Account's status" '[ -n "$(k get account team -o "jsonpath={.status.rawUsage}")" ]'
+  echo "  job $id ran on $nodelist and COMPLETED; partition batch: $(k get partition batch \
+    -o 'jsonpath={.status.gpus}') GPUs; account team: rawUsage $(k get account team \
+    -o 'jsonpath={.status.rawUsage}')" >&2
+  wait_for 30 "the finished job's removal after --job-retention" \
+    '! k -n team-a get sj gang -o name >/dev/null 2>&1'
+}
+# An array: the operator creates one SlurmJob per task (create), and cancelling the array
+# patches spec.cancel onto each running task (patch), whose rank pods it deletes.
+k -n team-a create -f - >/dev/null <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: SlurmJob
+metadata: {name: sweep}
+spec:
+  nodes: 1
+  array: "0-1"
+  script: "#!/bin/sh\nsleep 600\n"
+EOF
+tasks=''
+for _ in $(seq 1 100); do
+  tasks=$(k -n team-a get sj -l kubeslurm.io/array-job=sweep -o name 2>/dev/null | wc -l)
+  [ "$tasks" = 2 ] && break
+  sleep 0.2
+done
+[ "$tasks" = 2 ] || fail "the array's 2 task SlurmJobs were not created ($tasks)"
+k -n team-a patch sj sweep --type=merge -p '{"spec":{"cancel":true}}' >/dev/null
+cancelled=''
+for _ in $(seq 1 100); do
+  cancelled=$(k -n team-a get sj -l kubeslurm.io/array-job=sweep -o 'jsonpath={.items[*].spec.cancel}')
+  [ "$cancelled" = "true true" ] && break
+  sleep 0.2
+done
+[ "$cancelled" = "true true" ] || fail "cancelling the array did not cancel its tasks ($cancelled)"
+# shellcheck disable=SC2016
+wait_for 30 "the cancelled tasks' end" \
+  '[ "$(k -n team-a get sj -l kubeslurm.io/array-job=sweep -o "jsonpath={.items[*].status.state}")" = "CANCELLED CANCELLED" ]'
+echo "  array: 2 tasks created, then cancelled" >&2
+if grep -niE 'forbidden|\b403\b' "$WORK/operator.log"; then
+  fail "the operator was refused something under the chart's RBAC (lines above)"
+fi
+kill -TERM "$OPERATOR_PID"
+wait "$OPERATOR_PID" || true
+OPERATOR_PID=''
+
+step "helm uninstall $RELEASE: nothing of the release is left (the CRDs stay, as Helm intends)"
+helm uninstall "$RELEASE" -n "$NS" --wait --timeout 60s >&2
+left=$(k get deployments,serviceaccounts,roles,rolebindings,services,poddisruptionbudgets,configmaps \
+  -n "$NS" -l "app.kubernetes.io/instance=$RELEASE" -o name)
+left+=$(k get clusterroles,clusterrolebindings -l "app.kubernetes.io/instance=$RELEASE" -o name)
+[ -z "$left" ] || fail "left after helm uninstall: $left"
+k get clusterrole kubeslurm >/dev/null 2>&1 && fail "ClusterRole kubeslurm left after uninstall"
+k get crd slurmjobs.kubeslurm.io >/dev/null || fail "helm uninstall removed a CRD (it must not)"
+
+step "values-all.yaml on the cluster: dry-run (with examples, CRDs present), install, uninstall"
+k create namespace "$NS_ALL" >/dev/null
+helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" --validate >"$WORK/all-cluster.yaml"
+# The sandbox has no monitoring.coreos.com/v1: the monitoring objects must not be rendered.
+expect_kind ServiceMonitor 0 "$WORK/all-cluster.yaml"
+expect_kind Partition 1 "$WORK/all-cluster.yaml"
+k apply --dry-run=server -f "$WORK/all-cluster.yaml" >&2
+helm install "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" >"$WORK/install-all.out"
+grep -q 'no ServiceMonitor was created' "$WORK/install-all.out" ||
+  fail "NOTES.txt does not say the ServiceMonitor was skipped"
+k get partition train >/dev/null || fail "example Partition not created"
+k get accounts vision nlp >/dev/null || fail "example Accounts not created"
+# values-all binds the Partition/Account reader role to system:authenticated (sinfo for all).
+[ "$(k auth can-i --as=carol --as-group=system:authenticated list partitions.kubeslurm.io)" = yes ] ||
+  fail "an authenticated user cannot list partitions with clusterReaderGroups set"
+[ "$(k auth can-i --as=carol --as-group=system:authenticated create slurmjobs.kubeslurm.io \
+  -n team-a 2>/dev/null)" = no ] || fail "an authenticated user can create SlurmJobs in team-a"
+mapfile -t args < <(k -n "$NS_ALL" get deployment "$RELEASE_ALL-kubeslurm" \
+  -o 'jsonpath={range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}')
+[ "${#args[@]}" -ge 20 ] || fail "the values-all Deployment has ${#args[@]} args"
+"$OPERATOR" "${args[@]}" --help >/dev/null || fail "the operator refuses values-all's args: ${args[*]}"
+# Once the cluster serves monitoring.coreos.com/v1, an upgrade adds the ServiceMonitor and
+# PrometheusRule (helm asks the API server's discovery, as a real cluster's would answer).
+k apply -f "$ROOT/tests/integration/chart/monitoring-crds-stub.yaml" >/dev/null
+k wait --for condition=established --timeout=30s crd/servicemonitors.monitoring.coreos.com \
+  crd/prometheusrules.monitoring.coreos.com >/dev/null
+helm upgrade "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" >/dev/null
+k -n "$NS_ALL" get servicemonitor "$RELEASE_ALL-kubeslurm" -o name >/dev/null ||
+  fail "no ServiceMonitor although the cluster serves monitoring.coreos.com/v1"
+k -n "$NS_ALL" get prometheusrule "$RELEASE_ALL-kubeslurm" -o name >/dev/null ||
+  fail "no PrometheusRule although the cluster serves monitoring.coreos.com/v1"
+helm uninstall "$RELEASE_ALL" -n "$NS_ALL" --wait --timeout 60s >&2
+k get partition train >/dev/null 2>&1 && fail "example Partition left after uninstall"
+left=$(k get deployments,serviceaccounts,roles,rolebindings,services,poddisruptionbudgets \
+  -n "$NS_ALL" -l "app.kubernetes.io/instance=$RELEASE_ALL" -o name)
+left+=$(k get servicemonitors,prometheusrules -n "$NS_ALL" -o name)
+left+=$(k get clusterroles,clusterrolebindings -l "app.kubernetes.io/instance=$RELEASE_ALL" -o name)
+[ -z "$left" ] || fail "left after helm uninstall: $left"
+
+step "deploy/manifests/ with real kubectl apply, then kubectl delete"
+# pdb.yaml is policy/v1, which v1.20 does not serve (docs/deploy.md): the rest is applied.
+M=$ROOT/deploy/manifests
+k apply -f "$M/namespace.yaml" -f "$M/crds.yaml" -f "$M/kubeslurm.yaml" >&2
+k -n "$NS" get deployment/kubeslurm serviceaccount/kubeslurm role/kubeslurm rolebinding/kubeslurm \
+  service/kubeslurm-metrics -o name >/dev/null
+k get clusterrole/kubeslurm clusterrolebinding/kubeslurm -o name >/dev/null
+k delete -f "$M/kubeslurm.yaml" --wait=true >/dev/null
+left=$(k get deployments,serviceaccounts,roles,rolebindings,services -n "$NS" \
+  -l app.kubernetes.io/instance=kubeslurm -o name)
+left+=$(k get clusterroles,clusterrolebindings -l app.kubernetes.io/instance=kubeslurm -o name)
+[ -z "$left" ] || fail "left after kubectl delete: $left"
+exit 0
