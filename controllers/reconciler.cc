@@ -508,6 +508,11 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     }
     ++report.starts;
     if (a.start->backfilled) ++report.backfilled;
+    if (a.job->status && a.job->status->submitTime) {
+      report.queueWaits.push_back(
+          {a.gang.environment.partition,
+           static_cast<double>(std::max<core::Time>(now - *a.job->status->submitTime, 0))});
+    }
     Expectation expectation;
     expectation.namespaceName = a.gang.namespaceName;
     expectation.jobName = a.gang.jobName;
@@ -690,6 +695,7 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
                      [&](const core::Partition& p) { return p.name == partition.metadata.name; });
     api::PartitionStatus status;
     status.conditions = partition.status.conditions;
+    CycleReport::PartitionLoad& figures = report.partitions[partition.metadata.name];
     if (core != snapshot.partitions.end()) {
       for (const core::NodeIndex i : core->nodes) {
         if (i >= snapshot.nodes.size()) continue;
@@ -701,11 +707,16 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
         status.gpus += gpus;
         if (state == "drain") {
           ++status.drainedNodes;
+          figures.gpusUnavailable += gpus;
         } else if (state == "down") {
           ++status.downNodes;
+          figures.gpusUnavailable += gpus;
         } else {
           status.allocatedGpus += used;
           status.idleGpus += gpus - used;
+          figures.gpusAllocated += load.jobGpus[i];
+          figures.gpusForeign += load.foreignGpus[i];
+          figures.gpusFree += gpus - used;
           ++(state == "idle"    ? status.idleNodes
              : state == "mixed" ? status.mixedNodes
                                 : status.allocatedNodes);
@@ -715,6 +726,8 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
         if (job.partition != partition.metadata.name) continue;
         ++(job.phase == core::JobPhase::kRunning ? status.runningJobs : status.pendingJobs);
       }
+      figures.pendingJobs = status.pendingJobs;
+      figures.runningJobs = status.runningJobs;
     }
     const api::PartitionStatus& before = partition.status;
     const bool same =

@@ -125,6 +125,21 @@ struct CycleReport {
   std::int64_t gpusAllocated = 0;                       // held by running SlurmJobs
   std::int64_t gpusForeign = 0;                         // held by pods kubeslurm does not run
   std::int64_t gpusUnavailable = 0;                     // on drained, down or not-ready nodes
+  // Per partition, as its status counts them (nodes in two partitions count in both).
+  struct PartitionLoad {
+    std::int64_t gpusAllocated = 0;    // held by running SlurmJobs
+    std::int64_t gpusForeign = 0;      // held by other pods
+    std::int64_t gpusFree = 0;         // on nodes that are up
+    std::int64_t gpusUnavailable = 0;  // on drained or down nodes
+    std::int64_t pendingJobs = 0;
+    std::int64_t runningJobs = 0;
+  };
+  std::map<std::string, PartitionLoad> partitions;
+  struct QueueWait {
+    std::string partition;
+    double seconds = 0;  // from submission to this start
+  };
+  std::vector<QueueWait> queueWaits;  // one per gang started
   std::vector<core::FairShareRow> fairShare;
   std::vector<std::string> transitions;  // states jobs entered this cycle
   std::vector<std::string> errors;       // one line each, for the log

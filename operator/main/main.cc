@@ -302,11 +302,24 @@ void publish(metrics::OperatorMetrics& m, const controllers::CycleReport& report
   gpus.free = report.gpusTotal - report.gpusAllocated - report.gpusForeign;
   gpus.unavailable = report.gpusUnavailable;
   m.setGpus(gpus);
-  std::map<std::string, std::pair<double, double>> accounts;
+  std::map<std::string, metrics::AccountFigures> accounts;
   for (const auto& row : report.fairShare) {
-    if (row.user.empty()) accounts[row.account] = {row.fairShare, row.rawUsage};
+    if (row.user.empty()) accounts[row.account] = {row.fairShare, row.rawUsage, row.normShares};
   }
   m.setAccounts(accounts);
+  std::map<std::string, metrics::PartitionFigures> partitions;
+  for (const auto& [name, load] : report.partitions) {
+    metrics::PartitionFigures& p = partitions[name];
+    p.gpus.allocated = load.gpusAllocated;
+    p.gpus.foreign = load.gpusForeign;
+    p.gpus.free = load.gpusFree;
+    p.gpus.unavailable = load.gpusUnavailable;
+    p.pendingJobs = load.pendingJobs;
+    p.runningJobs = load.runningJobs;
+  }
+  // A cycle stopped by the fence reports no partitions: keep the last figures then.
+  if (!report.fenceClosed) m.setPartitions(partitions);
+  for (const auto& wait : report.queueWaits) m.observeQueueWait(wait.partition, wait.seconds);
   metrics::CycleSample sample;
   sample.seconds = cycleSeconds;
   sample.planSeconds = report.planSeconds;
@@ -314,6 +327,7 @@ void publish(metrics::OperatorMetrics& m, const controllers::CycleReport& report
   sample.jobsStarted = report.starts;
   sample.jobsBackfilled = report.backfilled;
   sample.reservations = report.stats.reservations;
+  sample.backfillDepth = report.stats.backfillDepth;
   sample.budgetExhausted = report.stats.budgetExhausted;
   m.observeCycle(sample);
   for (const auto& admission : report.admissions) {

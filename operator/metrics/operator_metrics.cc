@@ -55,8 +55,11 @@ Family<Histogram>& histogramFamily(Registry& registry, const std::string& name,
 // the latest report are removed rather than left at a stale number.
 class ReplacedGauges {
  public:
-  ReplacedGauges(Family<Gauge>& family, std::string label)
-      : family_(family), label_(std::move(label)) {}
+  // `fixed`: labels every gauge of this set carries besides `label` (several sets may share a
+  // family, one per value of a second label).
+  ReplacedGauges(Family<Gauge>& family, std::string label,
+                 std::map<std::string, std::string> fixed = {})
+      : family_(family), label_(std::move(label)), fixed_(std::move(fixed)) {}
 
   template <typename Map, typename Value>
   void replace(const Map& values, Value valueOf) {
@@ -71,7 +74,11 @@ class ReplacedGauges {
     }
     for (const auto& [key, value] : values) {
       auto [it, inserted] = gauges_.try_emplace(key, nullptr);
-      if (inserted) it->second = &family_.Add({{label_, key}});
+      if (inserted) {
+        std::map<std::string, std::string> labels = fixed_;
+        labels[label_] = key;
+        it->second = &family_.Add(labels);
+      }
       it->second->Set(valueOf(value));
     }
   }
@@ -79,9 +86,17 @@ class ReplacedGauges {
  private:
   Family<Gauge>& family_;
   const std::string label_;
+  const std::map<std::string, std::string> fixed_;
   std::mutex mutex_;
   std::map<std::string, Gauge*> gauges_;
 };
+
+// From a job's submission to its start: seconds for an idle cluster, days for a deep queue.
+const Histogram::BucketBoundaries& queueWaitBuckets() {
+  static const Histogram::BucketBoundaries kBuckets = {
+      1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800};
+  return kBuckets;
+}
 
 double asDouble(std::int64_t n) { return static_cast<double>(n); }
 
@@ -125,6 +140,28 @@ struct OperatorMetrics::Impl {
                   "Fair-share factor of each account in [0, 1], as sshare shows it: 1 for an "
                   "account that used nothing, 0.5 at its share, towards 0 above it."),
       "account"};
+  Family<Gauge>& partitionGpuFamily =
+      gaugeFamily(*registry, "kubeslurm_partition_gpus",
+                  "GPUs of each partition's nodes by what holds them (the states of "
+                  "kubeslurm_gpus); a node in two partitions counts in both.");
+  ReplacedGauges partitionGpusAllocated{partitionGpuFamily, "partition", {{"state", "allocated"}}};
+  ReplacedGauges partitionGpusForeign{partitionGpuFamily, "partition", {{"state", "foreign"}}};
+  ReplacedGauges partitionGpusFree{partitionGpuFamily, "partition", {{"state", "free"}}};
+  ReplacedGauges partitionGpusUnavailable{
+      partitionGpuFamily, "partition", {{"state", "unavailable"}}};
+  Family<Gauge>& partitionJobFamily = gaugeFamily(
+      *registry, "kubeslurm_partition_jobs", "SlurmJobs of each partition, pending or running.");
+  ReplacedGauges partitionJobsPending{partitionJobFamily, "partition", {{"state", "pending"}}};
+  ReplacedGauges partitionJobsRunning{partitionJobFamily, "partition", {{"state", "running"}}};
+  Family<Histogram>& queueWait =
+      histogramFamily(*registry, "kubeslurm_job_queue_wait_seconds",
+                      "From a job's submission to the start of its gang, per partition (a "
+                      "requeued job counts again from its submission, as sacct's Reserved).");
+  ReplacedGauges accountShares{
+      gaugeFamily(*registry, "kubeslurm_account_shares",
+                  "Each account's normalized share of its parent (sshare NormShares), against "
+                  "which its usage is charged."),
+      "account"};
   ReplacedGauges accountUsage{
       gaugeFamily(*registry, "kubeslurm_account_usage",
                   "Usage of each account behind its fair-share: billing-weighted GPU-seconds, "
@@ -157,6 +194,9 @@ struct OperatorMetrics::Impl {
                     "Cycles that stopped testing jobs at the scheduling budget (like Slurm's "
                     "bf_max_job_test); lower-priority jobs were not considered that cycle.")
           .Add({});
+  Gauge& backfillDepth = gaugeFamily(*registry, "kubeslurm_backfill_depth",
+                                     "Jobs the last backfill pass tested (sdiag's Depth).")
+                             .Add({});
   Gauge& backfillReservations =
       gaugeFamily(*registry, "kubeslurm_backfill_reservations",
                   "Future start reservations the last backfill pass held for blocked jobs.")
@@ -205,12 +245,30 @@ void OperatorMetrics::setGpus(const GpuCounts& gpus) {
   impl_->gpusUnavailable.Set(asDouble(gpus.unavailable));
 }
 
-void OperatorMetrics::setAccounts(
-    const std::map<std::string, std::pair<double, double>>& fairShareAndUsage) {
-  impl_->accountFairShare.replace(fairShareAndUsage,
-                                  [](const std::pair<double, double>& p) { return p.first; });
-  impl_->accountUsage.replace(fairShareAndUsage,
-                              [](const std::pair<double, double>& p) { return p.second; });
+void OperatorMetrics::setAccounts(const std::map<std::string, AccountFigures>& accounts) {
+  impl_->accountFairShare.replace(accounts, [](const AccountFigures& a) { return a.fairShare; });
+  impl_->accountUsage.replace(accounts, [](const AccountFigures& a) { return a.usage; });
+  impl_->accountShares.replace(accounts, [](const AccountFigures& a) { return a.shares; });
+}
+
+void OperatorMetrics::setPartitions(const std::map<std::string, PartitionFigures>& partitions) {
+  Impl& m = *impl_;
+  m.partitionGpusAllocated.replace(
+      partitions, [](const PartitionFigures& p) { return asDouble(p.gpus.allocated); });
+  m.partitionGpusForeign.replace(
+      partitions, [](const PartitionFigures& p) { return asDouble(p.gpus.foreign); });
+  m.partitionGpusFree.replace(partitions,
+                              [](const PartitionFigures& p) { return asDouble(p.gpus.free); });
+  m.partitionGpusUnavailable.replace(
+      partitions, [](const PartitionFigures& p) { return asDouble(p.gpus.unavailable); });
+  m.partitionJobsPending.replace(partitions,
+                                 [](const PartitionFigures& p) { return asDouble(p.pendingJobs); });
+  m.partitionJobsRunning.replace(partitions,
+                                 [](const PartitionFigures& p) { return asDouble(p.runningJobs); });
+}
+
+void OperatorMetrics::observeQueueWait(const std::string& partition, double seconds) {
+  impl_->queueWait.Add({{"partition", partition}}, queueWaitBuckets()).Observe(seconds);
 }
 
 void OperatorMetrics::setLeader(bool leader) { impl_->leader.Set(leader ? 1 : 0); }
@@ -224,6 +282,7 @@ void OperatorMetrics::observeCycle(const CycleSample& sample) {
   impl_->startedBackfilled.Increment(backfilled);
   if (sample.budgetExhausted) impl_->budgetExhausted.Increment();
   impl_->backfillReservations.Set(sample.reservations);
+  impl_->backfillDepth.Set(sample.backfillDepth);
 }
 
 void OperatorMetrics::addGangAdmission(bool ok, double seconds) {

@@ -22,6 +22,20 @@ struct GpuCounts {
   std::int64_t unavailable = 0;  // on nodes drained, down or not ready
 };
 
+// One partition's nodes and jobs, as Partition status counts them.
+struct PartitionFigures {
+  GpuCounts gpus;  // `total` unused: allocated + foreign + free
+  std::int64_t pendingJobs = 0;
+  std::int64_t runningJobs = 0;
+};
+
+// One account's row of sshare.
+struct AccountFigures {
+  double fairShare = 0;  // the factor in [0, 1]
+  double usage = 0;      // decayed billing-weighted GPU-seconds
+  double shares = 0;     // normalized shares of its parent, in [0, 1]
+};
+
 // One scheduling cycle. The counts are those of core::CycleStats (sdiag's meaning).
 struct CycleSample {
   double seconds = 0;      // the whole cycle (snapshot, plan, writes)
@@ -30,6 +44,7 @@ struct CycleSample {
   std::uint32_t jobsStarted = 0;     // all starts, backfilled ones included
   std::uint32_t jobsBackfilled = 0;  // of jobsStarted, those started by the backfill pass
   std::uint32_t reservations = 0;    // backfill reservations held for blocked jobs
+  std::uint32_t backfillDepth = 0;   // jobs the backfill pass tested
   bool budgetExhausted = false;
 };
 
@@ -48,8 +63,10 @@ class OperatorMetrics {
   void setPendingReasons(const std::map<std::string, std::int64_t>& byReason);
   void setNodes(const std::map<std::string, std::int64_t>& byState);  // idle, mixed, drain...
   void setGpus(const GpuCounts& gpus);
-  // Per account: the fair-share factor and the decayed billing-weighted GPU-seconds.
-  void setAccounts(const std::map<std::string, std::pair<double, double>>& fairShareAndUsage);
+  void setAccounts(const std::map<std::string, AccountFigures>& accounts);
+  void setPartitions(const std::map<std::string, PartitionFigures>& partitions);
+  // A job's gang started after waiting `seconds` since its submission.
+  void observeQueueWait(const std::string& partition, double seconds);
   void setLeader(bool leader);
 
   void observeCycle(const CycleSample& sample);

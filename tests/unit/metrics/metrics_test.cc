@@ -44,7 +44,7 @@ TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
   OperatorMetrics metrics;
   metrics.setPendingReasons({{"Resources", 4}, {"Priority", 7}});
   metrics.setNodes({{"idle", 2}, {"drain", 1}});
-  metrics.setAccounts({{"ml-research", {0.25, 3600.5}}, {"inference", {0.75, 10}}});
+  metrics.setAccounts({{"ml-research", {0.25, 3600.5, 0.4}}, {"inference", {0.75, 10, 0.6}}});
   metrics.setLeader(true);
   std::string text = metrics.exposition();
   EXPECT_THAT(text, HasSubstr("kubeslurm_pending_jobs{reason=\"Resources\"} 4\n"));
@@ -52,6 +52,7 @@ TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_nodes{state=\"drain\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_fairshare{account=\"ml-research\"} 0.25\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_usage{account=\"ml-research\"} 3600.5\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_account_shares{account=\"ml-research\"} 0.4\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_leader 1\n"));
 
   metrics.setPendingReasons({{"Priority", 1}});
@@ -76,6 +77,45 @@ TEST(MetricsTest, GpuGauges) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_gpus_allocatable 64\n"));
 }
 
+TEST(MetricsTest, PartitionGaugesCarryTheirStateAndAreReplacedWhole) {
+  OperatorMetrics metrics;
+  PartitionFigures batch;
+  batch.gpus = {.allocated = 32, .foreign = 8, .free = 24, .unavailable = 0};
+  batch.pendingJobs = 3;
+  batch.runningJobs = 2;
+  PartitionFigures urgent;
+  urgent.gpus.free = 8;
+  metrics.setPartitions({{"batch", batch}, {"urgent", urgent}});
+  std::string text = metrics.exposition();
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_partition_gpus{partition=\"batch\",state=\"allocated\"} 32\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_partition_gpus{partition=\"batch\",state=\"foreign\"} 8\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_partition_gpus{partition=\"urgent\",state=\"free\"} 8\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_partition_jobs{partition=\"batch\",state=\"pending\"} 3\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_partition_jobs{partition=\"batch\",state=\"running\"} 2\n"));
+  metrics.setPartitions({{"batch", batch}});
+  text = metrics.exposition();
+  EXPECT_THAT(text, Not(HasSubstr("partition=\"urgent\"")));
+}
+
+TEST(MetricsTest, QueueWaitIsAHistogramPerPartition) {
+  OperatorMetrics metrics;
+  metrics.observeQueueWait("batch", 42);
+  metrics.observeQueueWait("batch", 7200);
+  metrics.observeQueueWait("urgent", 2);
+  const std::string text = metrics.exposition();
+  EXPECT_THAT(text, HasSubstr("# TYPE kubeslurm_job_queue_wait_seconds histogram\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_job_queue_wait_seconds_count{partition=\"batch\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_job_queue_wait_seconds_sum{partition=\"batch\"} 7242\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("kubeslurm_job_queue_wait_seconds_bucket{partition=\"batch\",le=\"60\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_job_queue_wait_seconds_count{partition=\"urgent\"} 1\n"));
+}
+
 TEST(MetricsTest, CyclesFillCountersAndHistograms) {
   OperatorMetrics metrics;
   metrics.observeCycle({.seconds = 0.003,
@@ -90,6 +130,7 @@ TEST(MetricsTest, CyclesFillCountersAndHistograms) {
                         .jobsStarted = 2,
                         .jobsBackfilled = 2,
                         .reservations = 4,
+                        .backfillDepth = 17,
                         .budgetExhausted = true});
   const std::string text = metrics.exposition();
   EXPECT_THAT(text, HasSubstr("# TYPE kubeslurm_scheduler_cycles_total counter\n"));
@@ -98,6 +139,7 @@ TEST(MetricsTest, CyclesFillCountersAndHistograms) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_jobs_started_total{backfilled=\"true\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_scheduler_budget_exhausted_total 1\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_backfill_reservations 4\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_backfill_depth 17\n"));
 
   EXPECT_THAT(text, HasSubstr("# TYPE kubeslurm_scheduler_cycle_duration_seconds histogram\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_scheduler_cycle_duration_seconds_count 2\n"));
