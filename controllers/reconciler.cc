@@ -304,9 +304,30 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
       }
     }
   };
+  // Ids in submission order, whatever order the informer listed the jobs in: Slurm's ids grow
+  // with submission, and equal-priority jobs start lowest id first. An array's tasks, created
+  // together, are numbered in index order, so that task 0 is the first to run.
+  struct Candidate {
+    core::Time created = 0;
+    std::string group;  // the array's name for a task, else the job's own name
+    std::uint32_t task = 0;
+    api::SlurmJobObject* job = nullptr;
+  };
+  std::vector<Candidate> fresh;
   for (api::SlurmJobObject& job : input.objects.jobs) {
-    if (!job.status || !job.status->jobId) assign(job, nullptr);
+    if (job.status && job.status->jobId) continue;
+    Candidate c{jobMetadata(job).creationTimestamp.value_or(now), job.name, 0, &job};
+    if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
+      c.group = task->arrayName;
+      c.task = task->taskId;
+    }
+    fresh.push_back(std::move(c));
   }
+  std::sort(fresh.begin(), fresh.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.created, a.job->namespaceName, a.group, a.task, a.job->name) <
+           std::tie(b.created, b.job->namespaceName, b.group, b.task, b.job->name);
+  });
+  for (const Candidate& c : fresh) assign(*c.job, nullptr);
   // A job that does not decode still gets an id (it is a job the user submitted: scancel and
   // squeue must reach it) and a condition that says which field is wrong.
   for (UndecodableJob& bad : input.undecodable) {

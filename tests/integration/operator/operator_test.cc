@@ -677,6 +677,16 @@ TEST_F(OperatorIT, ArrayTasksRunTwoAtATimeAndADependencyWaitsForAllOfThem) {
   }
   EXPECT_EQ(ids.size(), 4U);
   EXPECT_FALSE(ids.contains(arrayId));
+  // Ids follow the task index (Slurm numbers, and so starts, tasks in index order).
+  std::map<std::int64_t, std::int64_t> idByTask;
+  for (const json& t : tasks()) {
+    idByTask[t["status"].value("arrayTaskId", std::int64_t{-1})] = t["status"].value("jobId", 0);
+  }
+  std::int64_t previous = 0;
+  for (const auto& [task, id] : idByTask) {
+    EXPECT_GT(id, previous) << "task " << task;
+    previous = id;
+  }
 
   ASSERT_TRUE(reaches(array, "COMPLETED", 20s));
   EXPECT_EQ(job(array)["status"].value("exitCode", ""), "0:0");
