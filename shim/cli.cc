@@ -18,7 +18,8 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      {"sbatch", runSbatch, "submit a batch script (offline: --dry-run=client -o yaml|json)"},
+      {"sbatch", runSbatch, "submit a batch script (--dry-run=client -o yaml|json: print it)"},
+      {"squeue", runSqueue, "list jobs as Slurm's squeue prints them"},
       {"scontrol", runScontrol, "show hostnames|hostlist|hostlistsorted"},
       {"plan", runPlan, "what-if: what the scheduler would do with a scenario file"},
       {"simulate", runSimulate, "replay a workload trace (SWF, Alibaba) through the scheduler"},

@@ -10,6 +10,7 @@ namespace kubeslurm::shim {
 
 int runScontrol(const std::vector<std::string>& args, CliIo& io);
 int runSbatch(const std::vector<std::string>& args, CliIo& io);
+int runSqueue(const std::vector<std::string>& args, CliIo& io);
 int runPlan(const std::vector<std::string>& args, CliIo& io);
 int runSimulate(const std::vector<std::string>& args, CliIo& io);
 

@@ -10,22 +10,37 @@
 // either one without --dry-run) stays sbatch's output file. A job that really wants its output
 // in a file named "yaml" under --dry-run can say "-o ./yaml".
 //
+// Cluster flags (kube_access.h), also among the options before the script: --kubeconfig,
+// --context, --namespace; and --submit-timeout=SECONDS (default 30): how long to wait for the
+// operator's job id.
+//
+// Without --dry-run the SlurmJob is created and sbatch waits (polling GET) for the operator to
+// write status.jobId, then prints "Submitted batch job N" ("N" with --parsable). A Valid=False
+// condition seen meanwhile is slurmctld refusing the job: sbatch prints Slurm's error lines,
+// deletes the SlurmJob (a refused Slurm job does not exist) and exits 1. With no id in time it
+// names the SlurmJob, which stays queued, and exits 1.
+//
 // From the environment: the SBATCH_* input variables and SLURM_EXIT_ERROR, as sbatch reads them;
-// PWD as the submission directory (sbatch's getcwd()); USER for spec.user; KUBESLURM_NAMESPACE
-// for metadata.namespace (left out when unset, so the client's default namespace applies).
+// PWD as the submission directory (sbatch's getcwd()); spec.user is the kubeconfig context's user,
+// else USER; KUBESLURM_NAMESPACE for metadata.namespace when --namespace is not given (for
+// --dry-run it is left out when unset, so the client's default namespace applies).
 // Not shipped: the submitting shell's environment, which Slurm copies into the job for
 // --export=ALL; spec.export carries the option's text only.
 #include <algorithm>
+#include <chrono>
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "operator/api/slurmjob.h"
+#include "operator/kube/resource.h"
 #include "operator/slurm/sbatch_options.h"
 #include "shim/commands.h"
+#include "shim/kube_access.h"
 
 namespace kubeslurm::shim {
 namespace {
@@ -33,9 +48,13 @@ namespace {
 enum class DryRun { kNone, kClient, kServer };
 enum class Format { kYaml, kJson };
 
+constexpr int kDefaultSubmitTimeoutSeconds = 30;
+
 struct OwnFlags {
   DryRun dryRun = DryRun::kNone;
   std::optional<Format> format;
+  KubeFlags kube;
+  int submitTimeoutSeconds = kDefaultSubmitTimeoutSeconds;
   std::vector<std::string> sbatchArgs;  // everything else, in order
   std::optional<std::string> error;
 };
@@ -79,6 +98,41 @@ std::optional<DryRun> dryRunFlag(std::string_view word, std::optional<std::strin
   return DryRun::kNone;
 }
 
+// Our cluster flags at args[i] ("--flag VALUE" or "--flag=VALUE"): how many words they span.
+std::size_t clusterFlag(const std::vector<std::string>& args, std::size_t i, OwnFlags& flags) {
+  const std::string_view word = args[i];
+  for (std::string_view name : {"--kubeconfig", "--context", "--namespace", "--submit-timeout"}) {
+    std::optional<std::string> value;
+    std::size_t span = 0;
+    if (word == name) {
+      if (i + 1 >= args.size()) {
+        flags.error = "flag needs an argument: " + std::string(name);
+        return 1;
+      }
+      value = args[i + 1];
+      span = 2;
+    } else if (word.size() > name.size() && word.starts_with(name) && word[name.size()] == '=') {
+      value = std::string(word.substr(name.size() + 1));
+      span = 1;
+    } else {
+      continue;
+    }
+    if (name == "--kubeconfig") flags.kube.kubeconfig = *value;
+    if (name == "--context") flags.kube.context = *value;
+    if (name == "--namespace") flags.kube.namespaceName = *value;
+    if (name == "--submit-timeout") {
+      char* end = nullptr;
+      const long seconds = std::strtol(value->c_str(), &end, 10);
+      if (value->empty() || *end != '\0' || seconds <= 0 || seconds > 86400) {
+        flags.error = "invalid --submit-timeout value \"" + *value + "\": seconds, 1 to 86400";
+      }
+      flags.submitTimeoutSeconds = static_cast<int>(seconds);
+    }
+    return span;
+  }
+  return 0;
+}
+
 // Splits our flags from sbatch's. Only the option words before the script are looked at, with
 // sbatch's own getopt rules deciding which words are option values.
 OwnFlags splitFlags(const std::vector<std::string>& args) {
@@ -93,6 +147,10 @@ OwnFlags splitFlags(const std::vector<std::string>& args) {
       dryRunSeen = true;
       if (error) flags.error = error;
       own[end++] = true;
+      continue;
+    }
+    if (const std::size_t ours = clusterFlag(args, end, flags); ours > 0) {
+      for (std::size_t k = 0; k < ours; ++k) own[end++] = true;
       continue;
     }
     const std::size_t span = slurm::sbatchOptionSpan(args, end);
@@ -229,13 +287,14 @@ std::optional<std::string> readScript(const slurm::ScriptToRead& script, CliIo& 
   return std::move(*text);
 }
 
-int printJob(const slurm::SbatchInvocation& invocation, Format format, CliIo& io) {
-  std::string namespaceName;
-  std::string user;
-  if (io.getenv) {
+int printJob(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, CliIo& io) {
+  const Format format = flags.format.value_or(Format::kYaml);
+  std::string namespaceName = flags.kube.namespaceName;
+  if (namespaceName.empty() && io.getenv) {
     namespaceName = io.getenv("KUBESLURM_NAMESPACE").value_or("");
-    user = io.getenv("USER").value_or("");
   }
+  std::string user = kubeconfigUser(flags.kube, io);
+  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
   const nlohmann::json object = api::encodeSlurmJob(
       api::slurmJobFromInvocation(invocation, std::move(namespaceName), std::move(user)));
   if (format == Format::kJson) {
@@ -249,9 +308,118 @@ int printJob(const slurm::SbatchInvocation& invocation, Format format, CliIo& io
   return 0;
 }
 
+const nlohmann::json* findCondition(const nlohmann::json& object, std::string_view type) {
+  const auto status = object.find("status");
+  if (status == object.end() || !status->is_object()) return nullptr;
+  const auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return nullptr;
+  for (const nlohmann::json& condition : *conditions) {
+    if (condition.is_object() && condition.value("type", "") == type) return &condition;
+  }
+  return nullptr;
+}
+
+// sbatch's lines for a job slurmctld refused, from the operator's Valid=False message
+// (reference "sbatch and squeue": --partition=nope).
+void printRejection(const std::string& message, CliIo& io) {
+  for (std::string_view prefix :
+       {"invalid partition specified: ", "Invalid partition name specified: "}) {
+    if (message.starts_with(prefix)) {
+      io.err << "sbatch: error: invalid partition specified: " << message.substr(prefix.size())
+             << "\n"
+             << "sbatch: error: Batch job submission failed: Invalid partition name specified\n";
+      return;
+    }
+  }
+  io.err << "sbatch: error: Batch job submission failed: " << message << "\n";
+}
+
+int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, CliIo& io,
+           const SubmitEnvironment& environment) {
+  auto session = environment.connect(flags.kube, io);
+  if (!session.isOk()) {
+    io.err << "sbatch: error: " << session.status().message() << "\n";
+    return 1;
+  }
+  std::string user = session->user;
+  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
+  const std::string namespaceName = session->namespaceName;
+  const kube::ResourceType type = kube::resources::slurmJobs();
+  auto created = session->writer->create(
+      type, namespaceName,
+      api::encodeSlurmJob(api::slurmJobFromInvocation(invocation, namespaceName, user)));
+  if (!created.isOk()) {
+    io.err << "sbatch: error: Batch job submission failed: " << created.status().message() << "\n";
+    return 1;
+  }
+  const std::string name = (*created)["metadata"].value("name", "");
+  const std::string key = namespaceName + "/" + name;
+
+  // The operator numbers the job, then judges it in the same scheduling cycle: once the id is
+  // there, a little longer is allowed for a Valid=False condition (or any sign the job was
+  // looked at) before the submission counts as accepted.
+  const auto interval = std::chrono::milliseconds(200);
+  const int attempts = flags.submitTimeoutSeconds * 5;
+  constexpr int kSettleAttempts = 10;
+  std::optional<std::int64_t> jobId;
+  int settle = 0;
+  StatusOr<nlohmann::json> object = std::move(created);
+  for (int attempt = 0; attempt <= attempts; ++attempt) {
+    if (attempt > 0) object = session->reader->get(type, namespaceName, name);
+    if (object.isOk()) {
+      const nlohmann::json* valid = findCondition(*object, "Valid");
+      if (valid != nullptr && valid->value("status", "") == "False") {
+        printRejection(valid->value("message", valid->value("reason", "invalid job")), io);
+        // A refused Slurm job does not exist; the id it used up is not reused.
+        Status removed = session->writer->remove(type, namespaceName, name, kube::DeleteOptions{});
+        if (!removed.isOk() && removed.code() != StatusCode::kNotFound) {
+          io.err << "sbatch: error: could not delete SlurmJob " << key << ": " << removed.message()
+                 << "\n";
+        }
+        return 1;
+      }
+      auto decoded = api::decodeSlurmJob(*object);
+      if (decoded.isOk() && decoded->status && decoded->status->jobId) {
+        jobId = decoded->status->jobId;
+        const api::SlurmJobStatus& status = *decoded->status;
+        const bool judged = valid != nullptr || status.state != "PENDING" ||
+                            (!status.reason.empty() && status.reason != "None");
+        if (judged || settle++ >= kSettleAttempts) break;
+      }
+    } else if (object.status().code() == StatusCode::kNotFound) {
+      io.err << "sbatch: error: Batch job submission failed: SlurmJob " << key
+             << " was deleted before it got a job id\n";
+      return 1;
+    }
+    if (attempt < attempts) environment.sleep(interval);
+  }
+  if (!jobId) {
+    io.err << "sbatch: error: Batch job submission failed: SlurmJob " << key
+           << " has no job id after " << flags.submitTimeoutSeconds
+           << " s: is the kubeslurm operator running? The SlurmJob stays queued; delete it "
+              "with `kubectl delete slurmjob -n "
+           << namespaceName << " " << name << "` to withdraw it\n";
+    return 1;
+  }
+  if (invocation.request.parsable) {
+    io.out << *jobId << "\n";
+  } else {
+    io.out << "Submitted batch job " << *jobId << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int runSbatch(const std::vector<std::string>& args, CliIo& io) {
+  return runSbatchWith(args, io,
+                       SubmitEnvironment{kubeConnector(), [](std::chrono::milliseconds wait) {
+                                           std::this_thread::sleep_for(wait);
+                                         }});
+}
+
+int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
+                  const SubmitEnvironment& environment) {
   const OwnFlags flags = splitFlags(args);
   if (flags.error) {
     io.err << "sbatch: error: " << *flags.error << "\n";
@@ -277,11 +445,16 @@ int runSbatch(const std::vector<std::string>& args, CliIo& io) {
   for (const std::string& option : invocation.request.ignoredOptions) {
     io.err << "sbatch: warning: " << option << " is accepted but has no effect in kubeslurm\n";
   }
-  if (flags.dryRun == DryRun::kClient) {
-    return printJob(invocation, flags.format.value_or(Format::kYaml), io);
+  if (flags.dryRun == DryRun::kClient) return printJob(invocation, flags, io);
+  if (flags.dryRun == DryRun::kServer) {
+    io.err << "sbatch: error: --dry-run=server is not supported: use --dry-run=client\n";
+    return 1;
   }
-  io.err << "sbatch: error: no cluster connection yet: use --dry-run=client\n";
-  return 1;
+  if (invocation.request.testOnly) {
+    io.err << "sbatch: error: --test-only is not supported by kubeslurm yet\n";
+    return 1;
+  }
+  return submit(invocation, flags, io, environment);
 }
 
 }  // namespace kubeslurm::shim

@@ -182,16 +182,21 @@ TEST(SbatchDryRun, FlagsAfterTheScriptAreScriptArguments) {
             (std::vector<std::string>{"-o", "json", "--dry-run=server"}));
 }
 
+// Without --dry-run sbatch submits (sbatch_submit_test.cc); with no kubeconfig and outside a pod
+// it says so.
 TEST(SbatchDryRun, WithoutDryRunNeedsACluster) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"x.sbatch"}, std::vector<std::string>{"-o", "yaml", "x.sbatch"},
-        std::vector<std::string>{"--dry-run=server", "x.sbatch"},
         std::vector<std::string>{"--dry-run=none", "x.sbatch"}}) {
     const SbatchRun run = sbatch(args);
     EXPECT_EQ(run.code, 1);
     EXPECT_EQ(run.out, "");
-    EXPECT_EQ(run.err, "sbatch: error: no cluster connection yet: use --dry-run=client\n");
+    EXPECT_THAT(run.err, ::testing::StartsWith("sbatch: error: no kubeconfig ($KUBECONFIG, "
+                                               "~/.kube/config or --kubeconfig) and not in a pod"));
   }
+  const SbatchRun server = sbatch({"--dry-run=server", "x.sbatch"});
+  EXPECT_EQ(server.code, 1);
+  EXPECT_EQ(server.err, "sbatch: error: --dry-run=server is not supported: use --dry-run=client\n");
 }
 
 TEST(SbatchDryRun, BadDryRunValue) {

@@ -1,0 +1,118 @@
+// `squeue` against an in-memory API server: the namespace flags, the default partition from
+// the Partition objects, the unknown-id error (reference "sbatch and squeue") and API errors.
+#include <gtest/gtest.h>
+
+#include "operator/api/slurmjob.h"
+#include "operator/kube/resource.h"
+#include "tests/unit/shim/fake_cluster.h"
+#include "tests/unit/shim/shim_test_util.h"
+
+namespace kubeslurm::shim {
+namespace {
+
+using nlohmann::json;
+using testing::FakeCli;
+using testing::FakeCluster;
+
+json slurmJob(const std::string& ns, std::int64_t id, const std::string& name,
+              const std::string& state, const std::string& partition = "") {
+  api::SlurmJobObject job;
+  job.name = name + "-abcde";
+  job.namespaceName = ns;
+  job.user = "alice";
+  job.request.jobName = name;
+  job.request.partition = partition;
+  job.request.nodes = slurm::NodeRange{2, std::nullopt};
+  job.script = "#!/bin/sh\ntrue\n";
+  job.status.emplace();
+  job.status->jobId = id;
+  job.status->state = state;
+  job.status->reason = state == "PENDING" ? "Priority" : "None";
+  if (state == "RUNNING") {
+    job.status->nodeList = "gpu-[001-002]";
+    job.status->startTime = FakeCli::kNow - 75;
+  }
+  return api::encodeSlurmJob(job);
+}
+
+FakeCluster cluster() {
+  FakeCluster fake;
+  fake.objects["slurmjobs"] = {slurmJob("default", 7, "train-a", "RUNNING"),
+                               slurmJob("default", 8, "train-b", "PENDING", "debug"),
+                               slurmJob("team", 9, "other", "PENDING")};
+  fake.objects["partitions"] = {
+      json{{"metadata", {{"name", "batch"}}}, {"spec", {{"default", true}}}},
+      json{{"metadata", {{"name", "debug"}}}, {"spec", {{"maxTime", "1:00:00"}}}}};
+  return fake;
+}
+
+int run(FakeCluster& fake, FakeCli& cli, const std::vector<std::string>& args) {
+  return runSqueueWith(args, cli.io(), fake.connector());
+}
+
+// The partition is squeue's first sort key (sort.c default "P,t,-p").
+TEST(SqueueCmd, ListsTheNamespaceWithTheDefaultPartition) {
+  FakeCluster fake = cluster();
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {}), 0);
+  EXPECT_EQ(cli.out(),
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+            "                 7     batch  train-a    alice  R       1:15      2 gpu-[001-002]\n"
+            "                 8     debug  train-b    alice PD       0:00      2 (Priority)\n");
+  EXPECT_EQ(cli.err(), "");
+}
+
+TEST(SqueueCmd, NamespaceFlags) {
+  FakeCluster fake = cluster();
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {"-h", "--namespace=team", "-o", "%i %j"}), 0);
+  EXPECT_EQ(cli.out(), "9 other\n");
+  EXPECT_EQ(fake.lastFlags.namespaceName, "team");
+
+  FakeCli all;
+  EXPECT_EQ(run(fake, all, {"--all-namespaces", "-h", "-o", "%i", "-S", "i"}), 0);
+  EXPECT_EQ(all.out(), "7\n8\n9\n");
+  // squeue's own -n (job names) is left alone.
+  FakeCli names;
+  EXPECT_EQ(run(fake, names, {"-h", "-n", "train-a", "-o", "%i"}), 0);
+  EXPECT_EQ(names.out(), "7\n");
+}
+
+// Reference "sbatch and squeue": squeue -j 99999 -> "slurm_load_jobs error: Invalid job id
+// specified", rc=1.
+TEST(SqueueCmd, UnknownJob) {
+  FakeCluster fake = cluster();
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {"-j", "99999"}), 1);
+  EXPECT_EQ(cli.out(), "");
+  EXPECT_EQ(cli.err(), "slurm_load_jobs error: Invalid job id specified\n");
+}
+
+TEST(SqueueCmd, ApiErrors) {
+  FakeCluster fake = cluster();
+  fake.listError = Status(StatusCode::kUnavailable, "connection refused");
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {}), 1);
+  EXPECT_EQ(cli.err(),
+            "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
+            "squeue: error: connection refused\n");
+  FakeCli noValue;
+  EXPECT_EQ(run(fake, noValue, {"--namespace"}), 1);
+  EXPECT_EQ(noValue.err(), "squeue: error: flag needs an argument: --namespace\n");
+}
+
+TEST(SqueueCmd, KubeFlagsAreTakenOutOfTheArguments) {
+  std::vector<std::string> args = {"--kubeconfig", "/k",          "-u", "bob",
+                                   "--context=c1", "--namespace", "ns", "--all-namespaces",
+                                   "--",           "--context"};
+  auto flags = takeKubeFlags(args, /*allowAllNamespaces=*/false);
+  ASSERT_TRUE(flags.isOk());
+  EXPECT_EQ(flags->kubeconfig, "/k");
+  EXPECT_EQ(flags->context, "c1");
+  EXPECT_EQ(flags->namespaceName, "ns");
+  EXPECT_FALSE(flags->allNamespaces);
+  EXPECT_EQ(args, (std::vector<std::string>{"-u", "bob", "--all-namespaces", "--", "--context"}));
+}
+
+}  // namespace
+}  // namespace kubeslurm::shim
