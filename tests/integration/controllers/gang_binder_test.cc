@@ -29,6 +29,7 @@ namespace {
 
 using testing_support::CommandResult;
 using testing_support::SandboxEnvironment;
+using testing_support::waitUntil;
 
 // One sandbox for the binary: four 8-GPU nodes on two leaf switches; pods start 0.5 s after
 // admission; Leases renewed every 2 s.
@@ -37,15 +38,6 @@ const ::testing::Environment* const kSandbox = ::testing::AddGlobalTestEnvironme
                            " --nodesim-args '--heartbeat 2 --start-delay 0.5'"));
 
 using testing_support::kubectl;
-
-bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
-}
 
 // Fails the n-th bind (1-based) without sending it, as an API server that refused it would;
 // every other bind goes to the real server.

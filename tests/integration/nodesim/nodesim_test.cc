@@ -24,6 +24,7 @@ namespace {
 using testing_support::CommandResult;
 using testing_support::runCommand;
 using testing_support::SandboxEnvironment;
+using testing_support::waitUntil;
 
 // One sandbox for the whole binary, with four simulated 8-GPU nodes.
 const ::testing::Environment* const kSandbox = ::testing::AddGlobalTestEnvironment(
@@ -39,15 +40,6 @@ std::string kubectlOk(const std::string& args) {
   CommandResult result = kubectl(args);
   EXPECT_EQ(result.exitCode, 0) << "kubectl " << args << "\n" << result.output;
   return result.output;
-}
-
-bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
 }
 
 std::string jsonpath(const std::string& object, const std::string& path,

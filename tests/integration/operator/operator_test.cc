@@ -20,18 +20,14 @@
 #include <thread>
 #include <vector>
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "operator/api/core_types.h"
+#include "tests/integration/support/operator_process.h"
 #include "tests/integration/support/sandbox_env.h"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration): for posix_spawn
 
 namespace kubeslurm {
 namespace {
@@ -39,7 +35,9 @@ namespace {
 using nlohmann::json;
 using testing_support::CommandResult;
 using testing_support::kubectl;
+using testing_support::OperatorProcess;
 using testing_support::SandboxEnvironment;
+using testing_support::waitUntil;
 using namespace std::chrono_literals;
 
 // Nodes are declared NotReady 8 s after their kubelet stops (--node-grace-period).
@@ -47,15 +45,6 @@ const ::testing::Environment* const kSandbox =
     ::testing::AddGlobalTestEnvironment(new SandboxEnvironment(
         "--nodes 8x8-2leaf --node-grace-period 8 --nodesim-binary " NODESIM_BINARY
         " --nodesim-args '--heartbeat 2 --start-delay 0.5'"));
-
-bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(250ms);
-  }
-  return done();
-}
 
 json kubectlJson(const std::string& arguments) {
   CommandResult got = kubectl(arguments + " -o json");
@@ -69,97 +58,13 @@ std::int64_t epochSeconds(const std::string& text) {
   return parsed.isOk() ? *parsed : 0;
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// One kubeslurm-operator process with its log in the sandbox's logs/ (appended to across
-// restarts, so a failed run shows every incarnation).
-class OperatorProcess {
- public:
-  OperatorProcess(std::string identity, std::string logFile)
-      : identity_(std::move(identity)), logFile_(std::move(logFile)) {}
-  ~OperatorProcess() { stop(SIGTERM); }
-  OperatorProcess(const OperatorProcess&) = delete;
-  OperatorProcess& operator=(const OperatorProcess&) = delete;
-
-  // Starts it; the same identity after a crash holds the Lease at once, as client-go's would.
-  bool start() {
-    const std::string kubeconfig = SandboxEnvironment::env()["KUBECONFIG"];
-    std::vector<std::string> args = {KUBESLURM_OPERATOR_BINARY,
-                                     "--kubeconfig",
-                                     kubeconfig,
-                                     "--namespace",
-                                     "kubeslurm-system",
-                                     "--identity",
-                                     identity_,
-                                     "--scheduling-interval",
-                                     "1",
-                                     "--min-cycle-interval",
-                                     "0.1",
-                                     "--kill-wait",
-                                     "2",
-                                     "--metrics-bind-address",
-                                     "127.0.0.1:0",
-                                     "--health-probe-bind-address",
-                                     "127.0.0.1:0",
-                                     "--log-level",
-                                     "debug"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, logFile_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    return spawned == 0;
-  }
-
-  // SIGTERM: a clean stop (the Lease is released); SIGKILL: a crash at whatever instant.
-  void stop(int signal) {
-    if (pid_ <= 0) return;
-    ::kill(pid_, signal);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-  }
-
-  bool running() const { return pid_ > 0; }
-  std::string log() const { return readFile(logFile_); }
-  std::size_t count(const std::string& needle) const {
-    const std::string text = log();
-    std::size_t n = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos;
-         at = text.find(needle, at + 1)) {
-      ++n;
-    }
-    return n;
-  }
-
- private:
-  std::string identity_;
-  std::string logFile_;
-  pid_t pid_ = 0;
-};
-
 // The CRDs, one default Partition over all nodes, and the operator, once for the binary
 // (registered after the sandbox, so set up after it and torn down before it).
 class OperatorEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     ASSERT_FALSE(SandboxEnvironment::env().empty()) << "the sandbox did not start";
-    const std::string source = KUBESLURM_SOURCE_DIR;
-    CommandResult crds = kubectl("apply -f " + source + "/crds/");
-    ASSERT_EQ(crds.exitCode, 0) << crds.output;
-    CommandResult established = kubectl("wait --for condition=established --timeout=30s crd --all");
-    ASSERT_EQ(established.exitCode, 0) << established.output;
-    ASSERT_EQ(kubectl("create namespace kubeslurm-system").exitCode, 0);
+    ASSERT_EQ(testing_support::installCrdsAndOperatorNamespace(KUBESLURM_SOURCE_DIR), "");
     CommandResult partition = kubectl(R"(apply -f - <<'EOF'
 apiVersion: kubeslurm.io/v1alpha1
 kind: Partition
@@ -179,21 +84,18 @@ EOF
 )");
     ASSERT_EQ(partition.exitCode, 0) << partition.output;
 
-    primary_ = std::make_unique<OperatorProcess>("it-primary",
+    primary_ = std::make_unique<OperatorProcess>(KUBESLURM_OPERATOR_BINARY, "it-primary",
                                                  SandboxEnvironment::dir() + "/logs/operator.log");
     ASSERT_TRUE(primary_->start()) << "cannot start " << KUBESLURM_OPERATOR_BINARY;
-    ASSERT_TRUE(waitUntil([&] { return primary_->count("recovery:") > 0; }, 30s))
-        << "the operator did not become leader:\n"
-        << primary_->log();
+    ASSERT_TRUE(primary_->waitForLeadership(30s)) << "the operator did not become leader:\n"
+                                                  << primary_->log();
   }
 
   void TearDown() override {
     if (!primary_) return;
     primary_->stop(SIGTERM);
     if (::testing::UnitTest::GetInstance()->Failed()) {
-      const std::string text = primary_->log();
-      std::printf("---- operator log (tail) ----\n%s\n",
-                  text.substr(text.size() > 6000 ? text.size() - 6000 : 0).c_str());
+      std::printf("---- operator log (tail) ----\n%s\n", primary_->logTail().c_str());
     }
     primary_.reset();
   }
@@ -217,13 +119,7 @@ class OperatorIT : public ::testing::Test {
     ASSERT_EQ(made.exitCode, 0) << made.output;
     // The ServiceAccount admission plugin refuses pods until the namespace's default service
     // account has its token; the operator would retry, but the test's timing should not.
-    ASSERT_TRUE(waitUntil(
-        [&] {
-          CommandResult token =
-              kubectl("-n " + ns_ + " get sa default -o jsonpath={.secrets[0].name}");
-          return token.exitCode == 0 && !token.output.empty();
-        },
-        20s));
+    ASSERT_TRUE(testing_support::waitForServiceAccountToken(ns_, 20s));
   }
 
   void TearDown() override {
@@ -887,7 +783,8 @@ TEST_F(OperatorIT, KillNineDuringAdmissionsLosesNothingAndLeavesNoPartialGang) {
 // over and schedules.
 TEST_F(OperatorIT, TwoReplicasOnlyTheLeaderSchedulesAndTheOtherTakesOver) {
   OperatorProcess& primary = OperatorEnvironment::primary();
-  OperatorProcess secondary("it-secondary", SandboxEnvironment::dir() + "/logs/operator-2.log");
+  OperatorProcess secondary(KUBESLURM_OPERATOR_BINARY, "it-secondary",
+                            SandboxEnvironment::dir() + "/logs/operator-2.log");
   ASSERT_TRUE(secondary.start());
   ASSERT_TRUE(waitUntil([&] { return secondary.count("leader is now \"it-primary\"") > 0; }, 20s))
       << secondary.log();

@@ -10,63 +10,40 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <functional>
+#include <memory>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/integration/support/operator_process.h"
 #include "tests/integration/support/sandbox_env.h"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration): for posix_spawn
 
 namespace kubeslurm {
 namespace {
 
 using testing_support::CommandResult;
 using testing_support::kubectl;
+using testing_support::OperatorProcess;
 using testing_support::runCommand;
 using testing_support::SandboxEnvironment;
 using testing_support::shellQuote;
+using testing_support::waitUntil;
 using namespace std::chrono_literals;
 
 const ::testing::Environment* const kSandbox = ::testing::AddGlobalTestEnvironment(
     new SandboxEnvironment("--nodes 2x8 --nodesim-binary " NODESIM_BINARY
                            " --nodesim-args '--heartbeat 2 --start-delay 0.2'"));
 
-bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return done();
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The CRDs, a default Partition over both nodes and the operator, once for the binary.
 class ShimEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     ASSERT_FALSE(SandboxEnvironment::env().empty()) << "the sandbox did not start";
-    const std::string source = KUBESLURM_SOURCE_DIR;
-    CommandResult crds = kubectl("apply -f " + source + "/crds/");
-    ASSERT_EQ(crds.exitCode, 0) << crds.output;
-    CommandResult established = kubectl("wait --for condition=established --timeout=30s crd --all");
-    ASSERT_EQ(established.exitCode, 0) << established.output;
-    ASSERT_EQ(kubectl("create namespace kubeslurm-system").exitCode, 0);
+    ASSERT_EQ(testing_support::installCrdsAndOperatorNamespace(KUBESLURM_SOURCE_DIR), "");
     CommandResult partition = kubectl(R"(apply -f - <<'EOF'
 apiVersion: kubeslurm.io/v1alpha1
 kind: Partition
@@ -79,64 +56,26 @@ spec:
 EOF
 )");
     ASSERT_EQ(partition.exitCode, 0) << partition.output;
-    logFile_ = SandboxEnvironment::dir() + "/logs/operator.log";
-    std::vector<std::string> args = {KUBESLURM_OPERATOR_BINARY,
-                                     "--kubeconfig",
-                                     SandboxEnvironment::env()["KUBECONFIG"],
-                                     "--namespace",
-                                     "kubeslurm-system",
-                                     "--identity",
-                                     "shim-it",
-                                     "--scheduling-interval",
-                                     "1",
-                                     "--min-cycle-interval",
-                                     "0.1",
-                                     "--kill-wait",
-                                     "2",
-                                     "--metrics-bind-address",
-                                     "127.0.0.1:0",
-                                     "--health-probe-bind-address",
-                                     "127.0.0.1:0"};
-    std::vector<char*> argv;
-    argv.reserve(args.size() + 1);
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, logFile_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ASSERT_EQ(spawned, 0) << "cannot start " << KUBESLURM_OPERATOR_BINARY;
-    ASSERT_TRUE(
-        waitUntil([&] { return readFile(logFile_).find("recovery:") != std::string::npos; }, 30s))
-        << "the operator did not become leader:\n"
-        << readFile(logFile_);
+    operator_ = std::make_unique<OperatorProcess>(KUBESLURM_OPERATOR_BINARY, "shim-it",
+                                                  SandboxEnvironment::dir() + "/logs/operator.log");
+    ASSERT_TRUE(operator_->start()) << "cannot start " << KUBESLURM_OPERATOR_BINARY;
+    ASSERT_TRUE(operator_->waitForLeadership(30s)) << "the operator did not become leader:\n"
+                                                   << operator_->log();
     // Pods need the namespace's service-account token (ServiceAccount admission).
-    ASSERT_TRUE(waitUntil(
-        [] {
-          CommandResult token = kubectl("-n default get sa default -o jsonpath={.secrets[0].name}");
-          return token.exitCode == 0 && !token.output.empty();
-        },
-        20s));
+    ASSERT_TRUE(testing_support::waitForServiceAccountToken("default", 20s));
   }
 
   void TearDown() override {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
+    if (!operator_) return;
+    operator_->stop(SIGTERM);
     if (::testing::UnitTest::GetInstance()->Failed()) {
-      const std::string text = readFile(logFile_);
-      std::printf("---- operator log (tail) ----\n%s\n",
-                  text.substr(text.size() > 6000 ? text.size() - 6000 : 0).c_str());
+      std::printf("---- operator log (tail) ----\n%s\n", operator_->logTail().c_str());
     }
+    operator_.reset();
   }
 
  private:
-  std::string logFile_;
-  pid_t pid_ = 0;
+  std::unique_ptr<OperatorProcess> operator_;
 };
 
 const ::testing::Environment* const kShim =

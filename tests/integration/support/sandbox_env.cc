@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include <unistd.h>
 
@@ -116,6 +119,23 @@ CommandResult kubectl(const std::string& arguments) {
   return runCommand("KUBECONFIG=" + shellQuote(env["KUBECONFIG"]) + " " +
                     shellQuote(env["KUBESLURM_BIN_DIR"] + "/kubectl") + " --request-timeout=20s " +
                     arguments);
+}
+
+bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+               std::chrono::milliseconds poll) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(poll);
+  }
+  return done();
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace kubeslurm::testing_support

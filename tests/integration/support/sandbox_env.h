@@ -3,6 +3,8 @@
 // the end. Missing control-plane binaries are a FAIL that says how to build them, never a skip.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -48,5 +50,12 @@ std::string shellQuote(const std::string& text);
 // The sandbox's own kubectl (the control plane's version) with its admin kubeconfig and a 20 s
 // request timeout; `arguments` are passed to the shell as written.
 CommandResult kubectl(const std::string& arguments);
+
+// Polls `done` every `poll` until it holds or `timeout` passed; then one last look.
+bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+               std::chrono::milliseconds poll = std::chrono::milliseconds(200));
+
+// The whole file, or "" when it cannot be read.
+std::string readFile(const std::string& path);
 
 }  // namespace kubeslurm::testing_support
