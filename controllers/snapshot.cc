@@ -501,7 +501,13 @@ class Builder {
     }
     std::sort(ranks.begin(), ranks.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (ranks.empty()) return;  // nothing held; the job controller sees the gang is gone
+    // Nothing held: its ranks ended and the job controller is about to write how. Until then
+    // the job exists and has not finished, so its dependants must wait (left out, an
+    // `afterok` on it would see it gone and start, even after a failure).
+    if (ranks.empty()) {
+      unplanned(job, id);
+      return;
+    }
 
     std::string message;
     const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
@@ -511,7 +517,10 @@ class Builder {
       partition = &fallback;
     }
     auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
-    if (!core.isOk()) return;  // its pods stay charged as foreign load
+    if (!core.isOk()) {  // its pods stay charged as foreign load
+      unplanned(job, id);
+      return;
+    }
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kRunning;

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -257,22 +258,61 @@ TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
   EXPECT_EQ(nodes.size(), 4U) << "one rank per node";
   EXPECT_EQ(leaves.size(), 1U) << "a 4-node gang fits under one leaf switch (topology/tree)";
 
-  ASSERT_TRUE(byRank.contains("1"));
-  std::map<std::string, std::string> env = envOf(byRank["1"]);
-  EXPECT_EQ(env["SLURM_JOB_ID"], std::to_string(jobId));
-  EXPECT_EQ(env["SLURM_JOB_NAME"], "train");
-  EXPECT_EQ(env["SLURM_JOB_NUM_NODES"], "4");
-  EXPECT_EQ(env["SLURM_NNODES"], "4");
-  EXPECT_EQ(env["SLURM_NODEID"], "1");
-  EXPECT_EQ(env["SLURM_JOB_NODELIST"], name + "-[0-3]");
-  EXPECT_EQ(env["SLURM_JOB_PARTITION"], "batch");
-  EXPECT_EQ(env["SLURM_GPUS_ON_NODE"], "8");
-  EXPECT_EQ(env["NODE_RANK"], "1");
-  EXPECT_EQ(env["NNODES"], "4");
-  EXPECT_EQ(env["MASTER_ADDR"], name + "-0." + name + "." + ns_ + ".svc.cluster.local");
-  EXPECT_EQ(env["MASTER_PORT"], "29500");
-  EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "eth0");
-  EXPECT_EQ(env["SLURM_JOB_ACCOUNT"], account);
+  // Every rank: the variables of the issue and DESIGN.md, in the formats of the reference
+  // ("SLURM_* in a batch step"; TASKS_PER_NODE "1(x4)", TOPOLOGY_ADDR spine.leaf.host).
+  ASSERT_EQ(byRank.size(), 4U);
+  const std::string master = name + "-0." + name + "." + ns_ + ".svc.cluster.local";
+  std::set<std::string> topologyPrefixes;
+  for (const auto& [rank, pod] : byRank) {
+    SCOPED_TRACE("rank " + rank);
+    std::map<std::string, std::string> env = envOf(pod);
+    const std::string host = name + "-" + rank;
+    EXPECT_EQ(pod["spec"].value("hostname", ""), host);
+    EXPECT_EQ(pod["spec"].value("subdomain", ""), name);
+    EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["requests"].value("nvidia.com/gpu", ""),
+              "8");
+    const std::map<std::string, std::string> expected = {
+        {"SLURM_JOB_ID", std::to_string(jobId)},
+        {"SLURM_JOBID", std::to_string(jobId)},
+        {"SLURM_JOB_NAME", "train"},
+        {"SLURM_JOB_NODELIST", name + "-[0-3]"},
+        {"SLURM_NODELIST", name + "-[0-3]"},
+        {"SLURM_JOB_NUM_NODES", "4"},
+        {"SLURM_NNODES", "4"},
+        {"SLURM_NODEID", rank},
+        {"SLURM_PROCID", rank},
+        {"SLURM_LOCALID", "0"},
+        {"SLURM_NTASKS", "4"},
+        {"SLURM_NPROCS", "4"},
+        {"SLURM_NTASKS_PER_NODE", "1"},
+        {"SLURM_TASKS_PER_NODE", "1(x4)"},
+        {"SLURM_JOB_PARTITION", "batch"},
+        {"SLURM_JOB_ACCOUNT", account},
+        {"SLURM_JOB_USER", "alice"},
+        {"SLURM_GPUS_ON_NODE", "8"},
+        {"SLURM_CLUSTER_NAME", "kubeslurm"},
+        {"SLURMD_NODENAME", host},
+        {"SLURM_TOPOLOGY_ADDR_PATTERN", "switch.switch.node"},
+        {"MASTER_ADDR", master},
+        {"MASTER_PORT", "29500"},
+        {"WORLD_SIZE", "4"},
+        {"NODE_RANK", rank},
+        {"NNODES", "4"},
+        {"NPROC_PER_NODE", "1"},
+        {"PET_MASTER_ADDR", master},
+        {"PET_MASTER_PORT", "29500"},
+        {"PET_NNODES", "4"},
+        {"PET_NODE_RANK", rank},
+        {"PET_NPROC_PER_NODE", "1"},
+        {"NCCL_SOCKET_IFNAME", "eth0"}};
+    for (const auto& [variable, value] : expected) EXPECT_EQ(env[variable], value) << variable;
+    // spine.leaf.host, one leaf for the whole gang (checked above through the node labels).
+    EXPECT_TRUE(std::regex_match(env["SLURM_TOPOLOGY_ADDR"], std::regex("[^.]+\\.[^.]+\\." + host)))
+        << env["SLURM_TOPOLOGY_ADDR"];
+    topologyPrefixes.insert(
+        env["SLURM_TOPOLOGY_ADDR"].substr(0, env["SLURM_TOPOLOGY_ADDR"].size() - host.size()));
+  }
+  EXPECT_EQ(topologyPrefixes.size(), 1U);
   // The partition's status counts the gang's nodes (sinfo's allocated state).
   EXPECT_TRUE(waitUntil(
       [&] {
@@ -324,6 +364,87 @@ TEST_F(OperatorIT, FailingRankMakesTheJobFailedWithSlurmsExitCode) {
   const json done = job(name);
   EXPECT_EQ(done["status"].value("exitCode", ""), "3:0");
   EXPECT_EQ(done["status"].value("reason", ""), "NonZeroExitCode");
+}
+
+// Reference "Dependencies": after job 11 failed, `afternotok:11` ran while `afterok:11` stays
+// DependencyNeverSatisfied (no kill_invalid_depend); `afterany` runs either way.
+TEST_F(OperatorIT, DependencyChainAfterFailure) {
+  const std::string failing = submit("step1", R"(  nodes: 1
+  gpusPerNode: 1
+  script: |
+    #!/bin/sh
+    sleep 2; exit 3
+)");
+  ASSERT_FALSE(failing.empty());
+  std::int64_t id = 0;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const json j = job(failing);
+        if (j.is_object() && j.contains("status")) id = j["status"].value("jobId", 0);
+        return id > 0;
+      },
+      20s));
+  const auto dependant = [&](const std::string& jobName, const std::string& dependency) {
+    return submit(jobName, "  dependency: " + dependency + ":" + std::to_string(id) +
+                               "\n  nodes: 1\n  gpusPerNode: 1\n"
+                               "  script: |\n    #!/bin/sh\n    true\n");
+  };
+  const std::string onFailure = dependant("cleanup", "afternotok");
+  const std::string onSuccess = dependant("next", "afterok");
+  const std::string either = dependant("report", "afterany");
+  ASSERT_TRUE(
+      waitUntil([&] { return job(onSuccess)["status"].value("reason", "") == "Dependency"; }, 20s))
+      << job(onSuccess).dump();
+  ASSERT_TRUE(reaches(failing, "FAILED", 30s));
+  ASSERT_TRUE(reaches(onFailure, "COMPLETED", 30s));
+  ASSERT_TRUE(reaches(either, "COMPLETED", 30s));
+  EXPECT_TRUE(waitUntil(
+      [&] { return job(onSuccess)["status"].value("reason", "") == "DependencyNeverSatisfied"; },
+      15s))
+      << job(onSuccess).dump();
+  EXPECT_EQ(state(onSuccess), "PENDING");
+}
+
+// Multifactor priority with PriorityWeightFairshare 10000 against age 1000: of two jobs queued
+// behind the same blocker, the one whose account used nothing starts first, though the other
+// was submitted earlier.
+TEST_F(OperatorIT, FairShareOrdersTwoAccountsJobs) {
+  for (const std::string& account : {"heavy-" + ns_, "light-" + ns_}) {
+    ASSERT_EQ(kubectl("apply -f - <<'EOF'\napiVersion: kubeslurm.io/v1alpha1\nkind: Account\n"
+                      "metadata:\n  name: " +
+                      account + "\nspec:\n  shares: 1\nEOF\n")
+                  .exitCode,
+              0);
+  }
+  const auto whole = [&](const std::string& jobName, const std::string& account,
+                         const std::string& seconds) {
+    return submit(jobName, "  account: " + account +
+                               "\n  nodes: 8\n  gpusPerNode: 8\n  timeLimit: \"5:00\"\n"
+                               "  script: |\n    #!/bin/sh\n    sleep " +
+                               seconds + "\n");
+  };
+  // heavy- runs the whole cluster for a while: its usage grows, its fair-share drops (the
+  // usage is persisted when a running job ends).
+  const std::string usage = whole("usage", "heavy-" + ns_, "6");
+  ASSERT_TRUE(reaches(usage, "COMPLETED", 60s));
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const json a = kubectlJson("get account heavy-" + ns_);
+        return a.is_object() && a.contains("status") && a["status"].contains("rawUsage") &&
+               a["status"]["rawUsage"].is_number() && a["status"]["rawUsage"].get<double>() > 0;
+      },
+      20s))
+      << kubectlJson("get account heavy-" + ns_).dump();
+  const std::string blocker = whole("blocker", "light-" + ns_, "5");
+  ASSERT_TRUE(reaches(blocker, "RUNNING", 30s));
+  const std::string first = whole("heavy", "heavy-" + ns_, "1");
+  std::this_thread::sleep_for(1s);
+  const std::string second = whole("light", "light-" + ns_, "1");
+  ASSERT_TRUE(reaches(first, "COMPLETED", 60s));
+  ASSERT_TRUE(reaches(second, "COMPLETED", 60s));
+  const std::int64_t heavyStart = epochSeconds(job(first)["status"].value("startTime", ""));
+  const std::int64_t lightStart = epochSeconds(job(second)["status"].value("startTime", ""));
+  EXPECT_LT(lightStart, heavyStart) << "the account that used nothing should start first";
 }
 
 TEST_F(OperatorIT, JobThatCannotRunKeepsItsIdSaysWhyAndRunsOnceItCan) {

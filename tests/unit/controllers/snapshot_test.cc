@@ -428,6 +428,24 @@ TEST(Snapshot, DependencyOnAJobOutOfThePlanKeepsWaiting) {
   EXPECT_EQ(plan.starts[0].jobId, 84U);  // its target is gone: Slurm lifts the dependency
 }
 
+// The ranks of a RUNNING job ended (one failed) before the job controller wrote FAILED: the job
+// is not gone, so `afterok` on it keeps waiting rather than starting (the operator suite's
+// DependencyChainAfterFailure caught this).
+TEST(Snapshot, RunningJobWhoseRanksEndedStillHoldsItsDependants) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("ended", 90, "RUNNING"));
+  objects.pods.push_back(rankPod("ended", 0, "gpu-1", 0, "Failed"));
+  objects.pods.push_back(rankPod("ended", 1, "gpu-2", 0, "Succeeded"));
+  objects.jobs.push_back(slurmJob("next", 91, "PENDING", {{"dependency", "afterok:90"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.snapshot.unplanned.size(), 1U);
+  EXPECT_EQ(index.snapshot.unplanned[0].id, 90U);
+  const core::Plan plan = core::plan(index.snapshot, kNow, {});
+  EXPECT_TRUE(plan.starts.empty());
+  ASSERT_EQ(plan.pending.size(), 1U);
+  EXPECT_EQ(plan.pending[0].reason, slurm::PendingReason::kDependency);
+}
+
 // afterok needs COMPLETED and exit status 0; sacct's ExitCode is "status:signal".
 TEST(Snapshot, FinishedJobsCarryExitStatusForDependencies) {
   ClusterObjects objects = gpuCluster();
