@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <random>
 #include <thread>
 #include <utility>
@@ -236,7 +237,7 @@ class Client::Impl {
         if (response->body.empty()) return Json::object();
         Json parsed = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
         if (parsed.is_discarded()) {
-          return Status(StatusCode::kDataLoss, what + ": response is not JSON");
+          return failed(method, Status(StatusCode::kDataLoss, what + ": response is not JSON"));
         }
         return parsed;
       } else {
@@ -244,7 +245,7 @@ class Client::Impl {
         retriable = response->code == 429 || (idempotent && response->code >= 500);
         retryAfter = response->retryAfter;
       }
-      if (!retriable || attempt >= options_.maxRetries) return failure;
+      if (!retriable || attempt >= options_.maxRetries) return failed(method, std::move(failure));
       auto delay = backoffDelay(attempt, options_.backoffBase, options_.backoffCap, jitterUnit());
       if (retryAfter) delay = std::max<std::chrono::milliseconds>(delay, *retryAfter);
       std::this_thread::sleep_for(delay);
@@ -253,6 +254,20 @@ class Client::Impl {
 
   WatchResult watch(const ResourceType& type, std::string_view ns, const WatchOptions& options,
                     const WatchHandler& handler, WatchStop* stop);
+
+  // Reports a request's final failure to options_.onFailure unless it is the caller's control
+  // flow (404, 409, 410); returns it.
+  Status failed(const http::method& method, Status failure) const {
+    const StatusCode code = failure.code();
+    if (options_.onFailure && code != StatusCode::kNotFound && code != StatusCode::kAborted &&
+        code != StatusCode::kAlreadyExists && code != StatusCode::kOutOfRange) {
+      std::string verb = method;
+      std::transform(verb.begin(), verb.end(), verb.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      options_.onFailure(verb, failure);
+    }
+    return failure;
+  }
 
   std::uint64_t requests() const { return requests_.load(); }
   const ClientConfig& config() const { return config_; }

@@ -158,6 +158,11 @@ struct ClientOptions {
   std::chrono::milliseconds backoffBase{100};
   std::chrono::milliseconds backoffCap{5000};
   std::string userAgent = "kubeslurm/0.1";
+  // Called once for each request that failed for good (after its retries), with the HTTP
+  // method in lower case ("get", "post", ...): for the operator's API-error metric. Answers
+  // that are control flow for the caller are not failures here: 404, 409 (a conflict to re-read,
+  // or a name that exists) and 410 (relist). Called on the calling thread; must not block.
+  std::function<void(std::string_view method, const Status& failure)> onFailure;
 };
 
 // The HTTPS client. Thread-safe; share one per process.

@@ -348,7 +348,11 @@ int run(const Flags& f) {
     spdlog::error("no cluster: {}", config.status().toString());
     return 1;
   }
+  metrics::OperatorMetrics operatorMetrics;
   kube::ClientOptions clientOptions;
+  clientOptions.onFailure = [&operatorMetrics](std::string_view verb, const Status&) {
+    operatorMetrics.addApiError(std::string(verb));
+  };
   clientOptions.qps = f.qps;
   clientOptions.burst = f.burst;
   clientOptions.userAgent = "kubeslurm-operator/0.1";
@@ -365,7 +369,6 @@ int run(const Flags& f) {
           : std::string("kubeslurm-system");
   const std::string identity = f.identity.empty() ? defaultIdentity() : f.identity;
 
-  metrics::OperatorMetrics operatorMetrics;
   Wakeup wakeup;
 
   // Informers: every change wakes the loop; decisions are taken from the caches.

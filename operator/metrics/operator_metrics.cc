@@ -222,7 +222,16 @@ struct OperatorMetrics::Impl {
                     "Kubernetes API requests that failed after retries, by verb.");
 };
 
-OperatorMetrics::OperatorMetrics() : impl_(std::make_unique<Impl>()) {}
+OperatorMetrics::OperatorMetrics() : impl_(std::make_unique<Impl>()) {
+  // Labelled counters start at 0, so that rate() and alerts see a series before the first event.
+  for (const char* verb : {"get", "post", "put", "patch", "delete"}) {
+    impl_->apiErrors.Add({{"verb", verb}});
+  }
+  for (const char* state : {"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
+                            "NODE_FAIL", "PREEMPTED", "REQUEUED", "OUT_OF_MEMORY"}) {
+    impl_->transitions.Add({{"state", state}});
+  }
+}
 OperatorMetrics::~OperatorMetrics() = default;
 
 void OperatorMetrics::setJobs(const std::map<std::string, std::int64_t>& byState) {

@@ -96,6 +96,26 @@ TEST_F(ClientIT, InvalidObjectIsInvalidArgumentWithServerMessage) {
   EXPECT_NE(created.status().message().find("Not_A_Dns_Name"), std::string::npos);
 }
 
+// The operator's kubeslurm_api_errors_total{verb}: a refused request is reported once with its
+// verb; a 404, 409 or AlreadyExists is the caller's control flow and is not.
+TEST_F(ClientIT, FinalFailuresAreReportedByVerbButControlFlowAnswersAreNot) {
+  std::vector<std::string> reported;
+  ClientOptions options;
+  options.onFailure = [&](std::string_view verb, const Status&) { reported.emplace_back(verb); };
+  auto made = Client::create(adminConfig(), options);
+  ASSERT_TRUE(made.isOk()) << made.status().toString();
+  Client& client = **made;
+  EXPECT_EQ(
+      client.create(resources::configMaps(), ns_, configMap("Not_A_Dns_Name")).status().code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(client.get(resources::configMaps(), ns_, "absent").status().code(),
+            StatusCode::kNotFound);
+  ASSERT_TRUE(client.create(resources::configMaps(), ns_, configMap("twice")).isOk());
+  EXPECT_EQ(client.create(resources::configMaps(), ns_, configMap("twice")).status().code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(reported, (std::vector<std::string>{"post"}));
+}
+
 TEST_F(ClientIT, ListPaginatesTwentyFiveInPagesOfTen) {
   for (int i = 0; i < 25; ++i) {
     ASSERT_TRUE(client_

@@ -30,14 +30,14 @@ TEST(MetricsTest, JobGaugesAreReplacedWhole) {
 
   metrics.setJobs({{"RUNNING", 5}});
   text = metrics.exposition();
-  EXPECT_THAT(text, Not(HasSubstr("state=\"PENDING\"")));
+  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{state=\"PENDING\"}")));
   EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{state=\"RUNNING\"} 5\n"));
 
   // A value that went away and came back is a fresh series, not a leftover.
   metrics.setJobs({{"PENDING", 1}});
   text = metrics.exposition();
   EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{state=\"PENDING\"} 1\n"));
-  EXPECT_THAT(text, Not(HasSubstr("state=\"RUNNING\"")));
+  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{state=\"RUNNING\"}")));
 }
 
 TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
@@ -99,6 +99,18 @@ TEST(MetricsTest, PartitionGaugesCarryTheirStateAndAreReplacedWhole) {
   metrics.setPartitions({{"batch", batch}});
   text = metrics.exposition();
   EXPECT_THAT(text, Not(HasSubstr("partition=\"urgent\"")));
+}
+
+TEST(MetricsTest, LabelledCountersStartAtZero) {
+  OperatorMetrics metrics;
+  std::string text = metrics.exposition();
+  EXPECT_THAT(text, HasSubstr("kubeslurm_api_errors_total{verb=\"post\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_job_transitions_total{state=\"FAILED\"} 0\n"));
+  metrics.addApiError("post");
+  metrics.addJobTransition("FAILED");
+  text = metrics.exposition();
+  EXPECT_THAT(text, HasSubstr("kubeslurm_api_errors_total{verb=\"post\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_job_transitions_total{state=\"FAILED\"} 1\n"));
 }
 
 TEST(MetricsTest, QueueWaitIsAHistogramPerPartition) {
