@@ -110,6 +110,14 @@ for kind in ServiceAccount ClusterRoleBinding Role RoleBinding Service Deploymen
 done
 # The operator's, and the users' edit, view and cluster-reader roles.
 expect_kind ClusterRole 4 "$WORK/default.yaml"
+# One ConfigMap per Grafana dashboard of deploy/grafana/, for the Grafana sidecar (on by default).
+DASHBOARD_COUNT=$(find "$ROOT/deploy/grafana" -name '*.json' | wc -l)
+expect_kind ConfigMap "$DASHBOARD_COUNT" "$WORK/default.yaml"
+[ "$(grep -c '^    grafana_dashboard: "1"$' "$WORK/default.yaml")" = "$DASHBOARD_COUNT" ] ||
+  fail "the dashboards' ConfigMaps lack the sidecar's label grafana_dashboard: \"1\""
+helm template "$RELEASE" "$CHART" -n "$NS" --set grafana.dashboards.enabled=false \
+  >"$WORK/nodash.yaml"
+expect_kind ConfigMap 0 "$WORK/nodash.yaml"
 for kind in ServiceMonitor PrometheusRule Partition Account CustomResourceDefinition; do
   expect_kind "$kind" 0 "$WORK/default.yaml"
 done
@@ -142,9 +150,15 @@ for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
   'node-role.kubernetes.io/control-plane' 'podAntiAffinity:' \
   'image: "registry.example.com/kubeslurm/kubeslurm-operator:0.1.0-test"' \
   'imagePullPolicy: Always' '"--watch-namespace=team-nlp"' '"--first-job-id=10000000"' \
-  'name: kubeslurm-operator-sa' 'containerPort: 9091' 'minAvailable: 2'; do
+  'name: kubeslurm-operator-sa' 'containerPort: 9091' 'minAvailable: 2' \
+  'grafana_folder: kubeslurm' 'namespace: monitoring' 'team: platform' 'for: 2h' \
+  'severity: critical'; do
   grep -qF -- "$want" "$WORK/all.yaml" || fail "values-all render lacks '$want'"
 done
+# values-all switches KubeslurmFairShareStarvation off and overrides two others (see the file).
+grep -q 'alert: KubeslurmFairShareStarvation' "$WORK/all.yaml" &&
+  fail "values-all: the PrometheusRule still has the alert it disables"
+grep -q 'alert: KubeslurmNoLeader' "$WORK/all.yaml" || fail "values-all: alerts missing"
 
 step "values.schema.json (and the templates) refuse bad values"
 # The same command with good values renders: a refusal below is the value's, not helm's.
@@ -153,6 +167,20 @@ helm template x "$CHART" --set operator.logLevel=debug --set leaderElection.enab
 for bad in operator.logLevel=verbose operator.logFormat=xml replicas=2 ports.metrics=0 \
   image.pullPolicy=Sometimes operator.firstJobId=0 'operator.extraArgs={-v}' \
   leaderElection.enabled=false; do
+  if helm template x "$CHART" --set "$bad" >/dev/null 2>&1; then
+    fail "the chart accepted --set $bad"
+  fi
+done
+
+# An override for an alert the rules file does not have is a typo: the template refuses it.
+if helm template x "$CHART" --api-versions monitoring.coreos.com/v1 \
+  --set metrics.prometheusRule.enabled=true \
+  --set metrics.prometheusRule.alerts.KubeslurmNoLeadr.for=1h >/dev/null 2>&1; then
+  fail "the chart accepted an override of an alert that does not exist"
+fi
+for bad in metrics.prometheusRule.alerts.KubeslurmNoLeader.severity=page \
+  metrics.prometheusRule.alerts.KubeslurmNoLeader.for=soon grafana.dashboards.enabled=maybe \
+  grafana.dashboards.namespace=Bad_NS; do
   if helm template x "$CHART" --set "$bad" >/dev/null 2>&1; then
     fail "the chart accepted --set $bad"
   fi
@@ -178,12 +206,19 @@ for f in "$ROOT"/crds/*.yaml; do
     fail "the packaged chart's crds/$(basename "$f") is not crds/'s"
 done
 [ -L "$WORK/pkg/x/kubeslurm/crds" ] && fail "helm package kept the symlink instead of the files"
+# The same for the monitoring files (files/prometheus, files/grafana -> deploy/...): the
+# PrometheusRule and the dashboards' ConfigMaps are rendered from them.
+for f in "$ROOT"/deploy/prometheus/*.yaml "$ROOT"/deploy/grafana/*.json; do
+  rel=files/$(basename "$(dirname "$f")")/$(basename "$f")
+  cmp -s "$f" "$WORK/pkg/x/kubeslurm/$rel" || fail "the packaged chart's $rel is not deploy/'s"
+done
 
 step "deploy/manifests/ equals a fresh render of the chart, and kustomize builds it"
 "$ROOT/charts/tools/render-manifests.sh" --check
 k kustomize "$ROOT/deploy/manifests" >"$WORK/kustomized.yaml"
 for kind in Namespace:1 CustomResourceDefinition:3 ServiceAccount:1 ClusterRole:4 \
-  ClusterRoleBinding:1 Role:1 RoleBinding:1 Service:1 Deployment:1 PodDisruptionBudget:1; do
+  ClusterRoleBinding:1 Role:1 RoleBinding:1 Service:1 Deployment:1 PodDisruptionBudget:1 \
+  "ConfigMap:$DASHBOARD_COUNT"; do
   expect_kind "${kind%%:*}" "${kind##*:}" "$WORK/kustomized.yaml"
 done
 
@@ -474,6 +509,7 @@ k get crd slurmjobs.kubeslurm.io >/dev/null || fail "helm uninstall removed a CR
 
 step "values-all.yaml on the cluster: dry-run (with examples, CRDs present), install, uninstall"
 k create namespace "$NS_ALL" >/dev/null
+k create namespace monitoring >/dev/null   # values-all puts the dashboards where Grafana looks
 helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" --validate >"$WORK/all-cluster.yaml"
 # The sandbox has no monitoring.coreos.com/v1: the monitoring objects must not be rendered.
 expect_kind ServiceMonitor 0 "$WORK/all-cluster.yaml"
@@ -484,6 +520,8 @@ grep -q 'no ServiceMonitor was created' "$WORK/install-all.out" ||
   fail "NOTES.txt does not say the ServiceMonitor was skipped"
 k get partition train >/dev/null || fail "example Partition not created"
 k get accounts vision nlp >/dev/null || fail "example Accounts not created"
+[ "$(k -n monitoring get configmaps -l grafana_dashboard=1 -o name | wc -l)" = "$DASHBOARD_COUNT" ] ||
+  fail "the dashboards' ConfigMaps are not in namespace monitoring"
 # values-all binds the Partition/Account reader role to system:authenticated (sinfo for all).
 [ "$(k auth can-i --as=carol --as-group=system:authenticated list partitions.kubeslurm.io)" = yes ] ||
   fail "an authenticated user cannot list partitions with clusterReaderGroups set"
@@ -508,6 +546,7 @@ k get partition train >/dev/null 2>&1 && fail "example Partition left after unin
 left=$(k get deployments,serviceaccounts,roles,rolebindings,services,poddisruptionbudgets \
   -n "$NS_ALL" -l "app.kubernetes.io/instance=$RELEASE_ALL" -o name)
 left+=$(k get servicemonitors,prometheusrules -n "$NS_ALL" -o name)
+left+=$(k get configmaps -n monitoring -l "app.kubernetes.io/instance=$RELEASE_ALL" -o name)
 left+=$(k get clusterroles,clusterrolebindings -l "app.kubernetes.io/instance=$RELEASE_ALL" -o name)
 [ -z "$left" ] || fail "left after helm uninstall: $left"
 

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# The in-pod tools image: the `kubeslurm` CLI and its Slurm-named links (sbatch, squeue,
+# scontrol, ...: one binary that acts on the name it is called by), which rank pods use, for
+# example `scontrol show hostnames "$SLURM_JOB_NODELIST"`. srun and the step agent (issue 6)
+# join it when they exist. Debian 12, non-root (uid/gid 65532).
+#
+#   docker build -f deploy/docker/tools.Dockerfile -t kubeslurm/kubeslurm-tools:0.1.0 .
+#
+# A pod can run it directly, or copy /opt/kubeslurm/bin into a shared emptyDir from an init
+# container (`cp -a /opt/kubeslurm/bin/. /kubeslurm/`) so that the user's own image gets the tools.
+# Not built in this repository's CI: the build machines have no Docker (docs/deploy.md).
+
+ARG DEBIAN_IMAGE=debian:12
+
+FROM ${DEBIAN_IMAGE} AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential cmake ninja-build pkg-config \
+      libcpprest-dev libyaml-cpp-dev libssl-dev prometheus-cpp-dev libcivetweb-dev \
+      nlohmann-json3-dev libspdlog-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DKUBESLURM_BUILD_TESTS=OFF -DKUBESLURM_BUILD_BENCH=OFF \
+ && cmake --build /build --target kubeslurm \
+ && strip /build/bin/kubeslurm \
+ && mkdir -p /out/bin \
+ && cp -a /build/bin/kubeslurm /out/bin/ \
+ && find /build/bin -lname kubeslurm -exec cp -a {} /out/bin/ \; \
+ && /out/bin/kubeslurm --help >/dev/null
+
+FROM ${DEBIAN_IMAGE}-slim
+# Runtime libraries of the binary (`ldd kubeslurm` mapped to Debian 12 packages).
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      ca-certificates libcpprest2.10 libyaml-cpp0.7 libssl3 libbrotli1 libstdc++6 \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/bin/ /opt/kubeslurm/bin/
+ENV PATH=/opt/kubeslurm/bin:$PATH
+USER 65532:65532
+ENTRYPOINT ["/opt/kubeslurm/bin/kubeslurm"]
