@@ -142,7 +142,7 @@ std::vector<std::uint32_t> missingTasks(const ArrayFamily& family) {
   return missing;
 }
 
-api::SlurmJobStatus arrayStatus(const ArrayFamily& family) {
+api::SlurmJobStatus arrayStatus(const ArrayFamily& family, bool allCreated) {
   api::SlurmJobStatus status;
   if (family.array->status) {
     status.jobId = family.array->status->jobId;
@@ -150,8 +150,9 @@ api::SlurmJobStatus arrayStatus(const ArrayFamily& family) {
     status.restarts = family.array->status->restarts;
   }
   status.arrayJobId = status.jobId;
-  const std::size_t taskCount =
+  const std::size_t indexes =
       family.array->request.array ? family.array->request.array->taskIds.size() : 0;
+  const std::size_t taskCount = allCreated ? family.tasks.size() : indexes;
   bool allEnded = family.tasks.size() == taskCount;
   const api::SlurmJobObject* firstPending = nullptr;
   const api::SlurmJobObject* firstUnsuccessful = nullptr;

@@ -70,14 +70,19 @@ std::map<std::string, ArrayFamily> arrayFamilies(const std::vector<api::SlurmJob
 // The task indexes of the array that have no SlurmJob yet.
 std::vector<std::uint32_t> missingTasks(const ArrayFamily& family);
 
+// The array's condition, True once every task has been created: from then on a task that is
+// gone (deleted by hand) is not created again, and the array ends when the tasks left end.
+inline constexpr std::string_view kTasksCreatedCondition = "TasksCreated";
+
 // The array's status, summed up from its tasks (the array's own status gives the id and submit
-// time):
+// time). `allCreated`: the TasksCreated condition was True as read, so the tasks there are all
+// there will be; else every index of the array counts, created or not.
 //   - a task RUNNING: RUNNING, from the earliest task start;
 //   - every task ended: COMPLETED when all completed, else the state of the first task (by
 //     index) that did not; the exit code is the highest of any task (sbatch --wait's rule for
 //     arrays); ended at the last task's end;
 //   - else PENDING with the reason, estimated start and priority of the lowest pending task
 //     (JobArrayTaskLimit under a %N throttle), or None before the tasks have ids.
-api::SlurmJobStatus arrayStatus(const ArrayFamily& family);
+api::SlurmJobStatus arrayStatus(const ArrayFamily& family, bool allCreated);
 
 }  // namespace kubeslurm::controllers

@@ -796,31 +796,44 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
   }
 }
 
-void Reconciler::expandArrays(const ClusterObjects& objects, CycleReport& report) {
+void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, CycleReport& report) {
   std::size_t budget = options_.arrayTasksPerCycle;
   for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
     if (report.fenceClosed) return;
     const api::SlurmJobObject& array = *family.array;
     if (!array.status || !array.status->jobId || written_.contains(key)) continue;
     const bool cancel = cancelRequested(array);
-    // A cancelled array still gets every task, created cancelled: each ends CANCELLED as scancel
-    // of the array ends each of Slurm's tasks, and a dependency on the array sees it ended.
-    for (std::uint32_t task : missingTasks(family)) {
-      if (budget == 0) break;
-      if (!fenceOpen()) {
-        report.fenceClosed = true;
-        return;
+    const json* created = findCondition(conditionsOf(array.raw), kTasksCreatedCondition);
+    const bool allCreated = created != nullptr && created->value("status", "") == "True";
+    // Tasks are created until all have been once: one deleted by hand afterwards stays deleted
+    // (Slurm has no way back for a task either), and an array being deleted gets no new ones.
+    bool createdAll = allCreated;
+    if (!allCreated && !jobMetadata(array).deletionTimestamp) {
+      const std::vector<std::uint32_t> missing = missingTasks(family);
+      std::size_t made = 0;
+      // A cancelled array still gets every task, created cancelled: each ends CANCELLED as
+      // scancel of the array ends each of Slurm's tasks, and a dependency sees the array end.
+      for (std::uint32_t task : missing) {
+        if (budget == 0) break;
+        if (!fenceOpen()) {
+          report.fenceClosed = true;
+          return;
+        }
+        json object = arrayTaskObject(array, task);
+        if (cancel) object["spec"]["cancel"] = true;
+        --budget;
+        auto done = writer_.create(kube::resources::slurmJobs(), array.namespaceName, object);
+        if (done.isOk()) {
+          ++report.arrayTasksCreated;
+          ++made;
+        } else if (done.status().code() == StatusCode::kAlreadyExists) {
+          ++made;
+        } else {
+          report.errors.push_back("task " + std::to_string(task) + " of array " + key + ": " +
+                                  done.status().toString());
+        }
       }
-      json object = arrayTaskObject(array, task);
-      if (cancel) object["spec"]["cancel"] = true;
-      --budget;
-      auto created = writer_.create(kube::resources::slurmJobs(), array.namespaceName, object);
-      if (created.isOk()) {
-        ++report.arrayTasksCreated;
-      } else if (created.status().code() != StatusCode::kAlreadyExists) {
-        report.errors.push_back("task " + std::to_string(task) + " of array " + key + ": " +
-                                created.status().toString());
-      }
+      createdAll = made == missing.size();
     }
     if (cancel) {
       for (const auto& [index, task] : family.tasks) {
@@ -837,11 +850,22 @@ void Reconciler::expandArrays(const ClusterObjects& objects, CycleReport& report
         }
       }
     }
-    const api::SlurmJobStatus next = arrayStatus(family);
-    if (next != *array.status) {
+    // The cached tasks are all there will be only if the condition was already True as read:
+    // tasks created this cycle are not in the cache yet.
+    const api::SlurmJobStatus next = arrayStatus(family, allCreated);
+    const bool markCreated = createdAll && !allCreated;
+    if (next != *array.status || markCreated) {
+      const std::size_t count =
+          array.request.array ? array.request.array->taskIds.size() : family.tasks.size();
+      const auto conditions = [&](json& list) {
+        if (markCreated) {
+          setCondition(list, kTasksCreatedCondition, "True", "TasksCreated",
+                       "all " + std::to_string(count) + " tasks were created", now);
+        }
+      };
       // The tasks' transitions are the jobs' (metrics count them); the array's would be twice.
       const std::size_t transitions = report.transitions.size();
-      writeStatus(array, next, nullptr, report);
+      writeStatus(array, next, conditions, report);
       report.transitions.resize(transitions);
     }
   }
@@ -909,7 +933,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   // One lookup per start, preemption and pending decision: a scan each was O(jobs x decisions).
   jobsByKey_.clear();
   for (const api::SlurmJobObject& job : input.objects.jobs) jobsByKey_.emplace(jobKey(job), &job);
-  expandArrays(input.objects, report);
+  expandArrays(input.objects, now, report);
 
   const auto began = std::chrono::steady_clock::now();
   SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now);

@@ -174,7 +174,7 @@ class Reconciler {
   bool fenceOpen() const;
   void applyExpectations(ClusterObjects& objects, core::Time now);
   void assignIds(ReconcileInput& input, core::Time now, CycleReport& report);
-  void expandArrays(const ClusterObjects& objects, CycleReport& report);
+  void expandArrays(const ClusterObjects& objects, core::Time now, CycleReport& report);
   void reconcileStatuses(const ClusterObjects& objects, core::Time now, CycleReport& report);
   void reportProblems(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                       CycleReport& report);

@@ -712,6 +712,17 @@ TEST_F(OperatorIT, ArrayTasksRunTwoAtATimeAndADependencyWaitsForAllOfThem) {
   ASSERT_TRUE(reaches(after, "COMPLETED", 60s));
   const std::int64_t afterStart = epochSeconds(job(after)["status"].value("startTime", ""));
   EXPECT_GE(afterStart, lastTaskEnd) << "afterok on the array started before its last task ended";
+
+  // Every task was created once (condition TasksCreated): one deleted by hand stays deleted.
+  bool created = false;
+  for (const json& c : job(array)["status"].value("conditions", json::array())) {
+    created = created || (c.value("type", "") == "TasksCreated" && c.value("status", "") == "True");
+  }
+  EXPECT_TRUE(created) << job(array).dump();
+  ASSERT_EQ(kubectl("-n " + ns_ + " delete sj " + array + "-0").exitCode, 0);
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(tasks().size(), 3U) << "a deleted task was created again";
+  EXPECT_EQ(state(array), "COMPLETED");
 }
 
 // scancel <ArrayJobId> ends every task: the running one CANCELLED "0:15", the pending ones

@@ -123,7 +123,7 @@ TEST(ArrayStatus, PendingTakesTheLowestPendingTasksReasonRunningTheEarliestStart
   const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject()));
   {
     const ArrayFamily none = familyOf(array, {});
-    const api::SlurmJobStatus s = arrayStatus(none);
+    const api::SlurmJobStatus s = arrayStatus(none, false);
     EXPECT_EQ(s.state, "PENDING");
     EXPECT_EQ(s.stateCode, "PD");
     EXPECT_EQ(s.reason, "None");
@@ -133,12 +133,12 @@ TEST(ArrayStatus, PendingTakesTheLowestPendingTasksReasonRunningTheEarliestStart
   const std::vector<api::SlurmJobObject> pending = {
       task(0, 7, "PENDING", {{"reason", "Resources"}}),
       task(1, 8, "PENDING", {{"reason", "JobArrayTaskLimit"}})};
-  EXPECT_EQ(arrayStatus(familyOf(array, pending)).reason, "Resources");
+  EXPECT_EQ(arrayStatus(familyOf(array, pending), false).reason, "Resources");
   const std::vector<api::SlurmJobObject> running = {
       task(0, 7, "RUNNING", {{"startTime", api::formatTimestamp(kNow + 200)}}),
       task(1, 8, "RUNNING", {{"startTime", api::formatTimestamp(kNow + 140)}}),
       task(2, 9, "PENDING", {{"reason", "JobArrayTaskLimit"}})};
-  const api::SlurmJobStatus s = arrayStatus(familyOf(array, running));
+  const api::SlurmJobStatus s = arrayStatus(familyOf(array, running), false);
   EXPECT_EQ(s.state, "RUNNING");
   EXPECT_EQ(s.reason, "None");
   EXPECT_EQ(s.startTime, kNow + 140);
@@ -154,19 +154,31 @@ TEST(ArrayStatus, EndsWhenEveryTaskEndedWithTheHighestExitCode) {
       task(2, 9, "COMPLETED",
            {{"exitCode", "0:0"}, {"endTime", api::formatTimestamp(kNow + 1100)}})};
   // Three of four tasks ended: the array has not.
-  EXPECT_EQ(arrayStatus(familyOf(array, tasks)).state, "PENDING");
+  EXPECT_EQ(arrayStatus(familyOf(array, tasks), false).state, "PENDING");
   tasks.push_back(task(3, 10, "COMPLETED",
                        {{"exitCode", "0:0"}, {"endTime", api::formatTimestamp(kNow + 860)}}));
-  api::SlurmJobStatus s = arrayStatus(familyOf(array, tasks));
+  api::SlurmJobStatus s = arrayStatus(familyOf(array, tasks), false);
   EXPECT_EQ(s.state, "COMPLETED");
   EXPECT_EQ(s.stateCode, "CD");
   EXPECT_EQ(s.exitCode, "0:0");
   EXPECT_EQ(s.endTime, kNow + 1400);
   tasks[1] = task(1, 8, "FAILED", {{"exitCode", "3:0"}});
   tasks[2] = task(2, 9, "FAILED", {{"exitCode", "7:0"}});
-  s = arrayStatus(familyOf(array, tasks));
+  s = arrayStatus(familyOf(array, tasks), false);
   EXPECT_EQ(s.state, "FAILED");
   EXPECT_EQ(s.exitCode, "7:0");
+}
+
+// Once every task was created (TasksCreated), a task deleted by hand is not waited for: the
+// array ends when the tasks left end. Before, a missing index keeps it from ending.
+TEST(ArrayStatus, AfterAllWereCreatedTheTasksLeftAreTheWholeArray) {
+  const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject()));
+  const std::vector<api::SlurmJobObject> left = {task(0, 7, "COMPLETED", {{"exitCode", "0:0"}}),
+                                                 task(1, 8, "COMPLETED", {{"exitCode", "0:0"}}),
+                                                 task(3, 10, "COMPLETED", {{"exitCode", "0:0"}})};
+  EXPECT_EQ(arrayStatus(familyOf(array, left), false).state, "PENDING");
+  EXPECT_EQ(arrayStatus(familyOf(array, left), true).state, "COMPLETED");
+  EXPECT_EQ(arrayStatus(familyOf(array, {}), true).state, "PENDING");
 }
 
 // The snapshot plans the tasks, never the array's own object; the throttle is the core's.
