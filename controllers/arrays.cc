@@ -39,6 +39,20 @@ std::pair<std::int64_t, std::int64_t> exitCodeOf(const std::string& text) {
           parseDecimal<std::int64_t>(view.substr(colon + 1)).value_or(0)};
 }
 
+// metadata.<map>[key] of a cached object when it is a string, else nullptr.
+const std::string* metadataEntry(const json& raw, const char* map, std::string_view key) {
+  const auto member = [](const json& object, std::string_view name) -> const json* {
+    if (!object.is_object()) return nullptr;
+    const auto& members = object.get_ref<const json::object_t&>();
+    auto it = members.find(std::string(name));
+    return it == members.end() ? nullptr : &it->second;
+  };
+  const json* metadata = member(raw, "metadata");
+  const json* entries = metadata == nullptr ? nullptr : member(*metadata, map);
+  const json* value = entries == nullptr ? nullptr : member(*entries, key);
+  return value != nullptr && value->is_string() ? &value->get_ref<const std::string&>() : nullptr;
+}
+
 void setState(api::SlurmJobStatus& status, slurm::JobState state) {
   status.state = std::string(slurm::jobStateName(state));
   status.stateCode = std::string(slurm::jobStateShortName(state));
@@ -49,22 +63,22 @@ void setState(api::SlurmJobStatus& status, slurm::JobState state) {
 std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
   // Tasks carry the array's spec: anything without spec.array is no task (and costs nothing).
   if (!job.request.array) return std::nullopt;
-  const api::ObjectMeta meta = jobMetadata(job);
-  const auto array = meta.labels.find(std::string(kArrayJobLabel));
-  const auto task = meta.labels.find(std::string(kArrayTaskLabel));
-  if (array == meta.labels.end() || task == meta.labels.end()) return std::nullopt;
-  const auto index = parseDecimal<std::uint32_t>(task->second);
-  if (!index || array->second.empty()) return std::nullopt;
+  // Called for every array job several times a cycle: read the four entries where they are
+  // rather than decoding the whole metadata each time.
+  const std::string* array = metadataEntry(job.raw, "labels", kArrayJobLabel);
+  const std::string* task = metadataEntry(job.raw, "labels", kArrayTaskLabel);
+  if (array == nullptr || task == nullptr || array->empty()) return std::nullopt;
+  const auto index = parseDecimal<std::uint32_t>(*task);
+  if (!index) return std::nullopt;
   ArrayTaskRef ref;
-  ref.arrayName = array->second;
+  ref.arrayName = *array;
   ref.taskId = *index;
-  if (auto id = meta.annotations.find(std::string(kArrayJobIdAnnotation));
-      id != meta.annotations.end()) {
-    ref.arrayJobId = parseDecimal<std::int64_t>(id->second);
+  if (const std::string* id = metadataEntry(job.raw, "annotations", kArrayJobIdAnnotation)) {
+    ref.arrayJobId = parseDecimal<std::int64_t>(*id);
   }
-  if (auto submitted = meta.annotations.find(std::string(kArraySubmitTimeAnnotation));
-      submitted != meta.annotations.end()) {
-    ref.submitTime = parseDecimal<core::Time>(submitted->second);
+  if (const std::string* submitted =
+          metadataEntry(job.raw, "annotations", kArraySubmitTimeAnnotation)) {
+    ref.submitTime = parseDecimal<core::Time>(*submitted);
   }
   return ref;
 }
