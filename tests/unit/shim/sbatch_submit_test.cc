@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/shim/fake_cluster.h"
+#include "tests/unit/shim/shim_test_util.h"
 
 namespace kubeslurm::shim {
 namespace {
 
 using nlohmann::json;
+using testing::FakeCli;
 using testing::FakeCluster;
 using ::testing::HasSubstr;
 
@@ -25,33 +27,17 @@ struct SubmitRun {
 
 SubmitRun sbatch(FakeCluster& fake, const std::vector<std::string>& args,
                  std::string clusterUser = "admin", std::map<std::string, std::string> env = {}) {
-  env.emplace("PWD", "/home/alice/jobs");
-  env.emplace("USER", "alice");
-  std::istringstream in;
-  std::ostringstream out;
-  std::ostringstream err;
-  CliIo io{
-      .in = in,
-      .out = out,
-      .err = err,
-      .getenv = [&](std::string_view name) -> std::optional<std::string> {
-        auto it = env.find(std::string(name));
-        if (it == env.end()) return std::nullopt;
-        return it->second;
-      },
-      .readFile = [](const std::string& path) -> StatusOr<std::string> {
-        if (path == "/home/alice/jobs/x.sbatch") return std::string(kScript);
-        return notFound("no such file");
-      },
-      .now = 1795235400,
-      .utcOffsetSeconds = 0,
-  };
+  FakeCli cli;
+  cli.env = std::move(env);
+  cli.env.emplace("PWD", "/home/alice/jobs");
+  cli.env.emplace("USER", "alice");
+  cli.files["/home/alice/jobs/x.sbatch"] = std::string(kScript);
   SubmitRun run;
-  run.code = runSbatchWith(args, io,
+  run.code = runSbatchWith(args, cli.io(),
                            SubmitEnvironment{fake.connector("default", std::move(clusterUser)),
                                              [&run](std::chrono::milliseconds) { ++run.sleeps; }});
-  run.out = out.str();
-  run.err = err.str();
+  run.out = cli.out();
+  run.err = cli.err();
   return run;
 }
 

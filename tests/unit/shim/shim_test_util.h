@@ -16,7 +16,11 @@ class FakeCli {
       : io_{in_,
             out_,
             err_,
-            [](std::string_view) -> std::optional<std::string> { return std::nullopt; },
+            [this](std::string_view name) -> std::optional<std::string> {
+              const auto it = env.find(std::string(name));
+              if (it == env.end()) return std::nullopt;
+              return it->second;
+            },
             [this](const std::string& path) -> StatusOr<std::string> {
               const auto it = files.find(path);
               if (it == files.end()) return notFound("Unable to open file " + path);
@@ -29,6 +33,7 @@ class FakeCli {
   static constexpr std::int64_t kNow = 1795235400;
 
   std::map<std::string, std::string> files;
+  std::map<std::string, std::string> env;  // the process environment the command sees
   CliIo& io() { return io_; }
   std::string out() const { return out_.str(); }
   std::string err() const { return err_.str(); }
