@@ -557,6 +557,42 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
   }
 }
 
+std::vector<CycleReport::PendingJob> pendingJobsOf(const core::Plan& plan,
+                                                   const SnapshotIndex& index) {
+  std::map<core::JobId, const core::Job*> jobs;
+  for (const core::Job& job : index.snapshot.jobs) jobs.emplace(job.id, &job);
+  std::vector<CycleReport::PendingJob> out;
+  out.reserve(plan.pending.size());
+  for (const core::PendingDecision& pending : plan.pending) {
+    const auto job = jobs.find(pending.jobId);
+    const auto key = index.jobKeys.find(pending.jobId);
+    if (job == jobs.end() || key == index.jobKeys.end()) continue;
+    CycleReport::PendingJob view;
+    view.jobId = pending.jobId;
+    const std::size_t slash = key->second.find('/');
+    view.namespaceName = key->second.substr(0, slash);
+    view.name = slash == std::string::npos ? std::string() : key->second.substr(slash + 1);
+    view.partition = job->second->partition;
+    view.user = job->second->user;
+    view.account = job->second->account;
+    view.qos = job->second->qos;
+    view.reason = std::string(slurm::pendingReasonName(pending.reason));
+    if (auto priority = plan.priorities.find(pending.jobId); priority != plan.priorities.end()) {
+      view.priority = priority->second;
+    }
+    view.estimatedStart = pending.estimatedStart;
+    std::vector<std::string> nodes;
+    for (const core::NodeIndex node : pending.estimatedNodes) {
+      if (node < index.nodeNames.size()) nodes.push_back(index.nodeNames[node]);
+    }
+    view.estimatedNodes = slurm::compressHostlist(nodes);
+    view.arrayJobId = job->second->arrayJobId;
+    view.arrayTaskId = job->second->arrayTaskId;
+    out.push_back(std::move(view));
+  }
+  return out;
+}
+
 void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
                               CycleReport& report) {
   for (const core::PendingDecision& pending : plan.pending) {
@@ -943,6 +979,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   report.stats = plan.stats;
   report.fairShare = plan.fairShare;
+  report.pendingJobs = pendingJobsOf(plan, index);
 
   reconcileStatuses(input.objects, now, report);
   sweepStuckGangs(input.objects, index, now, report);

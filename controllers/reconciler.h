@@ -141,6 +141,23 @@ struct CycleReport {
   };
   std::vector<QueueWait> queueWaits;  // one per gang started
   std::vector<core::FairShareRow> fairShare;
+  // The plan's pending jobs, for the query API (sprio, squeue --start).
+  struct PendingJob {
+    core::JobId jobId = 0;
+    std::string namespaceName;
+    std::string name;
+    std::string partition;
+    std::string user;
+    std::string account;
+    std::string qos;
+    std::string reason;
+    core::PriorityFactors priority;
+    std::optional<core::Time> estimatedStart;
+    std::string estimatedNodes;  // hostlist
+    std::optional<core::JobId> arrayJobId;
+    std::optional<std::uint32_t> arrayTaskId;
+  };
+  std::vector<PendingJob> pendingJobs;
   std::vector<std::string> transitions;  // states jobs entered this cycle
   std::vector<std::string> errors;       // one line each, for the log
 };
@@ -236,6 +253,10 @@ struct NodeLoad {
   std::vector<std::uint32_t> foreignGpus;
 };
 NodeLoad nodeLoad(const core::Snapshot& snapshot);
+
+// The plan's pending jobs with their names, priorities and estimated starts (CycleReport).
+std::vector<CycleReport::PendingJob> pendingJobsOf(const core::Plan& plan,
+                                                   const SnapshotIndex& index);
 
 // sinfo's node states as Partition status and the metrics count them: idle, mixed, allocated,
 // drain, down.

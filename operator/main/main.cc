@@ -6,10 +6,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -31,6 +33,8 @@
 #include "operator/kube/leader_election.h"
 #include "operator/metrics/http_endpoints.h"
 #include "operator/metrics/operator_metrics.h"
+#include "operator/rpc/server.h"
+#include "operator/slurm/names.h"
 
 namespace {
 
@@ -39,6 +43,7 @@ using kubeslurm::StatusCode;
 namespace kube = kubeslurm::kube;
 namespace controllers = kubeslurm::controllers;
 namespace metrics = kubeslurm::metrics;
+namespace rpc = kubeslurm::rpc;
 using namespace std::chrono_literals;
 
 constexpr std::string_view kUsage = R"(usage: kubeslurm-operator [flags]
@@ -69,6 +74,10 @@ Scheduling:
 Serving:
   --metrics-bind-address ADDR    /metrics (0.0.0.0:8080; "" or 0 = off)
   --health-probe-bind-address ADDR   /healthz, /readyz (0.0.0.0:8081; "" or 0 = off)
+  --grpc-bind-address ADDR       the query API for sprio, sshare, squeue --start (0.0.0.0:9443;
+                                 "" or 0 = off); TLS only, so it needs both of:
+  --grpc-tls-cert FILE --grpc-tls-key FILE   the serving certificate (PEM); without them the
+                                 query API stays off and the operator says so
 Logging:
   --log-format text|json         (text)
   --log-level debug|info|warning|error   (info)
@@ -96,6 +105,9 @@ struct Flags {
   std::int64_t jobRetention = 86400;
   std::string metricsAddress = "0.0.0.0:8080";
   std::string probeAddress = "0.0.0.0:8081";
+  std::string grpcAddress = "0.0.0.0:9443";
+  std::string grpcCert;
+  std::string grpcKey;
   std::string logFormat = "text";
   std::string logLevel = "info";
 };
@@ -196,6 +208,12 @@ int parseFlags(int argc, char** argv, Flags& f) {
       f.metricsAddress = value == "0" ? "" : value;
     } else if (flag == "--health-probe-bind-address") {
       f.probeAddress = value == "0" ? "" : value;
+    } else if (flag == "--grpc-bind-address") {
+      f.grpcAddress = value == "0" ? "" : value;
+    } else if (flag == "--grpc-tls-cert") {
+      f.grpcCert = value;
+    } else if (flag == "--grpc-tls-key") {
+      f.grpcKey = value;
     } else if (flag == "--log-format") {
       ok = value == "text" || value == "json";
       f.logFormat = value;
@@ -337,6 +355,122 @@ void publish(metrics::OperatorMetrics& m, const controllers::CycleReport& report
   m.addJobIdsAssigned(report.idsAssigned);
 }
 
+// The query API's view of the scheduler: replaced whole after each cycle, so a call reads one
+// consistent cycle without holding a lock while it encodes the answer.
+class QueryPublisher {
+ public:
+  explicit QueryPublisher(const kubeslurm::core::PriorityConfig& priority) : priority_(priority) {}
+
+  void publish(const controllers::CycleReport& report, double cycleSeconds, std::int64_t now) {
+    ++cycles_;
+    totalSeconds_ += cycleSeconds;
+    maxSeconds_ = std::max(maxSeconds_, cycleSeconds);
+    totalStarted_ += report.starts;
+    totalBackfilled_ += report.backfilled;
+    auto state = std::make_shared<rpc::QueryState>();
+    state->planTime = now;
+    state->fairTree = priority_.fairTree;
+    state->weights.age = priority_.weightAge;
+    state->weights.fairshare = priority_.weightFairshare;
+    state->weights.jobSize = priority_.weightJobSize;
+    state->weights.partition = priority_.weightPartition;
+    state->weights.qos = priority_.weightQos;
+    if (priority_.weightTresGpu > 0) {
+      state->weights.tres = "GRES/gpu=" + std::to_string(priority_.weightTresGpu);
+    }
+    for (const auto& job : report.pendingJobs) {
+      rpc::PendingJob& out = state->pending.emplace_back();
+      out.jobId = static_cast<std::int64_t>(job.jobId);
+      out.namespaceName = job.namespaceName;
+      out.name = job.name;
+      out.partition = job.partition;
+      out.user = job.user;
+      out.account = job.account;
+      out.qos = job.qos;
+      out.reason = job.reason;
+      out.priority = {job.priority.age,       job.priority.fairshare, job.priority.jobSize,
+                      job.priority.partition, job.priority.qos,       job.priority.tresGpu,
+                      job.priority.nice,      job.priority.priority};
+      out.estimatedStart = job.estimatedStart.value_or(0);
+      out.estimatedNodes = job.estimatedNodes;
+      out.arrayJobId = static_cast<std::int64_t>(job.arrayJobId.value_or(0));
+      out.arrayTaskId = job.arrayTaskId ? static_cast<std::int64_t>(*job.arrayTaskId) : -1;
+    }
+    for (const auto& row : report.fairShare) {
+      state->fairShare.push_back({row.account, row.user, row.parent, row.depth, row.rawShares,
+                                  row.normShares, row.rawUsage, row.effectiveUsage, row.fairShare});
+    }
+    rpc::Statistics& stats = state->statistics;
+    stats.serverStart = serverStart_;
+    stats.cycles = cycles_;
+    stats.lastCycleSeconds = cycleSeconds;
+    stats.meanCycleSeconds = totalSeconds_ / static_cast<double>(cycles_);
+    stats.maxCycleSeconds = maxSeconds_;
+    stats.jobsConsidered = report.stats.jobsConsidered;
+    stats.jobsStarted = report.starts;
+    stats.jobsBackfilled = report.backfilled;
+    stats.backfillDepth = report.stats.backfillDepth;
+    stats.totalJobsStarted = totalStarted_;
+    stats.totalJobsBackfilled = totalBackfilled_;
+    stats.jobsByState = report.jobsByState;
+    const std::lock_guard lock(mutex_);
+    state_ = std::move(state);
+  }
+
+  // Leadership ended: another replica's plans are the truth now.
+  void clear() {
+    const std::lock_guard lock(mutex_);
+    state_.reset();
+  }
+
+  std::shared_ptr<const rpc::QueryState> current() const {
+    const std::lock_guard lock(mutex_);
+    return state_;
+  }
+
+ private:
+  kubeslurm::core::PriorityConfig priority_;
+  std::int64_t serverStart_ = unixNow();
+  std::uint64_t cycles_ = 0;
+  double totalSeconds_ = 0;
+  double maxSeconds_ = 0;
+  std::uint64_t totalStarted_ = 0;
+  std::uint64_t totalBackfilled_ = 0;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const rpc::QueryState> state_;
+};
+
+// The gRPC Service selects the leader's pod by this label (the chart's templates/query-api.yaml),
+// because only the leader has scheduler state to answer with. Best effort: a failed patch only
+// sends CLI calls to a replica that answers UNAVAILABLE until the next leadership change.
+constexpr const char* kLeaderLabel = "kubeslurm.io/leader";
+
+void labelOwnPod(kube::Writer& writer, const std::string& ns, const std::string& pod,
+                 bool leader) noexcept {
+  if (pod.empty()) return;  // not in a pod (POD_NAME unset): nothing to label
+  try {
+    nlohmann::json labels = nlohmann::json::object();
+    labels[kLeaderLabel] = leader ? nlohmann::json("true") : nlohmann::json(nullptr);
+    nlohmann::json patch = nlohmann::json::object();
+    patch["metadata"]["labels"] = std::move(labels);
+    auto patched = writer.patch(kube::resources::pods(), ns, pod, patch);
+    if (!patched.isOk()) {
+      spdlog::warn("cannot label pod {}/{} {}={}: {}", ns, pod, kLeaderLabel, leader,
+                   patched.status().toString());
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot label pod {}/{}: {}", ns, pod, e.what());
+  }
+}
+
+kubeslurm::StatusOr<std::string> readPem(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return kubeslurm::notFound("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 int run(const Flags& f) {
   auto config = f.kubeconfig.empty() ? kube::defaultClientConfig(kube::processEnv(), f.context)
                                      : [&]() -> kubeslurm::StatusOr<kube::ClientConfig> {
@@ -368,6 +502,13 @@ int run(const Flags& f) {
           ? std::string(std::getenv("POD_NAMESPACE"))  // NOLINT(concurrency-mt-unsafe)
           : std::string("kubeslurm-system");
   const std::string identity = f.identity.empty() ? defaultIdentity() : f.identity;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, before any thread starts
+  const std::string podName = std::getenv("POD_NAME") != nullptr ? std::getenv("POD_NAME") : "";
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): as above
+  const char* podNamespaceEnv = std::getenv("POD_NAMESPACE");
+  const std::string podNamespace = podNamespaceEnv != nullptr ? podNamespaceEnv : ns;
+  // A restarted container keeps its pod's labels: it leads again only once it wins the Lease.
+  labelOwnPod(client, podNamespace, podName, false);
 
   Wakeup wakeup;
 
@@ -410,6 +551,7 @@ int run(const Flags& f) {
     election.identity = identity;
     election.callbacks.onStartedLeading = [&] {
       spdlog::info("became leader as {}", identity);
+      labelOwnPod(client, podNamespace, podName, true);
       needRecovery = true;
       leading = true;
       operatorMetrics.setLeader(true);
@@ -423,6 +565,7 @@ int run(const Flags& f) {
       }
       leading = false;
       operatorMetrics.setLeader(false);
+      labelOwnPod(client, podNamespace, podName, false);
     };
     election.callbacks.onNewLeader = [&](const std::string& holder) {
       if (holder != identity) spdlog::info("leader is now \"{}\"", holder);
@@ -492,6 +635,30 @@ int run(const Flags& f) {
   options.jobRetention = f.jobRetention;
   controllers::Reconciler reconciler(client, client, client, client, ids, &events, options);
 
+  QueryPublisher queries(options.snapshot.config.priority);
+  rpc::KubeAuthorizer authorizer(client);
+  std::unique_ptr<rpc::QueryServer> queryServer;
+  if (!f.grpcAddress.empty() && (f.grpcCert.empty() || f.grpcKey.empty())) {
+    spdlog::warn(
+        "query API off: it serves TLS only, and --grpc-tls-cert/--grpc-tls-key are "
+        "not both given (sprio, sshare and squeue --start need it)");
+  } else if (!f.grpcAddress.empty()) {
+    auto cert = readPem(f.grpcCert);
+    auto key = readPem(f.grpcKey);
+    if (!cert.isOk() || !key.isOk()) {
+      spdlog::error("query API: {}", (cert.isOk() ? key.status() : cert.status()).message());
+      return 1;
+    }
+    auto started = rpc::startQueryServer(
+        {f.grpcAddress, *cert, *key}, [&queries] { return queries.current(); }, authorizer);
+    if (!started.isOk()) {
+      spdlog::error("query API: {}", started.status().message());
+      return 1;
+    }
+    queryServer = std::move(started).value();
+    spdlog::info("query API (gRPC, TLS) on port {}", queryServer->port());
+  }
+
   std::thread elections;
   if (elector) {
     elections = std::thread([&] {
@@ -528,7 +695,10 @@ int run(const Flags& f) {
                    partitions->store().size(), accounts->store().size());
     }
     if (!leading) {
-      if (wasLeading) reconciler.reset();
+      if (wasLeading) {
+        reconciler.reset();
+        queries.clear();
+      }
       wasLeading = false;
       continue;
     }
@@ -559,6 +729,7 @@ int run(const Flags& f) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     lastCycle = unixNow();
     publish(operatorMetrics, report, seconds);
+    if (!report.fenceClosed) queries.publish(report, seconds, lastCycle.load());
     for (const std::string& error : report.errors) spdlog::warn("{}", error);
     if (report.stuckGangsRemoved > 0) {
       spdlog::warn("removed {} partial gang(s) left by failed rollbacks", report.stuckGangsRemoved);
@@ -581,6 +752,7 @@ int run(const Flags& f) {
   }
 
   spdlog::info("stopping");
+  if (queryServer) queryServer->stop();
   if (elector) {
     elector->stop();
     elections.join();
