@@ -21,6 +21,8 @@ const std::vector<Command>& commands() {
       {"sbatch", runSbatch, "submit a batch script (--dry-run=client -o yaml|json: print it)"},
       {"squeue", runSqueue, "list jobs as Slurm's squeue prints them"},
       {"scontrol", runScontrol, "show hostnames|hostlist|hostlistsorted"},
+      {"sprio", runSprio, "pending jobs' priority factors (from the operator's query API)"},
+      {"sshare", runSshare, "the fair-share tree (from the operator's query API)"},
       {"plan", runPlan, "what-if: what the scheduler would do with a scenario file"},
       {"simulate", runSimulate, "replay a workload trace (SWF, Alibaba) through the scheduler"},
   };

@@ -11,6 +11,8 @@ namespace kubeslurm::shim {
 int runScontrol(const std::vector<std::string>& args, CliIo& io);
 int runSbatch(const std::vector<std::string>& args, CliIo& io);
 int runSqueue(const std::vector<std::string>& args, CliIo& io);
+int runSprio(const std::vector<std::string>& args, CliIo& io);
+int runSshare(const std::vector<std::string>& args, CliIo& io);
 int runPlan(const std::vector<std::string>& args, CliIo& io);
 int runSimulate(const std::vector<std::string>& args, CliIo& io);
 

@@ -131,6 +131,17 @@ Connector kubeConnector() {
     session.writer = owner.get();
     session.namespaceName = flags.allNamespaces ? std::string() : resolved->config.ns;
     session.user = resolved->user;
+    session.bearerToken = resolved->config.token;
+    if (session.bearerToken.empty() && !resolved->config.tokenFile.empty() && io.readFile) {
+      auto token = io.readFile(resolved->config.tokenFile);
+      if (token.isOk()) {
+        session.bearerToken = *token;
+        while (!session.bearerToken.empty() &&
+               (session.bearerToken.back() == '\n' || session.bearerToken.back() == '\r')) {
+          session.bearerToken.pop_back();
+        }
+      }
+    }
     session.owner = owner;
     return session;
   };

@@ -43,6 +43,7 @@ struct ClusterSession {
   kube::Writer* writer = nullptr;
   std::string namespaceName;  // the namespace to use ("" with --all-namespaces)
   std::string user;           // the kubeconfig context's user; "" when none
+  std::string bearerToken;    // the credentials' token, for the operator's query API; "" none
   std::shared_ptr<void> owner;
 };
 

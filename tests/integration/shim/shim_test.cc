@@ -6,7 +6,10 @@
 // sbatch prints "Submitted batch job N" with the operator's id; squeue shows the job R on its
 // node and, once it completed, no more; --partition=nope prints sbatch's two error lines, rc=1,
 // and leaves no SlurmJob; squeue -j 99999 prints "slurm_load_jobs error: Invalid job id
-// specified", rc=1.
+// specified", rc=1. sprio and sshare reach the operator's gRPC query API over TLS with the
+// kubeconfig's bearer token, found by flags or by the kubeslurm-scheduler ConfigMap; a call
+// without a token, or with one the API server rejects, is UNAUTHENTICATED, and a caller RBAC
+// does not let list SlurmJobs is PERMISSION_DENIED until a RoleBinding grants it.
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -15,10 +18,14 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "operator/rpc/client.h"
 #include "tests/integration/support/operator_process.h"
 #include "tests/integration/support/sandbox_env.h"
 
@@ -38,11 +45,42 @@ const ::testing::Environment* const kSandbox = ::testing::AddGlobalTestEnvironme
     new SandboxEnvironment("--nodes 2x8 --nodesim-binary " NODESIM_BINARY
                            " --nodesim-args '--heartbeat 2 --start-delay 0.2'"));
 
+// A port nothing listens on now, for the operator's gRPC server.
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// The query API's serving certificate, self-signed for the in-cluster name the Helm chart's
+// Service has and for 127.0.0.1.
+constexpr const char* kSchedulerName = "kubeslurm-scheduler.kubeslurm-system.svc";
+
 // The CRDs, a default Partition over both nodes and the operator, once for the binary.
 class ShimEnvironment : public ::testing::Environment {
  public:
+  static int grpcPort() { return grpcPort_; }
+  static std::string certificate() { return SandboxEnvironment::dir() + "/scheduler/tls.crt"; }
+
   void SetUp() override {
     ASSERT_FALSE(SandboxEnvironment::env().empty()) << "the sandbox did not start";
+    const std::string tls = SandboxEnvironment::dir() + "/scheduler";
+    const CommandResult made = runCommand(
+        "mkdir -p " + shellQuote(tls) + " && openssl req -x509 -newkey ec -pkeyopt " +
+        "ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=kubeslurm-scheduler -addext " +
+        shellQuote(std::string("subjectAltName=DNS:") + kSchedulerName + ",IP:127.0.0.1") +
+        " -keyout " + shellQuote(tls + "/tls.key") + " -out " + shellQuote(tls + "/tls.crt") +
+        " 2>&1");
+    ASSERT_EQ(made.exitCode, 0) << made.output;
+    grpcPort_ = freePort();
     ASSERT_EQ(testing_support::installCrdsAndOperatorNamespace(KUBESLURM_SOURCE_DIR), "");
     CommandResult partition = kubectl(R"(apply -f - <<'EOF'
 apiVersion: kubeslurm.io/v1alpha1
@@ -56,8 +94,11 @@ spec:
 EOF
 )");
     ASSERT_EQ(partition.exitCode, 0) << partition.output;
-    operator_ = std::make_unique<OperatorProcess>(KUBESLURM_OPERATOR_BINARY, "shim-it",
-                                                  SandboxEnvironment::dir() + "/logs/operator.log");
+    operator_ = std::make_unique<OperatorProcess>(
+        KUBESLURM_OPERATOR_BINARY, "shim-it", SandboxEnvironment::dir() + "/logs/operator.log",
+        std::vector<std::string>{"--grpc-bind-address=127.0.0.1:" + std::to_string(grpcPort_),
+                                 "--grpc-tls-cert=" + tls + "/tls.crt",
+                                 "--grpc-tls-key=" + tls + "/tls.key"});
     ASSERT_TRUE(operator_->start()) << "cannot start " << KUBESLURM_OPERATOR_BINARY;
     ASSERT_TRUE(operator_->waitForLeadership(30s)) << "the operator did not become leader:\n"
                                                    << operator_->log();
@@ -76,6 +117,7 @@ EOF
 
  private:
   std::unique_ptr<OperatorProcess> operator_;
+  static inline int grpcPort_ = 0;
 };
 
 const ::testing::Environment* const kShim =
@@ -193,6 +235,125 @@ TEST_F(ShimIT, RefusedSubmissionAndUnknownJob) {
   const Cli unknown = cli("squeue", "-j 99999");
   EXPECT_EQ(unknown.code, 1);
   EXPECT_EQ(unknown.output, "slurm_load_jobs error: Invalid job id specified\n");
+}
+
+// The query API's flags: the sandbox's token context (the default one authenticates with a
+// client certificate, which the query API cannot check).
+std::string queryFlags() {
+  return "--context kubeslurm-sandbox-token --scheduler 127.0.0.1:" +
+         std::to_string(ShimEnvironment::grpcPort()) + " --scheduler-ca " +
+         shellQuote(ShimEnvironment::certificate()) + " --scheduler-server-name " + kSchedulerName;
+}
+
+// Reference "sprio, sshare, sdiag": a job that waits for Resources shows its factors in sprio's
+// default columns (the operator's weights: age, fair-share, job size, partition, GPU TRES), and
+// sshare shows the root of the association tree.
+TEST_F(ShimIT, SprioAndSshareReadTheSchedulersLiveState) {
+  std::ofstream(dir_ + "/wide.sbatch") << "#!/bin/sh\n#SBATCH --job-name=wide\n#SBATCH --nodes=2\n"
+                                          "#SBATCH --gres=gpu:8\nsleep 60\n";
+  const Cli wide = cli("kubeslurm", "sbatch --parsable wide.sbatch", dir_);
+  ASSERT_EQ(wide.code, 0) << wide.output;
+  const std::string wideId = wide.output.substr(0, wide.output.find('\n'));
+  const Cli waiting = cli("kubeslurm", "sbatch --parsable it.sbatch", dir_);
+  ASSERT_EQ(waiting.code, 0) << waiting.output;
+  const std::string waitingId = waiting.output.substr(0, waiting.output.find('\n'));
+
+  Cli sprio;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        sprio = cli("sprio", queryFlags());
+        return sprio.output.find("\n" + std::string(15 - waitingId.size(), ' ') + waitingId +
+                                 " batch ") != std::string::npos;
+      },
+      20s))
+      << sprio.output;
+  EXPECT_EQ(sprio.code, 0);
+  EXPECT_EQ(sprio.output.substr(0, sprio.output.find('\n')),
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION                 TRES");
+  EXPECT_NE(sprio.output.find("gres/gpu="), std::string::npos) << sprio.output;
+  const Cli one = cli("sprio", queryFlags() + " -h -j " + waitingId + " -o '%i %r %u'");
+  EXPECT_EQ(one.output, waitingId + " batch admin\n");
+
+  // sshare: found through the ConfigMap the Helm chart writes, without flags.
+  const std::string pem = testing_support::readFile(ShimEnvironment::certificate());
+  std::ofstream(dir_ + "/ca.crt") << pem;
+  const CommandResult configMap = kubectl(
+      "-n kubeslurm-system create configmap kubeslurm-scheduler --from-literal=address=127.0.0.1:" +
+      std::to_string(ShimEnvironment::grpcPort()) + " --from-literal=serverName=" + kSchedulerName +
+      " --from-file=ca.crt=" + shellQuote(dir_ + "/ca.crt"));
+  ASSERT_EQ(configMap.exitCode, 0) << configMap.output;
+  // An account beside root: the tree sshare prints, once a cycle has seen it.
+  ASSERT_EQ(kubectl(R"(apply -f - <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: Account
+metadata:
+  name: research
+spec:
+  shares: 40
+EOF
+)")
+                .exitCode,
+            0);
+  Cli sshare;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        sshare = cli("sshare", "--context kubeslurm-sandbox-token -a");
+        return sshare.output.find("\n research ") != std::string::npos;
+      },
+      20s))
+      << sshare.output;
+  EXPECT_EQ(sshare.code, 0) << sshare.output;
+  EXPECT_EQ(sshare.output.substr(0, sshare.output.find('\n')),
+            "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  "
+            "FairShare ");
+  EXPECT_NE(sshare.output.find("\nroot                 "), std::string::npos) << sshare.output;
+
+  for (const std::string& id : {wideId, waitingId}) {
+    const std::string name =
+        kubectl("-n default get sj -o jsonpath='{.items[?(@.status.jobId==" + id +
+                ")].metadata.name}'")
+            .output;
+    kubectl("-n default patch sj " + shellQuote(name) +
+            " --type merge -p '{\"spec\":{\"cancel\":true}}'");
+  }
+}
+
+// Tokens and RBAC decide, through TokenReview and SubjectAccessReview.
+TEST_F(ShimIT, QueryApiAuthenticatesAndAuthorizesWithTheApiServer) {
+  const std::string pem = testing_support::readFile(ShimEnvironment::certificate());
+  const auto query = [&](const std::string& token) {
+    rpc::ClientOptions options;
+    options.address = "127.0.0.1:" + std::to_string(ShimEnvironment::grpcPort());
+    options.caPem = pem;
+    options.serverNameOverride = kSchedulerName;
+    options.bearerToken = token;
+    return rpc::connectQueryClient(options)->listPendingJobs("default");
+  };
+  EXPECT_EQ(query("").status().code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(query("not-a-token").status().code(), StatusCode::kUnauthenticated);
+
+  // The namespace's default service account may do nothing until a Role says so.
+  const std::string secret =
+      kubectl("-n default get sa default -o jsonpath='{.secrets[0].name}'").output;
+  const CommandResult token = kubectl("-n default get secret " + shellQuote(secret) +
+                                      " -o jsonpath='{.data.token}' | base64 -d");
+  ASSERT_EQ(token.exitCode, 0) << token.output;
+  const auto denied = query(token.output);
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied) << denied.status().message();
+  EXPECT_NE(denied.status().message().find("list slurmjobs.kubeslurm.io in namespace default"),
+            std::string::npos)
+      << denied.status().message();
+  ASSERT_EQ(
+      kubectl("-n default create role sj-reader --verb=list --resource=slurmjobs.kubeslurm.io")
+          .exitCode,
+      0);
+  ASSERT_EQ(kubectl("-n default create rolebinding sj-reader --role=sj-reader "
+                    "--serviceaccount=default:default")
+                .exitCode,
+            0);
+  // A refusal is remembered for 2 s; then the new RoleBinding counts.
+  EXPECT_TRUE(waitUntil([&] { return query(token.output).isOk(); }, 10s));
 }
 
 }  // namespace
