@@ -10,6 +10,7 @@
 
 #include "controllers/arrays.h"
 #include "controllers/job_request.h"
+#include "controllers/test_only.h"
 #include "operator/api/core_types.h"
 #include "operator/runtime/rank_pods.h"
 #include "operator/slurm/hostlist.h"
@@ -992,6 +993,10 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   removeExpired(input.objects, now, report);
   summarize(input.objects, index, report);
   jobsByKey_.clear();  // it points into this cycle's input
+  applyPlan(index.snapshot, plan, now);
+  report.plannedCluster = std::make_shared<const SnapshotIndex>(std::move(index));
+  report.partitionObjects = std::move(input.objects.partitions);
+  report.accountObjects = std::move(input.objects.accounts);
   return report;
 }
 

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -158,6 +159,11 @@ struct CycleReport {
     std::optional<std::uint32_t> arrayTaskId;
   };
   std::vector<PendingJob> pendingJobs;
+  // The cluster as this cycle leaves it (controllers/test_only.h applyPlan), with the Partitions
+  // and Accounts it was planned with: what sbatch --test-only plans against until the next cycle.
+  std::shared_ptr<const SnapshotIndex> plannedCluster;
+  std::vector<api::Partition> partitionObjects;
+  std::vector<api::Account> accountObjects;
   std::vector<std::string> transitions;  // states jobs entered this cycle
   std::vector<std::string> errors;       // one line each, for the log
 };

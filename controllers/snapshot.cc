@@ -428,18 +428,8 @@ class Builder {
     }
   }
 
-  // A job that names no account runs under the Account covering its namespace (the first by
-  // name when several list it), as Slurm uses a user's default account; in a namespace no
-  // Account covers, under root, the top of the tree every cluster has.
   std::string defaultAccount(const std::string& ns) const {
-    const api::Account* best = nullptr;
-    for (const api::Account& a : objects_.accounts) {
-      const auto& covered = a.spec.namespaces;
-      if (std::find(covered.begin(), covered.end(), ns) == covered.end()) continue;
-      if (best == nullptr || a.metadata.name < best->metadata.name) best = &a;
-    }
-    if (best != nullptr) return best->metadata.name;
-    return objects_.accounts.empty() ? std::string() : std::string("root");
+    return defaultAccountFor(objects_.accounts, ns);
   }
 
   std::string userOf(const api::SlurmJobObject& job) const {
@@ -628,6 +618,17 @@ const api::Partition* jobPartition(const slurm::JobRequest& request,
     *message = "No partition specified or system default partition";
   }
   return chosen;
+}
+
+std::string defaultAccountFor(const std::vector<api::Account>& accounts, const std::string& ns) {
+  const api::Account* best = nullptr;
+  for (const api::Account& a : accounts) {
+    const auto& covered = a.spec.namespaces;
+    if (std::find(covered.begin(), covered.end(), ns) == covered.end()) continue;
+    if (best == nullptr || a.metadata.name < best->metadata.name) best = &a;
+  }
+  if (best != nullptr) return best->metadata.name;
+  return accounts.empty() ? std::string() : std::string("root");
 }
 
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,

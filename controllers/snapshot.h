@@ -67,6 +67,11 @@ struct SnapshotIndex {
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
                             core::Time now);
 
+// The account of a job that names none: the Account that lists its namespace (the first by name
+// when several do), as Slurm uses a user's default account; else root, the top of the tree every
+// cluster has ("" when there are no Accounts at all).
+std::string defaultAccountFor(const std::vector<api::Account>& accounts, const std::string& ns);
+
 // The key a job has in SnapshotIndex::jobKeys and JobProblem: "ns/name".
 std::string jobKey(const api::SlurmJobObject& job);
 

@@ -22,6 +22,7 @@
 
 #include "operator/base/status.h"
 #include "operator/kube/client.h"
+#include "operator/rpc/client.h"
 #include "shim/cli.h"
 
 namespace kubeslurm::shim {
@@ -56,10 +57,24 @@ Connector kubeConnector();
 // only, no connection.
 std::string kubeconfigUser(const KubeFlags& flags, const CliIo& io);
 
-// What sbatch needs to submit: the connection, and how to wait between polls.
+// Where the operator's query API is (scheduler_access.h has the rules): --scheduler,
+// --scheduler-ca, --scheduler-server-name.
+struct SchedulerFlags {
+  std::string address;
+  std::string caFile;
+  std::string serverName;
+};
+
+// A client of the operator's query API for a session (scheduler_access.h grpcQueryConnector()).
+using QueryConnector = std::function<StatusOr<std::unique_ptr<rpc::QueryClient>>(
+    const ClusterSession&, const SchedulerFlags&, const CliIo&)>;
+
+// What sbatch needs to submit: the connection, how to wait between polls, and the query API
+// for --test-only.
 struct SubmitEnvironment {
   Connector connect;
   std::function<void(std::chrono::milliseconds)> sleep;
+  QueryConnector queries{};
 };
 
 // The commands that talk to the cluster, with the connection injectable for tests

@@ -39,8 +39,10 @@
 #include "operator/api/slurmjob.h"
 #include "operator/kube/resource.h"
 #include "operator/slurm/sbatch_options.h"
+#include "operator/slurm/time_format.h"
 #include "shim/commands.h"
 #include "shim/kube_access.h"
+#include "shim/scheduler_access.h"
 
 namespace kubeslurm::shim {
 namespace {
@@ -54,6 +56,7 @@ struct OwnFlags {
   DryRun dryRun = DryRun::kNone;
   std::optional<Format> format;
   KubeFlags kube;
+  SchedulerFlags scheduler;
   int submitTimeoutSeconds = kDefaultSubmitTimeoutSeconds;
   std::vector<std::string> sbatchArgs;  // everything else, in order
   std::optional<std::string> error;
@@ -101,7 +104,8 @@ std::optional<DryRun> dryRunFlag(std::string_view word, std::optional<std::strin
 // Our cluster flags at args[i] ("--flag VALUE" or "--flag=VALUE"): how many words they span.
 std::size_t clusterFlag(const std::vector<std::string>& args, std::size_t i, OwnFlags& flags) {
   const std::string_view word = args[i];
-  for (std::string_view name : {"--kubeconfig", "--context", "--namespace", "--submit-timeout"}) {
+  for (std::string_view name : {"--kubeconfig", "--context", "--namespace", "--submit-timeout",
+                                "--scheduler", "--scheduler-ca", "--scheduler-server-name"}) {
     std::optional<std::string> value;
     std::size_t span = 0;
     if (word == name) {
@@ -120,6 +124,9 @@ std::size_t clusterFlag(const std::vector<std::string>& args, std::size_t i, Own
     if (name == "--kubeconfig") flags.kube.kubeconfig = *value;
     if (name == "--context") flags.kube.context = *value;
     if (name == "--namespace") flags.kube.namespaceName = *value;
+    if (name == "--scheduler") flags.scheduler.address = *value;
+    if (name == "--scheduler-ca") flags.scheduler.caFile = *value;
+    if (name == "--scheduler-server-name") flags.scheduler.serverName = *value;
     if (name == "--submit-timeout") {
       char* end = nullptr;
       const long seconds = std::strtol(value->c_str(), &end, 10);
@@ -409,13 +416,57 @@ int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, Cli
   return 0;
 }
 
+// --test-only (reference "sbatch and squeue"): the operator plans the job against its last
+// cycle and says when and where it would start, on stderr, rc=0; the job is not submitted, but
+// its id is used up, as slurmctld's will-run test uses one.
+int testOnly(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, CliIo& io,
+             const SubmitEnvironment& environment) {
+  auto session = environment.connect(flags.kube, io);
+  if (!session.isOk()) {
+    io.err << "sbatch: error: " << session.status().message() << "\n";
+    return 1;
+  }
+  std::string user = session->user;
+  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
+  const api::SlurmJobObject job =
+      api::slurmJobFromInvocation(invocation, session->namespaceName, user);
+  if (!environment.queries) {
+    io.err << "sbatch: error: --test-only needs the operator's query API\n";
+    return 1;
+  }
+  auto client = environment.queries(*session, flags.scheduler, io);
+  if (!client.isOk()) {
+    io.err << "sbatch: error: " << describeQueryFailure(client.status()) << "\n";
+    return 1;
+  }
+  auto answer = (*client)->testOnly(session->namespaceName, api::encodeSlurmJob(job).dump());
+  if (!answer.isOk()) {
+    const Status& failure = answer.status();
+    if (failure.code() == StatusCode::kInvalidArgument) {
+      printRejection(failure.message(), io);
+    } else if (failure.code() == StatusCode::kResourceExhausted ||
+               failure.code() == StatusCode::kFailedPrecondition) {
+      io.err << "allocation failure: " << failure.message() << "\n";
+    } else {
+      io.err << "sbatch: error: " << describeQueryFailure(failure) << "\n";
+    }
+    return 1;
+  }
+  io.err << "sbatch: Job " << answer->jobId << " to start at "
+         << slurm::formatTimestamp(answer->startTime, io.utcOffsetSeconds) << " using "
+         << answer->processors << " processors on nodes " << answer->nodes << " in partition "
+         << answer->partition << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int runSbatch(const std::vector<std::string>& args, CliIo& io) {
-  return runSbatchWith(args, io,
-                       SubmitEnvironment{kubeConnector(), [](std::chrono::milliseconds wait) {
-                                           std::this_thread::sleep_for(wait);
-                                         }});
+  return runSbatchWith(
+      args, io,
+      SubmitEnvironment{kubeConnector(),
+                        [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); },
+                        grpcQueryConnector()});
 }
 
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
@@ -450,10 +501,7 @@ int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
     io.err << "sbatch: error: --dry-run=server is not supported: use --dry-run=client\n";
     return 1;
   }
-  if (invocation.request.testOnly) {
-    io.err << "sbatch: error: --test-only is not supported by kubeslurm yet\n";
-    return 1;
-  }
+  if (invocation.request.testOnly) return testOnly(invocation, flags, io, environment);
   return submit(invocation, flags, io, environment);
 }
 

@@ -23,17 +23,8 @@
 
 namespace kubeslurm::shim {
 
-struct SchedulerFlags {
-  std::string address;
-  std::string caFile;
-  std::string serverName;
-};
-
 // Removes our flags from `args` (up to a "--"). Error: a flag without its value.
 StatusOr<SchedulerFlags> takeSchedulerFlags(std::vector<std::string>& args);
-
-using QueryConnector = std::function<StatusOr<std::unique_ptr<rpc::QueryClient>>(
-    const ClusterSession&, const SchedulerFlags&, const CliIo&)>;
 
 // The real one: discovery as above, then a TLS channel with the session's bearer token.
 QueryConnector grpcQueryConnector();

@@ -26,6 +26,7 @@
 #include "controllers/cluster_view.h"
 #include "controllers/job_ids.h"
 #include "controllers/reconciler.h"
+#include "controllers/test_only.h"
 #include "operator/kube/client.h"
 #include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
@@ -361,7 +362,15 @@ class QueryPublisher {
  public:
   explicit QueryPublisher(const kubeslurm::core::PriorityConfig& priority) : priority_(priority) {}
 
-  void publish(const controllers::CycleReport& report, double cycleSeconds, std::int64_t now) {
+  // What sbatch --test-only plans against: the cluster as the last cycle left it.
+  struct Cluster {
+    std::shared_ptr<const controllers::SnapshotIndex> index;
+    std::vector<kubeslurm::api::Partition> partitions;
+    std::vector<kubeslurm::api::Account> accounts;
+  };
+
+  // Takes the report's cluster objects (the last use of them in a cycle).
+  void publish(controllers::CycleReport& report, double cycleSeconds, std::int64_t now) {
     ++cycles_;
     totalSeconds_ += cycleSeconds;
     maxSeconds_ = std::max(maxSeconds_, cycleSeconds);
@@ -413,14 +422,24 @@ class QueryPublisher {
     stats.totalJobsStarted = totalStarted_;
     stats.totalJobsBackfilled = totalBackfilled_;
     stats.jobsByState = report.jobsByState;
+    auto cluster =
+        std::make_shared<Cluster>(Cluster{report.plannedCluster, std::move(report.partitionObjects),
+                                          std::move(report.accountObjects)});
     const std::lock_guard lock(mutex_);
     state_ = std::move(state);
+    if (report.plannedCluster) cluster_ = std::move(cluster);
   }
 
   // Leadership ended: another replica's plans are the truth now.
   void clear() {
     const std::lock_guard lock(mutex_);
     state_.reset();
+    cluster_.reset();
+  }
+
+  std::shared_ptr<const Cluster> cluster() const {
+    const std::lock_guard lock(mutex_);
+    return cluster_;
   }
 
   std::shared_ptr<const rpc::QueryState> current() const {
@@ -438,6 +457,7 @@ class QueryPublisher {
   std::uint64_t totalBackfilled_ = 0;
   mutable std::mutex mutex_;
   std::shared_ptr<const rpc::QueryState> state_;
+  std::shared_ptr<const Cluster> cluster_;
 };
 
 // The gRPC Service selects the leader's pod by this label (the chart's templates/query-api.yaml),
@@ -649,8 +669,38 @@ int run(const Flags& f) {
       spdlog::error("query API: {}", (cert.isOk() ? key.status() : cert.status()).message());
       return 1;
     }
+    auto testOnly = [&](const std::string& jobNamespace,
+                        const std::string& text) -> kubeslurm::StatusOr<rpc::TestOnlyAnswer> {
+      // A handler runs on a gRPC thread: nothing it throws may reach the operator.
+      try {
+        const auto cluster = queries.cluster();
+        if (!cluster) {
+          return Status(StatusCode::kUnavailable, "no scheduling cycle to plan against yet");
+        }
+        const nlohmann::json object = nlohmann::json::parse(text, nullptr, false);
+        auto job = kubeslurm::api::decodeSlurmJob(object);
+        if (object.is_discarded() || !job.isOk()) {
+          return kubeslurm::invalidArgument(object.is_discarded() ? "the SlurmJob is not JSON"
+                                                                  : job.status().message());
+        }
+        // A will-run test uses up a job id, as slurmctld's does.
+        auto id = ids.next();
+        if (!id.isOk()) return id.status();
+        auto planned = controllers::planTestOnly(
+            *cluster->index, cluster->partitions, job->request,
+            job->user.empty() ? options.snapshot.defaultUser : job->user,
+            controllers::defaultAccountFor(cluster->accounts, jobNamespace),
+            static_cast<kubeslurm::core::JobId>(*id), unixNow(), f.budget);
+        if (!planned.isOk()) return planned.status();
+        return rpc::TestOnlyAnswer{*id, planned->start, planned->processors, planned->nodes,
+                                   planned->partition};
+      } catch (const std::exception& e) {
+        return kubeslurm::internalError(std::string("test-only: ") + e.what());
+      }
+    };
     auto started = rpc::startQueryServer(
-        {f.grpcAddress, *cert, *key}, [&queries] { return queries.current(); }, authorizer);
+        {f.grpcAddress, *cert, *key}, [&queries] { return queries.current(); }, testOnly,
+        authorizer);
     if (!started.isOk()) {
       spdlog::error("query API: {}", started.status().message());
       return 1;
@@ -724,7 +774,7 @@ int run(const Flags& f) {
       spdlog::info("recovery: {} partial gang(s) removed", *removed);
       if (*removed > 0) continue;  // let the caches see the deletes before planning
     }
-    const controllers::CycleReport report = reconciler.cycle(std::move(input), unixNow());
+    controllers::CycleReport report = reconciler.cycle(std::move(input), unixNow());
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     lastCycle = unixNow();

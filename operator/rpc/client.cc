@@ -57,6 +57,19 @@ class GrpcQueryClient final : public QueryClient {
     return StatisticsAnswer{response.plan_time(), fromProto(response)};
   }
 
+  StatusOr<TestOnlyAnswer> testOnly(const std::string& namespaceName,
+                                    const std::string& slurmJobJson) override {
+    v1alpha1::TestOnlyRequest request;
+    request.set_namespace_(namespaceName);
+    request.set_slurm_job_json(slurmJobJson);
+    v1alpha1::TestOnlyResponse response;
+    grpc::ClientContext context;
+    prepare(context);
+    if (Status s = fromGrpc(stub_->TestOnly(&context, request, &response)); !s.isOk()) return s;
+    return TestOnlyAnswer{response.job_id(), response.start_time(), response.processors(),
+                          response.nodes(), response.partition()};
+  }
+
  private:
   void prepare(grpc::ClientContext& context) const {
     context.set_deadline(std::chrono::system_clock::now() + options_.timeout);

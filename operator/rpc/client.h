@@ -44,6 +44,8 @@ class QueryClient {
   virtual StatusOr<PendingJobsAnswer> listPendingJobs(const std::string& namespaceName) = 0;
   virtual StatusOr<FairShareAnswer> fairShare() = 0;
   virtual StatusOr<StatisticsAnswer> statistics() = 0;
+  virtual StatusOr<TestOnlyAnswer> testOnly(const std::string& namespaceName,
+                                            const std::string& slurmJobJson) = 0;
 };
 
 // Errors carry gRPC's meaning as a StatusCode (UNAUTHENTICATED -> kUnauthenticated, ...) and

@@ -113,68 +113,26 @@ Statistics fromProto(const v1alpha1::GetStatisticsResponse& r) {
   return s;
 }
 
+// Both follow the canonical codes (google.rpc.Code): the same names with the same numbers.
+static_assert(static_cast<int>(StatusCode::kUnauthenticated) ==
+              static_cast<int>(grpc::StatusCode::UNAUTHENTICATED));
+static_assert(static_cast<int>(StatusCode::kResourceExhausted) ==
+              static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
+static_assert(static_cast<int>(StatusCode::kDataLoss) ==
+              static_cast<int>(grpc::StatusCode::DATA_LOSS));
+
 grpc::Status toGrpc(const Status& status) {
-  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
-  switch (status.code()) {
-    case StatusCode::kOk:
-      return grpc::Status::OK;
-    case StatusCode::kUnauthenticated:
-      code = grpc::StatusCode::UNAUTHENTICATED;
-      break;
-    case StatusCode::kPermissionDenied:
-      code = grpc::StatusCode::PERMISSION_DENIED;
-      break;
-    case StatusCode::kUnavailable:
-      code = grpc::StatusCode::UNAVAILABLE;
-      break;
-    case StatusCode::kInvalidArgument:
-      code = grpc::StatusCode::INVALID_ARGUMENT;
-      break;
-    case StatusCode::kNotFound:
-      code = grpc::StatusCode::NOT_FOUND;
-      break;
-    case StatusCode::kDeadlineExceeded:
-      code = grpc::StatusCode::DEADLINE_EXCEEDED;
-      break;
-    case StatusCode::kInternal:
-      code = grpc::StatusCode::INTERNAL;
-      break;
-    default:
-      break;
-  }
-  return {code, status.message()};
+  if (status.isOk()) return grpc::Status::OK;
+  return {static_cast<grpc::StatusCode>(status.code()), status.message()};
 }
 
 Status fromGrpc(const grpc::Status& status) {
-  StatusCode code = StatusCode::kUnknown;
-  switch (status.error_code()) {
-    case grpc::StatusCode::OK:
-      return Status::ok();
-    case grpc::StatusCode::UNAUTHENTICATED:
-      code = StatusCode::kUnauthenticated;
-      break;
-    case grpc::StatusCode::PERMISSION_DENIED:
-      code = StatusCode::kPermissionDenied;
-      break;
-    case grpc::StatusCode::UNAVAILABLE:
-      code = StatusCode::kUnavailable;
-      break;
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      code = StatusCode::kInvalidArgument;
-      break;
-    case grpc::StatusCode::NOT_FOUND:
-      code = StatusCode::kNotFound;
-      break;
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      code = StatusCode::kDeadlineExceeded;
-      break;
-    case grpc::StatusCode::INTERNAL:
-      code = StatusCode::kInternal;
-      break;
-    default:
-      break;
+  if (status.ok()) return Status::ok();
+  const int code = status.error_code();
+  if (code < 0 || code > static_cast<int>(StatusCode::kUnauthenticated)) {
+    return {StatusCode::kUnknown, status.error_message()};
   }
-  return {code, status.error_message()};
+  return {static_cast<StatusCode>(code), status.error_message()};
 }
 
 }  // namespace kubeslurm::rpc

@@ -74,6 +74,15 @@ struct Statistics {
   std::map<std::string, std::int64_t> jobsByState;
 };
 
+// sbatch --test-only's answer.
+struct TestOnlyAnswer {
+  std::int64_t jobId = 0;
+  std::int64_t startTime = 0;
+  std::uint32_t processors = 0;
+  std::string nodes;
+  std::string partition;
+};
+
 // One cycle's answer to every query. `planTime` 0: no cycle has run (a follower, or a leader
 // before its first plan): calls fail with UNAVAILABLE rather than answer with nothing.
 struct QueryState {

@@ -19,11 +19,15 @@ Permission jobsPermission(const std::string& namespaceName) {
   return {"list", "kubeslurm.io", "slurmjobs", namespaceName};
 }
 Permission accountsPermission() { return {"list", "kubeslurm.io", "accounts", ""}; }
+// A what-if submission needs what the submission itself would.
+Permission submitPermission(const std::string& namespaceName) {
+  return {"create", "kubeslurm.io", "slurmjobs", namespaceName};
+}
 
 class SchedulerService final : public v1alpha1::Scheduler::Service {
  public:
-  SchedulerService(StateSource state, Authorizer& authorizer)
-      : state_(std::move(state)), authorizer_(authorizer) {}
+  SchedulerService(StateSource state, TestOnlyHandler testOnly, Authorizer& authorizer)
+      : state_(std::move(state)), testOnly_(std::move(testOnly)), authorizer_(authorizer) {}
 
   grpc::Status ListPendingJobs(grpc::ServerContext* context,
                                const v1alpha1::ListPendingJobsRequest* request,
@@ -57,6 +61,23 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status TestOnly(grpc::ServerContext* context, const v1alpha1::TestOnlyRequest* request,
+                        v1alpha1::TestOnlyResponse* response) override {
+    if (request->namespace_().empty()) {
+      return toGrpc(invalidArgument("a namespace is required"));
+    }
+    auto state = admit(*context, submitPermission(request->namespace_()));
+    if (!state.isOk()) return toGrpc(state.status());
+    auto answer = testOnly_(request->namespace_(), request->slurm_job_json());
+    if (!answer.isOk()) return toGrpc(answer.status());
+    response->set_job_id(answer->jobId);
+    response->set_start_time(answer->startTime);
+    response->set_processors(answer->processors);
+    response->set_nodes(answer->nodes);
+    response->set_partition(answer->partition);
+    return grpc::Status::OK;
+  }
+
  private:
   // Authentication, then authorization, then the state: a caller without rights learns nothing,
   // not even whether this replica leads.
@@ -87,6 +108,7 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
   }
 
   StateSource state_;
+  TestOnlyHandler testOnly_;
   Authorizer& authorizer_;
 };
 
@@ -120,13 +142,15 @@ class GrpcQueryServer final : public QueryServer {
 }  // namespace
 
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
-                                                        StateSource state, Authorizer& authorizer) {
+                                                        StateSource state, TestOnlyHandler testOnly,
+                                                        Authorizer& authorizer) {
   if (options.certificatePem.empty() || options.privateKeyPem.empty()) {
     return invalidArgument("the query API serves TLS only: a certificate and key are required");
   }
   grpc::SslServerCredentialsOptions tls;
   tls.pem_key_cert_pairs.push_back({options.privateKeyPem, options.certificatePem});
-  auto service = std::make_unique<SchedulerService>(std::move(state), authorizer);
+  auto service =
+      std::make_unique<SchedulerService>(std::move(state), std::move(testOnly), authorizer);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.address, grpc::SslServerCredentials(tls), &port);

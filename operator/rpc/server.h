@@ -22,6 +22,13 @@ struct ServerOptions {
 
 using StateSource = std::function<std::shared_ptr<const QueryState>()>;
 
+// Plans a job (a SlurmJob as JSON, for `namespaceName`) against the last cycle's cluster.
+// Errors: kInvalidArgument (the job is not valid: the message is slurmctld's),
+// kResourceExhausted (it could never run: "Requested node configuration is not available"),
+// kUnavailable (no cycle to plan against).
+using TestOnlyHandler = std::function<StatusOr<TestOnlyAnswer>(const std::string& namespaceName,
+                                                               const std::string& slurmJobJson)>;
+
 class QueryServer {
  public:
   virtual ~QueryServer() = default;
@@ -31,6 +38,7 @@ class QueryServer {
 
 // Error: the address cannot be bound, or the certificate or key is unusable.
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
-                                                        StateSource state, Authorizer& authorizer);
+                                                        StateSource state, TestOnlyHandler testOnly,
+                                                        Authorizer& authorizer);
 
 }  // namespace kubeslurm::rpc

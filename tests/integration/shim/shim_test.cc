@@ -249,6 +249,20 @@ std::string queryFlags() {
 // default columns (the operator's weights: age, fair-share, job size, partition, GPU TRES), and
 // sshare shows the root of the association tree.
 TEST_F(ShimIT, SprioAndSshareReadTheSchedulersLiveState) {
+  // Reference "sbatch and squeue": --test-only answers on stderr, rc=0, and submits nothing.
+  const Cli willRun =
+      cli("kubeslurm", "sbatch --test-only " + queryFlags() + " --nodes=2 it.sbatch", dir_);
+  EXPECT_EQ(willRun.code, 0) << willRun.output;
+  EXPECT_TRUE(std::regex_match(willRun.output,
+                               std::regex("sbatch: Job \\d+ to start at \\d{4}-\\d\\d-\\d\\dT"
+                                          "\\d\\d:\\d\\d:\\d\\d using 2 processors on nodes "
+                                          "gpu-\\[001-002\\] in partition batch\n")))
+      << willRun.output;
+  const Cli tooWide =
+      cli("kubeslurm", "sbatch --test-only " + queryFlags() + " --nodes=3 it.sbatch", dir_);
+  EXPECT_EQ(tooWide.code, 1);
+  EXPECT_EQ(tooWide.output, "allocation failure: Requested node configuration is not available\n");
+
   std::ofstream(dir_ + "/wide.sbatch") << "#!/bin/sh\n#SBATCH --job-name=wide\n#SBATCH --nodes=2\n"
                                           "#SBATCH --gres=gpu:8\nsleep 60\n";
   const Cli wide = cli("kubeslurm", "sbatch --parsable wide.sbatch", dir_);
