@@ -79,7 +79,9 @@ struct SubmitEnvironment {
 
 // The commands that talk to the cluster, with the connection injectable for tests
 // (commands.h has the entry points that use kubeConnector()).
-int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
+// `queries`: the operator's query API for SCHEDNODES; empty or unreachable, "(null)" is shown.
+int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                  const QueryConnector& queries = {});
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
                   const SubmitEnvironment& environment);
 

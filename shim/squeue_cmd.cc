@@ -1,6 +1,8 @@
 // `squeue`: lists the SlurmJobs (and the Partitions, for the default partition and time
 // limits) and prints them through squeue_format.h. Our flags are in kube_access.h; squeue's
 // own -A is --accounts, so "every namespace" is --all-namespaces only.
+#include <algorithm>
+#include <cctype>
 #include <ostream>
 
 #include "operator/api/kubeslurm_types.h"
@@ -8,6 +10,7 @@
 #include "operator/kube/resource.h"
 #include "shim/commands.h"
 #include "shim/kube_access.h"
+#include "shim/scheduler_access.h"
 #include "shim/squeue_format.h"
 
 namespace kubeslurm::shim {
@@ -35,13 +38,41 @@ void addPartitions(const kube::Json& list, SqueueContext& context) {
   }
 }
 
+// SCHEDNODES is in --start's default format, or asked for by %Y / -O schednodes.
+bool wantsSchedNodes(const SqueueOptions& options) {
+  if (options.format) return options.format->find('Y') != std::string::npos;
+  if (options.formatLong) {
+    std::string lower = *options.formatLong;
+    std::ranges::transform(lower, lower.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower.find("schednodes") != std::string::npos;
+  }
+  return options.start;
+}
+
+// Best effort: without the query API squeue still answers, with "(null)" as slurmctld shows
+// before its backfill pass.
+void addSchedNodes(const ClusterSession& session, const SchedulerFlags& flags,
+                   const QueryConnector& queries, const CliIo& io, SqueueContext& context) {
+  auto client = queries(session, flags, io);
+  if (!client.isOk()) return;
+  auto pending = (*client)->listPendingJobs(session.namespaceName);
+  if (!pending.isOk()) return;
+  for (const rpc::PendingJob& job : pending->jobs) {
+    if (!job.estimatedNodes.empty()) context.schedNodes[job.jobId] = job.estimatedNodes;
+  }
+}
+
 }  // namespace
 
-int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect) {
+int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                  const QueryConnector& queries) {
   std::vector<std::string> squeueArgs = args;
   auto flags = takeKubeFlags(squeueArgs, /*allowAllNamespaces=*/true);
-  if (!flags.isOk()) {
-    io.err << "squeue: error: " << flags.status().message() << "\n";
+  auto schedulerFlags = takeSchedulerFlags(squeueArgs);
+  if (!flags.isOk() || !schedulerFlags.isOk()) {
+    io.err << "squeue: error: "
+           << (flags.isOk() ? schedulerFlags.status() : flags.status()).message() << "\n";
     return 1;
   }
   const SqueueParse parse = parseSqueueArgs(squeueArgs);
@@ -81,6 +112,9 @@ int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connect
       if (job.isOk()) objects.push_back(std::move(job).value());
     }
   }
+  if (queries && wantsSchedNodes(parse.options)) {
+    addSchedNodes(*session, *schedulerFlags, queries, io, context);
+  }
   const SqueueOutput output = formatSqueue(objects, parse.options, context);
   io.out << output.out;
   io.err << output.err;
@@ -88,7 +122,7 @@ int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connect
 }
 
 int runSqueue(const std::vector<std::string>& args, CliIo& io) {
-  return runSqueueWith(args, io, kubeConnector());
+  return runSqueueWith(args, io, kubeConnector(), grpcQueryConnector());
 }
 
 }  // namespace kubeslurm::shim

@@ -233,8 +233,11 @@ const FieldTable& fieldTable() {
     t["V"] = {"SUBMIT_TIME",
               [](const Row& r, const SqueueContext& c) { return timeText(r.submitTime, c); }};
     t["x"] = {"EXC_NODES", [](const Row& r, const SqueueContext&) { return r.excNodes; }, false};
-    // kubeslurm has no backfill node plan to show: the field is NULL, as before a backfill pass.
-    t["Y"] = {"SCHEDNODES", [](const Row&, const SqueueContext&) { return std::string("(null)"); },
+    t["Y"] = {"SCHEDNODES",
+              [](const Row& r, const SqueueContext& c) {
+                const auto nodes = c.schedNodes.find(r.jobId);
+                return nodes == c.schedNodes.end() ? std::string("(null)") : nodes->second;
+              },
               false, false};
     t["Z"] = {"WORK_DIR", [](const Row& r, const SqueueContext&) { return nullable(r.workDir); }};
     return t;

@@ -74,6 +74,9 @@ struct SqueueContext {
   std::string defaultPartition;  // shown for a job that names none
   // A job without --time gets its partition's default time (or max time) at submission.
   std::map<std::string, slurm::TimeLimit> partitionDefaultTime;
+  // SCHEDNODES (%Y) by job id: the nodes the operator's last plan reserved for a pending job
+  // (its query API); a job without an entry shows "(null)", as before slurmctld's backfill pass.
+  std::map<std::int64_t, std::string> schedNodes;
 };
 
 SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,

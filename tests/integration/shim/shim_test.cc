@@ -288,6 +288,15 @@ TEST_F(ShimIT, SprioAndSshareReadTheSchedulersLiveState) {
   EXPECT_NE(sprio.output.find("gres/gpu="), std::string::npos) << sprio.output;
   const Cli one = cli("sprio", queryFlags() + " -h -j " + waitingId + " -o '%i %r %u'");
   EXPECT_EQ(one.output, waitingId + " batch admin\n");
+  // squeue --start: SCHEDNODES from the same plan.
+  Cli start;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        start = cli("squeue", "--start -h -j " + waitingId + " -o '%i %Y' " + queryFlags());
+        return std::regex_match(start.output, std::regex(waitingId + " gpu-00[12]\n"));
+      },
+      15s))
+      << start.output;
 
   // sshare: found through the ConfigMap the Helm chart writes, without flags.
   const std::string pem = testing_support::readFile(ShimEnvironment::certificate());

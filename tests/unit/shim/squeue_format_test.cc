@@ -73,10 +73,12 @@ struct JobBuilder {
 };
 
 SqueueOutput squeue(const std::vector<std::string>& args,
-                    const std::vector<api::SlurmJobObject>& jobs) {
+                    const std::vector<api::SlurmJobObject>& jobs,
+                    const std::map<std::int64_t, std::string>& schedNodes = {}) {
   SqueueParse parse = parseSqueueArgs(args);
   if (parse.exit) return *parse.exit;
   SqueueContext context;
+  context.schedNodes = schedNodes;
   context.now = kNow;
   context.defaultPartition = "train";
   context.partitionDefaultTime["train"] = slurm::TimeLimit{7 * 86400};
@@ -115,7 +117,7 @@ TEST(SqueueFormat, ReferenceRunningAndPending) {
 }
 
 // "sbatch and squeue": squeue --start before the backfill pass (no estimate: N/A; SCHEDNODES
-// is NULL, printed "(null)"). kubeslurm has no planned node list, so it always prints (null).
+// is NULL, printed "(null)").
 TEST(SqueueFormat, ReferenceStartBeforeBackfill) {
   const SqueueOutput got = squeue({"--start"}, threeJobs());
   EXPECT_EQ(got.out,
@@ -133,6 +135,17 @@ TEST(SqueueFormat, StartShowsTheEstimate) {
   EXPECT_EQ(got.out,
             "                 4     train        x     root PD 2026-11-21T05:25:08      4 "
             "(null)               (Resources)\n");
+}
+
+// "sbatch and squeue": after backfill, SCHEDNODES names the nodes reserved for the job (here
+// from the operator's query API).
+TEST(SqueueFormat, StartShowsTheReservedNodes) {
+  std::vector<api::SlurmJobObject> jobs = threeJobs();
+  jobs[2].status->estimatedStart = 1795238708;  // 2026-11-21T05:25:08Z
+  const SqueueOutput got = squeue({"--start", "-h"}, jobs, {{4, "gpu-node-[001-004]"}});
+  EXPECT_EQ(got.out,
+            "                 4     train        x     root PD 2026-11-21T05:25:08      4 "
+            "gpu-node-[001-004]   (Resources)\n");
 }
 
 // "sbatch and squeue": squeue -j 99999 for an unknown job, rc=1, nothing on stdout.
