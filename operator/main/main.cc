@@ -325,6 +325,9 @@ void publish(metrics::OperatorMetrics& m, const controllers::CycleReport& report
   for (const auto& row : report.fairShare) {
     if (row.user.empty()) accounts[row.account] = {row.fairShare, row.rawUsage, row.normShares};
   }
+  for (const auto& job : report.pendingJobs) {
+    if (job.reason == "Priority" || job.reason == "Resources") ++accounts[job.account].waitingJobs;
+  }
   m.setAccounts(accounts);
   std::map<std::string, metrics::PartitionFigures> partitions;
   for (const auto& [name, load] : report.partitions) {

@@ -140,6 +140,11 @@ struct OperatorMetrics::Impl {
                   "Fair-share factor of each account in [0, 1], as sshare shows it: 1 for an "
                   "account that used nothing, 0.5 at its share, towards 0 above it."),
       "account"};
+  ReplacedGauges accountWaitingJobs{
+      gaugeFamily(*registry, "kubeslurm_account_waiting_jobs",
+                  "Pending SlurmJobs of each account that wait only for their turn (reason "
+                  "Priority or Resources), as of the last scheduling cycle."),
+      "account"};
   Family<Gauge>& partitionGpuFamily =
       gaugeFamily(*registry, "kubeslurm_partition_gpus",
                   "GPUs of each partition's nodes by what holds them (the states of "
@@ -258,6 +263,8 @@ void OperatorMetrics::setAccounts(const std::map<std::string, AccountFigures>& a
   impl_->accountFairShare.replace(accounts, [](const AccountFigures& a) { return a.fairShare; });
   impl_->accountUsage.replace(accounts, [](const AccountFigures& a) { return a.usage; });
   impl_->accountShares.replace(accounts, [](const AccountFigures& a) { return a.shares; });
+  impl_->accountWaitingJobs.replace(
+      accounts, [](const AccountFigures& a) { return asDouble(a.waitingJobs); });
 }
 
 void OperatorMetrics::setPartitions(const std::map<std::string, PartitionFigures>& partitions) {

@@ -34,6 +34,9 @@ struct AccountFigures {
   double fairShare = 0;  // the factor in [0, 1]
   double usage = 0;      // decayed billing-weighted GPU-seconds
   double shares = 0;     // normalized shares of its parent, in [0, 1]
+  // Its pending jobs that wait only for their turn (reason Priority or Resources): a starved
+  // account has some, an idle one none.
+  std::int64_t waitingJobs = 0;
 };
 
 // One scheduling cycle. The counts are those of core::CycleStats (sdiag's meaning).

@@ -392,8 +392,9 @@ expand() {
 # Alerts whose condition holds in this scenario (before their `for:`), and those that must
 # not: a partition with 8 free GPUs while big pends for Resources; a leader that cycles, starts
 # jobs, binds without rollbacks, within budget, without API errors.
-# KubeslurmFairShareStarvation depends on the accounts' usage (docs/monitoring.md: it cannot
-# tell an idle account from a starved one), so it is only evaluated, not judged.
+# KubeslurmFairShareStarvation depends on the accounts' usage when the test looks (whether the
+# team account has used anything yet), so it is only evaluated, not judged; promtool's unit
+# tests judge it.
 declare -A expect_alert=(
   [KubeslurmGpusIdleWhileJobsPend]=active [KubeslurmNoLeader]=inactive
   [KubeslurmMultipleLeaders]=inactive [KubeslurmSchedulerNotCycling]=inactive

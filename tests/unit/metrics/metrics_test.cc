@@ -44,7 +44,7 @@ TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
   OperatorMetrics metrics;
   metrics.setPendingReasons({{"Resources", 4}, {"Priority", 7}});
   metrics.setNodes({{"idle", 2}, {"drain", 1}});
-  metrics.setAccounts({{"ml-research", {0.25, 3600.5, 0.4}}, {"inference", {0.75, 10, 0.6}}});
+  metrics.setAccounts({{"ml-research", {0.25, 3600.5, 0.4, 3}}, {"inference", {0.75, 10, 0.6, 0}}});
   metrics.setLeader(true);
   std::string text = metrics.exposition();
   EXPECT_THAT(text, HasSubstr("kubeslurm_pending_jobs{reason=\"Resources\"} 4\n"));
@@ -53,6 +53,8 @@ TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_fairshare{account=\"ml-research\"} 0.25\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_usage{account=\"ml-research\"} 3600.5\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_shares{account=\"ml-research\"} 0.4\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_account_waiting_jobs{account=\"ml-research\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_account_waiting_jobs{account=\"inference\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_leader 1\n"));
 
   metrics.setPendingReasons({{"Priority", 1}});
