@@ -9,6 +9,12 @@
 # Generated: crds.yaml (the chart's crds/, i.e. the repo's crds/), kubeslurm.yaml (everything
 # else but the PDB), pdb.yaml (policy/v1: clusters of 1.21 and later). Hand-written:
 # namespace.yaml, kustomization.yaml.
+#
+# The one value that is not the chart's default: queryApi.tls.secretName=kubeslurm-scheduler-tls.
+# The chart would otherwise generate a CA and a private key on each render (never in git, and
+# never the same twice), so the query API's certificate is a Secret the installer provides in
+# kubeslurm-system before the operator can start (docs/deploy.md, "The query API": cert-manager
+# or openssl).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -16,6 +22,7 @@ CHART=$ROOT/charts/kubeslurm
 OUT=$ROOT/deploy/manifests
 RELEASE=kubeslurm
 NS=kubeslurm-system
+TLS_SECRET=kubeslurm-scheduler-tls
 
 check=0
 case "${1:-}" in
@@ -53,12 +60,17 @@ header() {
   done
 } >"$TMP/crds.yaml"
 {
-  header "helm template $RELEASE -n $NS, default values, without the PDB"
-  helm_quiet template "$RELEASE" "$CHART" -n "$NS" --set podDisruptionBudget.enabled=false
+  header "helm template $RELEASE -n $NS, default values but queryApi.tls.secretName=$TLS_SECRET, without the PDB"
+  printf '# Provide the Secret %s/%s (kubernetes.io/tls: tls.crt, tls.key for\n' "$NS" "$TLS_SECRET"
+  printf '# kubeslurm-scheduler.%s.svc) before the operator starts, and add its CA as ca.crt to\n' "$NS"
+  printf '# the ConfigMap kubeslurm-scheduler for sprio/sshare: docs/deploy.md, "The query API".\n'
+  helm_quiet template "$RELEASE" "$CHART" -n "$NS" --set podDisruptionBudget.enabled=false \
+    --set "queryApi.tls.secretName=$TLS_SECRET"
 } >"$TMP/kubeslurm.yaml"
 {
   header "the PodDisruptionBudget, policy/v1: Kubernetes 1.21 or later"
-  helm_quiet template "$RELEASE" "$CHART" -n "$NS" --show-only templates/poddisruptionbudget.yaml
+  helm_quiet template "$RELEASE" "$CHART" -n "$NS" --show-only templates/poddisruptionbudget.yaml \
+    --set "queryApi.tls.secretName=$TLS_SECRET"
 } >"$TMP/pdb.yaml"
 
 status=0

@@ -38,5 +38,5 @@ COPY --from=build /build/bin/kubeslurm-operator /usr/local/bin/kubeslurm-operato
 # 65532: "nonroot" by convention (distroless), the uid the chart runs the pod as.
 USER 65532:65532
 # /metrics and the probes (the chart's ports.metrics and ports.probes).
-EXPOSE 8080 8081
+EXPOSE 8080 8081 9443
 ENTRYPOINT ["/usr/local/bin/kubeslurm-operator"]

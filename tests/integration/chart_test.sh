@@ -6,20 +6,28 @@
 #            templates must and must not render (monitoring objects only with their API, the
 #            restricted security context, RBAC without secrets/exec/wildcards); the schema
 #            refuses bad values; the chart's CRDs, also inside `helm package`, are crds/;
-#            deploy/manifests/ is a fresh render of the chart.
+#            deploy/manifests/ is a fresh render of the chart; the query API (gRPC over TLS):
+#            its Service selects the leader only, the generated certificate is valid for the
+#            Service's names and signed by the ConfigMap's ca.crt; queryApi.enabled=false turns
+#            it all off.
 #  sandbox   server-side dry-run of the rendered manifests; `helm install` (CRDs Established,
 #            PDB policy/v1beta1 on v1.20); `kubectl auth can-i` as the chart's ServiceAccount:
 #            what the operator needs yes, secrets/exec/node writes no; the operator binary runs
 #            with the ServiceAccount's token and the Deployment's args as the API server stored
 #            them: it leads, runs a 2-node gang to COMPLETED (ids, binds, Service, events,
 #            Partition/Account status, retention), expands and cancels an array, and is
-#            never refused; `helm uninstall` leaves nothing behind; values-all.yaml installed,
+#            never refused; it labels a pod of the Deployment as the leader (the query API's
+#            Service selects it) and serves the query API with the chart's certificate, which
+#            sprio reaches through the chart's ConfigMap (TokenReview, SubjectAccessReview);
+#            `helm upgrade` keeps the generated certificate (lookup);
+#            `helm uninstall` leaves nothing behind; values-all.yaml installed,
 #            with monitoring objects once (stand-in) monitoring CRDs exist; deploy/manifests/
 #            applied and deleted with kubectl. docs/deploy.md has the details.
 #
 #   tests/integration/chart_test.sh     KEEP=1 keeps the sandbox and work dir for a post-mortem
-# Env: KUBESLURM_OPERATOR, KUBESLURM_NODESIM (binaries; default build/bin/kubeslurm-operator,
-#      build/bin/kubeslurm-nodesim),
+# Env: KUBESLURM_OPERATOR, KUBESLURM_NODESIM, KUBESLURM_CLI (binaries; default
+#      build/bin/kubeslurm-operator, build/bin/kubeslurm-nodesim, and the CLI `kubeslurm`
+#      beside the operator),
 #      KUBESLURM_BIN_DIR (control-plane binaries; default: sandbox/build-control-plane.sh).
 set -euo pipefail
 
@@ -29,6 +37,7 @@ VALUES_ALL=$ROOT/tests/integration/chart/values-all.yaml
 SANDBOX=$ROOT/sandbox/sandbox
 OPERATOR=${KUBESLURM_OPERATOR:-$ROOT/build/bin/kubeslurm-operator}
 NODESIM=${KUBESLURM_NODESIM:-$ROOT/build/bin/kubeslurm-nodesim}
+CLI=${KUBESLURM_CLI:-$(dirname "$OPERATOR")/kubeslurm}
 NS=kubeslurm-system        # where a platform team installs it
 RELEASE=kubeslurm
 NS_ALL=kubeslurm-all       # the everything-on release, installed after the first is gone
@@ -40,6 +49,7 @@ fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
 [ -x "$OPERATOR" ] || fail "no operator binary at $OPERATOR (build it, or set KUBESLURM_OPERATOR)"
 [ -x "$NODESIM" ] || fail "no node simulator at $NODESIM (build it, or set KUBESLURM_NODESIM)"
+[ -x "$CLI" ] || fail "no CLI at $CLI (build the kubeslurm target, or set KUBESLURM_CLI)"
 
 step "helm (fetched once into ~/.cache/kubeslurm/helm)"
 HELM_BIN=$("$ROOT/charts/tools/get-helm.sh")
@@ -80,6 +90,9 @@ finish() {
   exit "$rc"
 }
 trap finish EXIT
+# Ctrl-C or a kill: exit, so that finish stops the operator and the sandbox.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # helm warns on stderr each time it follows the crds symlink; that is expected (see docs/deploy.md).
 helm() {
@@ -96,6 +109,47 @@ expect_kind() { # expect_kind KIND N FILE
   local n; n=$(count "$1" "$3")
   [ "$n" = "$2" ] || fail "$(basename "$3"): $n objects of kind $1, expected $2"
 }
+# doc KIND NAME FILE: the rendered object of that kind and metadata.name (its YAML document).
+doc() {
+  awk -v kind="kind: $1" -v name="  name: $2" '
+    /^---/ { if (k && n) { printf "%s", buf; found = 1; exit } buf = ""; k = 0; n = 0; next }
+    { buf = buf $0 "\n" }
+    $0 == kind { k = 1 }
+    $0 == name { n = 1 }
+    END { if (!found && k && n) printf "%s", buf }' "$3"
+}
+# The query API's certificate files from a rendered stream: DIR/{tls.crt,tls.key,secret-ca.crt}
+# from the Secret SECRET, DIR/ca.crt from the ConfigMap kubeslurm-scheduler (what the CLI trusts).
+rendered_tls() { # rendered_tls FILE SECRET DIR
+  local secret key
+  secret=$(doc Secret "$2" "$1")
+  [ -n "$secret" ] || fail "$(basename "$1"): no Secret $2"
+  mkdir -p "$3"
+  for key in tls.crt tls.key; do
+    sed -n "s/^  $key: \"\\(.*\\)\"\$/\\1/p" <<<"$secret" | base64 -d >"$3/$key"
+  done
+  sed -n 's/^  ca\.crt: "\(.*\)"$/\1/p' <<<"$secret" | base64 -d >"$3/secret-ca.crt"
+  doc ConfigMap kubeslurm-scheduler "$1" |
+    awk '/^  ca\.crt: \|/ { on = 1; next } on && /^    / { print substr($0, 5); next } { on = 0 }' \
+      >"$3/ca.crt"
+}
+# check_cert DIR SERVICE NS: DIR/tls.crt is signed by DIR/ca.crt (the ConfigMap's), names the
+# Service's 4 DNS names, is a serving certificate, and DIR/tls.key is its key.
+check_cert() {
+  local d=$1 name
+  [ -s "$d/ca.crt" ] || fail "the ConfigMap kubeslurm-scheduler has no ca.crt"
+  if [ -f "$d/secret-ca.crt" ]; then
+    cmp -s "$d/ca.crt" "$d/secret-ca.crt" || fail "the ConfigMap's ca.crt is not the Secret's"
+  fi
+  openssl verify -CAfile "$d/ca.crt" -purpose sslserver -verify_hostname "$2.$3.svc" \
+    "$d/tls.crt" >&2 || fail "the query API's certificate does not verify against ca.crt as $2.$3.svc"
+  for name in "$2" "$2.$3" "$2.$3.svc" "$2.$3.svc.cluster.local"; do
+    openssl x509 -in "$d/tls.crt" -noout -checkhost "$name" | grep -q 'does match' ||
+      fail "the query API's certificate lacks the SAN $name"
+  done
+  [ "$(openssl x509 -in "$d/tls.crt" -noout -pubkey)" = "$(openssl pkey -in "$d/tls.key" -pubout)" ] ||
+    fail "tls.key is not the key of tls.crt"
+}
 
 # ---------------------------------------------------------------------------------------------
 step "helm lint --strict: default values, and values-all.yaml"
@@ -104,20 +158,26 @@ helm lint --strict "$CHART" -f "$VALUES_ALL" >&2
 
 step "helm template: default values"
 helm template "$RELEASE" "$CHART" -n "$NS" >"$WORK/default.yaml"
-for kind in ServiceAccount ClusterRoleBinding Role RoleBinding Service Deployment \
-  PodDisruptionBudget; do
+for kind in ServiceAccount Deployment PodDisruptionBudget Secret; do
   expect_kind "$kind" 1 "$WORK/default.yaml"
 done
+# The operator's ClusterRole, and system:auth-delegator for the query API.
+expect_kind ClusterRoleBinding 2 "$WORK/default.yaml"
+# The operator's Role, and the one that lets users read the ConfigMap kubeslurm-scheduler.
+expect_kind Role 2 "$WORK/default.yaml"
+expect_kind RoleBinding 2 "$WORK/default.yaml"
+expect_kind Service 2 "$WORK/default.yaml"      # metrics, and the query API
 # The operator's, and the users' edit, view and cluster-reader roles.
 expect_kind ClusterRole 4 "$WORK/default.yaml"
-# One ConfigMap per Grafana dashboard of deploy/grafana/, for the Grafana sidecar (on by default).
+# One ConfigMap per Grafana dashboard of deploy/grafana/, for the Grafana sidecar (on by default),
+# and kubeslurm-scheduler, where the CLI finds the query API.
 DASHBOARD_COUNT=$(find "$ROOT/deploy/grafana" -name '*.json' | wc -l)
-expect_kind ConfigMap "$DASHBOARD_COUNT" "$WORK/default.yaml"
+expect_kind ConfigMap "$((DASHBOARD_COUNT + 1))" "$WORK/default.yaml"
 [ "$(grep -c '^    grafana_dashboard: "1"$' "$WORK/default.yaml")" = "$DASHBOARD_COUNT" ] ||
   fail "the dashboards' ConfigMaps lack the sidecar's label grafana_dashboard: \"1\""
 helm template "$RELEASE" "$CHART" -n "$NS" --set grafana.dashboards.enabled=false \
   >"$WORK/nodash.yaml"
-expect_kind ConfigMap 0 "$WORK/nodash.yaml"
+expect_kind ConfigMap 1 "$WORK/nodash.yaml"
 for kind in ServiceMonitor PrometheusRule Partition Account CustomResourceDefinition; do
   expect_kind "$kind" 0 "$WORK/default.yaml"
 done
@@ -126,9 +186,40 @@ grep -q '^apiVersion: policy/v1$' "$WORK/default.yaml" || fail "PDB is not polic
 for want in 'replicas: 2' '"--leader-elect=true"' 'fieldPath: metadata.namespace' \
   'path: /healthz' 'path: /readyz' 'containerPort: 8080' 'containerPort: 8081' \
   'runAsNonRoot: true' 'readOnlyRootFilesystem: true' 'allowPrivilegeEscalation: false' \
-  '- ALL' 'type: RuntimeDefault'; do
+  '- ALL' 'type: RuntimeDefault' 'fieldPath: metadata.name' 'containerPort: 9443' \
+  '"--grpc-bind-address=0.0.0.0:9443"' '"--grpc-tls-cert=/etc/kubeslurm/tls/tls.crt"' \
+  '"--grpc-tls-key=/etc/kubeslurm/tls/tls.key"' 'mountPath: /etc/kubeslurm/tls' \
+  'secretName: kubeslurm-scheduler-tls' 'name: system:auth-delegator'; do
   grep -qF -- "$want" "$WORK/default.yaml" || fail "default render lacks '$want'"
 done
+
+step "the query API: the leader's Service, the generated certificate, the CLI's ConfigMap"
+svc=$(doc Service kubeslurm-scheduler "$WORK/default.yaml")
+for want in '    kubeslurm.io/leader: "true"' '    app.kubernetes.io/instance: kubeslurm' \
+  '    - name: grpc' '      port: 9443' '      targetPort: grpc'; do
+  grep -qxF -- "$want" <<<"$svc" || fail "the Service kubeslurm-scheduler lacks '$want'"
+done
+cm=$(doc ConfigMap kubeslurm-scheduler "$WORK/default.yaml")
+for want in '  address: "kubeslurm-scheduler.kubeslurm-system.svc:9443"' \
+  '  serverName: "kubeslurm-scheduler.kubeslurm-system.svc"'; do
+  grep -qxF -- "$want" <<<"$cm" || fail "the ConfigMap kubeslurm-scheduler lacks '$want'"
+done
+grep -qxF 'type: kubernetes.io/tls' <<<"$(doc Secret kubeslurm-scheduler-tls "$WORK/default.yaml")" ||
+  fail "the query API's Secret is not of type kubernetes.io/tls"
+rendered_tls "$WORK/default.yaml" kubeslurm-scheduler-tls "$WORK/tls-template"
+check_cert "$WORK/tls-template" kubeslurm-scheduler "$NS"
+# Off: no Service, Secret, ConfigMap or auth-delegator binding, and the operator's API is off.
+helm template "$RELEASE" "$CHART" -n "$NS" --set queryApi.enabled=false >"$WORK/noquery.yaml"
+expect_kind Secret 0 "$WORK/noquery.yaml"
+expect_kind Service 1 "$WORK/noquery.yaml"
+expect_kind ConfigMap "$DASHBOARD_COUNT" "$WORK/noquery.yaml"
+expect_kind ClusterRoleBinding 1 "$WORK/noquery.yaml"
+grep -qF -- '"--grpc-bind-address=0"' "$WORK/noquery.yaml" ||
+  fail "queryApi.enabled=false does not pass --grpc-bind-address=0"
+if sed 's/#.*//' "$WORK/noquery.yaml" |
+  grep -nE 'kubeslurm\.io/leader|grpc-tls|/etc/kubeslurm/tls|containerPort: 9443|auth-delegator|name: kubeslurm-scheduler$'; then
+  fail "queryApi.enabled=false still renders parts of the query API (lines above)"
+fi
 # Least privilege, as written: no secrets, no exec/attach/port-forward, no wildcards, no escalate.
 if sed 's/#.*//' "$WORK/default.yaml" |
   grep -nE 'secrets|pods/(exec|attach|portforward)|"\*"|- \*|\[\*\]|escalate|impersonate|bind\]|bind,'; then
@@ -145,16 +236,25 @@ expect_kind ServiceMonitor 1 "$WORK/all.yaml"
 expect_kind PrometheusRule 1 "$WORK/all.yaml"
 expect_kind Partition 1 "$WORK/all.yaml"
 expect_kind Account 2 "$WORK/all.yaml"
-expect_kind ClusterRoleBinding 2 "$WORK/all.yaml"   # + the cluster-reader groups' binding
+expect_kind ClusterRoleBinding 3 "$WORK/all.yaml"   # + cluster-reader groups, auth-delegator
+expect_kind Secret 0 "$WORK/all.yaml"               # queryApi.tls.secretName: the user's own
 for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
   'node-role.kubernetes.io/control-plane' 'podAntiAffinity:' \
   'image: "registry.example.com/kubeslurm/kubeslurm-operator:0.1.0-test"' \
   'imagePullPolicy: Always' '"--watch-namespace=team-nlp"' '"--first-job-id=10000000"' \
   'name: kubeslurm-operator-sa' 'containerPort: 9091' 'minAvailable: 2' \
   'grafana_folder: kubeslurm' 'namespace: monitoring' 'team: platform' 'for: 2h' \
-  'severity: critical'; do
+  'severity: critical' '"--grpc-bind-address=0.0.0.0:9444"' 'containerPort: 9444' \
+  'secretName: everything-query-tls' 'example.com/api: query' \
+  'address: "everything-kubeslurm-scheduler.kubeslurm-all.svc:443"' \
+  'serverName: "everything-kubeslurm-scheduler.kubeslurm-all.svc"'; do
   grep -qF -- "$want" "$WORK/all.yaml" || fail "values-all render lacks '$want'"
 done
+# queryApi.tls.caBundle is what the ConfigMap publishes as ca.crt.
+rendered_ca=$(doc ConfigMap kubeslurm-scheduler "$WORK/all.yaml" |
+  awk '/^  ca\.crt: \|/ { on = 1; next } on && /^    / { print substr($0, 5); next } { on = 0 }')
+[ "$rendered_ca" = "$(sed -n '/^    caBundle: |/,/END CERTIFICATE/p' "$VALUES_ALL" | sed '1d; s/^      //')" ] ||
+  fail "values-all: the ConfigMap's ca.crt is not queryApi.tls.caBundle"
 # values-all switches KubeslurmFairShareStarvation off and overrides two others (see the file).
 grep -q 'alert: KubeslurmFairShareStarvation' "$WORK/all.yaml" &&
   fail "values-all: the PrometheusRule still has the alert it disables"
@@ -166,7 +266,8 @@ helm template x "$CHART" --set operator.logLevel=debug --set leaderElection.enab
   --set replicaCount=1 --set 'operator.extraArgs={--identity=x}' >/dev/null
 for bad in operator.logLevel=verbose operator.logFormat=xml replicas=2 ports.metrics=0 \
   image.pullPolicy=Sometimes operator.firstJobId=0 'operator.extraArgs={-v}' \
-  leaderElection.enabled=false; do
+  leaderElection.enabled=false queryApi.port=0 queryApi.service.type=External \
+  queryApi.tls.secretName=Bad_Secret queryApi.tls.caBundle=not-a-pem queryApi.tls.ca=x; do
   if helm template x "$CHART" --set "$bad" >/dev/null 2>&1; then
     fail "the chart accepted --set $bad"
   fi
@@ -217,10 +318,13 @@ step "deploy/manifests/ equals a fresh render of the chart, and kustomize builds
 "$ROOT/charts/tools/render-manifests.sh" --check
 k kustomize "$ROOT/deploy/manifests" >"$WORK/kustomized.yaml"
 for kind in Namespace:1 CustomResourceDefinition:3 ServiceAccount:1 ClusterRole:4 \
-  ClusterRoleBinding:1 Role:1 RoleBinding:1 Service:1 Deployment:1 PodDisruptionBudget:1 \
-  "ConfigMap:$DASHBOARD_COUNT"; do
+  ClusterRoleBinding:2 Role:2 RoleBinding:2 Service:2 Deployment:1 PodDisruptionBudget:1 \
+  "ConfigMap:$((DASHBOARD_COUNT + 1))" Secret:0; do
   expect_kind "${kind%%:*}" "${kind##*:}" "$WORK/kustomized.yaml"
 done
+# No generated key in git: the manifests mount the Secret the installer provides.
+grep -qF 'secretName: kubeslurm-scheduler-tls' "$WORK/kustomized.yaml" ||
+  fail "deploy/manifests/ does not mount the Secret kubeslurm-scheduler-tls"
 
 # ---------------------------------------------------------------------------------------------
 step "sandbox up (a real kube-apiserver v1.20.2)"
@@ -241,15 +345,40 @@ k apply --dry-run=server -f "$WORK/default-cluster.yaml" >&2
 step "helm install $RELEASE -n $NS"
 helm install "$RELEASE" "$CHART" -n "$NS" >"$WORK/install.out"
 grep -q 'kubectl get partitions' "$WORK/install.out" || fail "NOTES.txt not shown by helm install"
+grep -qF 'port-forward svc/kubeslurm-scheduler 9443' "$WORK/install.out" ||
+  fail "NOTES.txt does not say how to reach the query API"
 for crd in slurmjobs partitions accounts; do
   k wait --for condition=established --timeout=30s "crd/$crd.kubeslurm.io" >/dev/null ||
     fail "CRD $crd.kubeslurm.io not Established"
 done
 k -n "$NS" get deployment/kubeslurm serviceaccount/kubeslurm role/kubeslurm rolebinding/kubeslurm \
-  service/kubeslurm-metrics poddisruptionbudget/kubeslurm >&2
-k get clusterrole/kubeslurm clusterrolebinding/kubeslurm >/dev/null
+  service/kubeslurm-metrics service/kubeslurm-scheduler secret/kubeslurm-scheduler-tls \
+  configmap/kubeslurm-scheduler poddisruptionbudget/kubeslurm >&2
+k get clusterrole/kubeslurm clusterrolebinding/kubeslurm clusterrolebinding/kubeslurm-auth-delegator \
+  >/dev/null
 [ "$(k -n "$NS" get deployment kubeslurm -o 'jsonpath={.spec.replicas}')" = 2 ] ||
   fail "the Deployment does not have 2 replicas"
+
+step "the query API's certificate as installed, and kept by helm upgrade (lookup)"
+# installed_tls DIR: the Secret and ConfigMap as the API server has them.
+installed_tls() {
+  mkdir -p "$1"
+  k -n "$NS" get secret kubeslurm-scheduler-tls -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$1/tls.crt"
+  k -n "$NS" get secret kubeslurm-scheduler-tls -o 'jsonpath={.data.tls\.key}' | base64 -d >"$1/tls.key"
+  k -n "$NS" get secret kubeslurm-scheduler-tls -o 'jsonpath={.data.ca\.crt}' | base64 -d >"$1/secret-ca.crt"
+  k -n "$NS" get configmap kubeslurm-scheduler -o 'jsonpath={.data.ca\.crt}' >"$1/ca.crt"
+}
+installed_tls "$WORK/tls"
+check_cert "$WORK/tls" kubeslurm-scheduler "$NS"
+[ "$(k -n "$NS" get secret kubeslurm-scheduler-tls -o 'jsonpath={.type}')" = kubernetes.io/tls ] ||
+  fail "the Secret kubeslurm-scheduler-tls is not of type kubernetes.io/tls"
+helm upgrade "$RELEASE" "$CHART" -n "$NS" >/dev/null
+installed_tls "$WORK/tls-upgraded"
+for f in tls.crt tls.key secret-ca.crt ca.crt; do
+  cmp -s "$WORK/tls/$f" "$WORK/tls-upgraded/$f" || fail "helm upgrade changed the query API's $f"
+done
+echo "  certificate for kubeslurm-scheduler.$NS.svc verifies against the ConfigMap's ca.crt;" \
+  "unchanged by helm upgrade" >&2
 
 step "RBAC: what the chart's ServiceAccount may do (kubectl auth can-i --as)"
 SA_USER=system:serviceaccount:$NS:kubeslurm
@@ -298,6 +427,12 @@ can yes update leases.coordination.k8s.io/kubeslurm-operator -n "$NS"
 can yes create configmaps -n "$NS"
 can yes get configmaps/kubeslurm-job-ids -n "$NS"
 can yes update configmaps/kubeslurm-job-ids -n "$NS"
+# The query API: its leader label on the operator's own pod (operator/main/main.cc labelOwnPod),
+# and each caller checked by TokenReview and SubjectAccessReview (operator/rpc/auth.cc).
+can yes patch pods -n "$NS"
+can yes create tokenreviews.authentication.k8s.io
+can yes create subjectaccessreviews.authorization.k8s.io
+can no create localsubjectaccessreviews.authorization.k8s.io -n team-a
 # What it must not do.
 for v in get list watch; do can no "$v" secrets -A; can no "$v" secrets -n "$NS"; done
 can no create pods --subresource=exec -n team-a; can no get pods --subresource=exec -n team-a
@@ -305,7 +440,7 @@ can no create pods --subresource=attach -n team-a
 can no create pods --subresource=portforward -n team-a
 can no delete nodes;                  can no update nodes;    can no patch nodes
 can no create nodes
-can no update pods -n team-a;         can no patch pods -n team-a
+can no update pods -n team-a
 can no delete services -n team-a;     can no list services -A
 can no update slurmjobs.kubeslurm.io -n team-a; can no deletecollection slurmjobs.kubeslurm.io -n team-a
 can no update partitions.kubeslurm.io;          can no delete accounts.kubeslurm.io
@@ -340,6 +475,10 @@ can no create slurmjobs.kubeslurm.io -n team-b;   can no list partitions.kubeslu
 SA_USER=bob
 can yes list slurmjobs.kubeslurm.io -n team-a;    can yes watch slurmjobs.kubeslurm.io -n team-a
 can no create slurmjobs.kubeslurm.io -n team-a;   can no patch slurmjobs.kubeslurm.io -n team-a
+# Any authenticated user finds the query API (sprio, sshare), and reads nothing else there.
+can yes get configmaps/kubeslurm-scheduler -n "$NS"
+can no get configmaps/kubeslurm-job-ids -n "$NS"; can no list configmaps -n "$NS"
+can no get secrets/kubeslurm-scheduler-tls -n "$NS"
 can_check
 SA_USER=system:serviceaccount:$NS:kubeslurm
 
@@ -381,10 +520,25 @@ mapfile -t args < <(k -n "$NS" get deployment kubeslurm \
   -o 'jsonpath={range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}')
 [ "${#args[@]}" -ge 10 ] || fail "the Deployment has ${#args[@]} args"
 "$OPERATOR" "${args[@]}" --help >/dev/null || fail "the operator refuses the chart's args: ${args[*]}"
+# The query API with the chart's generated certificate (the files the pod would mount), and one
+# of the Deployment's pods as its own: the operator labels that pod as the leader.
+for want in --grpc-tls-cert=/etc/kubeslurm/tls/tls.crt --grpc-tls-key=/etc/kubeslurm/tls/tls.key; do
+  printf -- '%s\n' "${args[@]}" | grep -qxF -- "$want" || fail "the Deployment does not pass $want"
+done
+SELECTOR=app.kubernetes.io/instance=$RELEASE,app.kubernetes.io/component=operator
+pod=''
+for _ in $(seq 1 100); do
+  pod=$(k -n "$NS" get pods -l "$SELECTOR" -o 'jsonpath={.items[0].metadata.name}' 2>/dev/null) || true
+  [ -n "$pod" ] && break
+  sleep 0.1
+done
+[ -n "$pod" ] || fail "no pod of the Deployment kubeslurm"
 # The log exists before the loop below reads it (the child opens it only when it runs).
 : >"$WORK/operator.log"
-POD_NAMESPACE=$NS "$OPERATOR" --kubeconfig "$WORK/sa.kubeconfig" "${args[@]}" \
+POD_NAMESPACE=$NS POD_NAME=$pod "$OPERATOR" --kubeconfig "$WORK/sa.kubeconfig" "${args[@]}" \
   --metrics-bind-address=127.0.0.1:0 --health-probe-bind-address=127.0.0.1:0 \
+  --grpc-bind-address=127.0.0.1:0 --grpc-tls-cert="$WORK/tls/tls.crt" \
+  --grpc-tls-key="$WORK/tls/tls.key" \
   --identity=chart-test --scheduling-interval=1 --log-format=text --job-retention=2 \
   </dev/null >"$WORK/operator.log" 2>&1 &
 OPERATOR_PID=$!
@@ -402,6 +556,21 @@ grep -q 'became leader as chart-test' "$WORK/operator.log" || fail "the operator
 curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$probes/readyz" || fail "/readyz"
 [ "$(k -n "$NS" get lease kubeslurm-operator -o 'jsonpath={.spec.holderIdentity}')" = chart-test ] ||
   fail "the Lease is not held by the operator"
+grpc_port=$(sed -n 's/.*query API (gRPC, TLS) on port \([0-9]*\)$/\1/p' "$WORK/operator.log")
+[ -n "$grpc_port" ] || fail "the operator does not serve the query API with the chart's certificate"
+# The Service kubeslurm-scheduler selects the leader's pod, and only it (the label is patched in
+# by the operator: pods patch).
+# shellcheck disable=SC2016  # a go-template, not shell
+leader_selector=$(k -n "$NS" get service kubeslurm-scheduler \
+  -o 'go-template={{range $k, $v := .spec.selector}}{{$k}}={{$v}},{{end}}')
+selected=''
+for _ in $(seq 1 50); do
+  selected=$(k -n "$NS" get pods -l "${leader_selector%,}" -o 'jsonpath={.items[*].metadata.name}')
+  [ "$selected" = "$pod" ] && break
+  sleep 0.2
+done
+[ "$selected" = "$pod" ] ||
+  fail "the Service kubeslurm-scheduler selects '$selected', not the leader's pod $pod"
 # Jobs run in team-a, charged to Account "team", on Partition "batch" (the simulated nodes).
 k apply -f - >/dev/null <<'EOF'
 apiVersion: kubeslurm.io/v1alpha1
@@ -491,16 +660,27 @@ done
 wait_for 30 "the cancelled tasks' end" \
   '[ "$(k -n team-a get sj -l kubeslurm.io/array-job=sweep -o "jsonpath={.items[*].status.state}")" = "CANCELLED CANCELLED" ]'
 echo "  array: 2 tasks created, then cancelled" >&2
+# sprio as a user of the sandbox's token context: the address is the port here, the CA and the
+# name the certificate must carry come from the chart's ConfigMap; the operator checks the
+# token with TokenReview and the caller with SubjectAccessReview (system:auth-delegator).
+sprio_out=$(KUBESLURM_SCHEDULER=127.0.0.1:$grpc_port KUBESLURM_OPERATOR_NAMESPACE=$NS \
+  "$CLI" sprio --context kubeslurm-sandbox-token 2>&1) ||
+  fail "sprio through the chart's ConfigMap failed: $sprio_out"
+[[ $sprio_out == *JOBID*PRIORITY* ]] || fail "unexpected sprio output: $sprio_out"
+echo "  sprio reached the query API with the ConfigMap's ca.crt and serverName" >&2
 if grep -niE 'forbidden|\b403\b' "$WORK/operator.log"; then
   fail "the operator was refused something under the chart's RBAC (lines above)"
 fi
 kill -TERM "$OPERATOR_PID"
 wait "$OPERATOR_PID" || true
 OPERATOR_PID=''
+# Stepping down removes the label: the Service selects no pod until a new leader labels its own.
+[ -z "$(k -n "$NS" get pod "$pod" -o 'jsonpath={.metadata.labels.kubeslurm\.io/leader}')" ] ||
+  fail "the operator left its pod labelled kubeslurm.io/leader after stepping down"
 
 step "helm uninstall $RELEASE: nothing of the release is left (the CRDs stay, as Helm intends)"
 helm uninstall "$RELEASE" -n "$NS" --wait --timeout 60s >&2
-left=$(k get deployments,serviceaccounts,roles,rolebindings,services,poddisruptionbudgets,configmaps \
+left=$(k get deployments,serviceaccounts,roles,rolebindings,services,poddisruptionbudgets,configmaps,secrets \
   -n "$NS" -l "app.kubernetes.io/instance=$RELEASE" -o name)
 left+=$(k get clusterroles,clusterrolebindings -l "app.kubernetes.io/instance=$RELEASE" -o name)
 [ -z "$left" ] || fail "left after helm uninstall: $left"
@@ -555,10 +735,11 @@ step "deploy/manifests/ with real kubectl apply, then kubectl delete"
 M=$ROOT/deploy/manifests
 k apply -f "$M/namespace.yaml" -f "$M/crds.yaml" -f "$M/kubeslurm.yaml" >&2
 k -n "$NS" get deployment/kubeslurm serviceaccount/kubeslurm role/kubeslurm rolebinding/kubeslurm \
-  service/kubeslurm-metrics -o name >/dev/null
-k get clusterrole/kubeslurm clusterrolebinding/kubeslurm -o name >/dev/null
+  service/kubeslurm-metrics service/kubeslurm-scheduler configmap/kubeslurm-scheduler -o name >/dev/null
+k get clusterrole/kubeslurm clusterrolebinding/kubeslurm clusterrolebinding/kubeslurm-auth-delegator \
+  -o name >/dev/null
 k delete -f "$M/kubeslurm.yaml" --wait=true >/dev/null
-left=$(k get deployments,serviceaccounts,roles,rolebindings,services -n "$NS" \
+left=$(k get deployments,serviceaccounts,roles,rolebindings,services,configmaps -n "$NS" \
   -l app.kubernetes.io/instance=kubeslurm -o name)
 left+=$(k get clusterroles,clusterrolebindings -l app.kubernetes.io/instance=kubeslurm -o name)
 [ -z "$left" ] || fail "left after kubectl delete: $left"

@@ -87,9 +87,30 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 - {{ printf "--kube-api-burst=%v" (int64 $o.kubeApiBurst) | quote }}
 - {{ printf "--metrics-bind-address=0.0.0.0:%v" .Values.ports.metrics | quote }}
 - {{ printf "--health-probe-bind-address=0.0.0.0:%v" .Values.ports.probes | quote }}
+{{- if .Values.queryApi.enabled }}
+- {{ printf "--grpc-bind-address=0.0.0.0:%v" .Values.queryApi.port | quote }}
+- {{ printf "--grpc-tls-cert=%s/tls.crt" (include "kubeslurm.queryApi.tlsDir" .) | quote }}
+- {{ printf "--grpc-tls-key=%s/tls.key" (include "kubeslurm.queryApi.tlsDir" .) | quote }}
+{{- else }}
+- "--grpc-bind-address=0"
+{{- end }}
 - {{ printf "--log-format=%v" ($o.logFormat) | quote }}
 - {{ printf "--log-level=%v" ($o.logLevel) | quote }}
 {{- range $o.extraArgs }}
 - {{ . | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* The query API (templates/query-api.yaml): its Service, and the Secret with its certificate. */}}
+{{- define "kubeslurm.queryApi.serviceName" -}}
+{{- printf "%s-scheduler" (include "kubeslurm.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "kubeslurm.queryApi.secretName" -}}
+{{- default (printf "%s-tls" (include "kubeslurm.queryApi.serviceName" .)) .Values.queryApi.tls.secretName -}}
+{{- end -}}
+
+{{/* Where the operator container mounts that Secret (read-only). */}}
+{{- define "kubeslurm.queryApi.tlsDir" -}}
+/etc/kubeslurm/tls
 {{- end -}}
