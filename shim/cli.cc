@@ -25,6 +25,7 @@ const std::vector<Command>& commands() {
       {"sshare", runSshare, "the fair-share tree (from the operator's query API)"},
       {"plan", runPlan, "what-if: what the scheduler would do with a scenario file"},
       {"simulate", runSimulate, "replay a workload trace (SWF, Alibaba) through the scheduler"},
+      {"completion", runCompletion, "bash completion: source <(kubeslurm completion bash)"},
   };
   return kCommands;
 }

@@ -15,5 +15,6 @@ int runSprio(const std::vector<std::string>& args, CliIo& io);
 int runSshare(const std::vector<std::string>& args, CliIo& io);
 int runPlan(const std::vector<std::string>& args, CliIo& io);
 int runSimulate(const std::vector<std::string>& args, CliIo& io);
+int runCompletion(const std::vector<std::string>& args, CliIo& io);
 
 }  // namespace kubeslurm::shim

@@ -300,6 +300,18 @@ const std::vector<OptionDef>& optionTable() {
   return kTable;
 }
 
+}  // namespace
+
+std::vector<std::string_view> sbatchLongOptionNames() {
+  std::vector<std::string_view> names;
+  for (const OptionDef& def : optionTable()) {
+    if (!def.name.empty()) names.push_back(def.name);
+  }
+  return names;
+}
+
+namespace {
+
 const OptionDef* findOptionByName(std::string_view name) {
   for (const OptionDef& def : optionTable()) {
     if (!def.name.empty() && def.name == name) return &def;

@@ -228,4 +228,7 @@ std::vector<std::string> extractSbatchDirectives(std::string_view script);
 // Unknown or ambiguous options count as 1. Lets a front end find its own flags among sbatch's.
 std::size_t sbatchOptionSpan(const std::vector<std::string>& argv, std::size_t i);
 
+// Every long option sbatch accepts ("account", "array", ...), for shell completion.
+std::vector<std::string_view> sbatchLongOptionNames();
+
 }  // namespace kubeslurm::slurm
