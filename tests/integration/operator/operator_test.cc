@@ -411,7 +411,7 @@ TEST_F(OperatorIT, DependencyChainAfterFailure) {
 // behind the same blocker, the one whose account used nothing starts first, though the other
 // was submitted earlier.
 TEST_F(OperatorIT, FairShareOrdersTwoAccountsJobs) {
-  for (const std::string& account : {"heavy-" + ns_, "light-" + ns_}) {
+  for (const std::string& account : {"heavy-" + ns_, "light-" + ns_, "other-" + ns_}) {
     ASSERT_EQ(kubectl("apply -f - <<'EOF'\napiVersion: kubeslurm.io/v1alpha1\nkind: Account\n"
                       "metadata:\n  name: " +
                       account + "\nspec:\n  shares: 1\nEOF\n")
@@ -437,11 +437,24 @@ TEST_F(OperatorIT, FairShareOrdersTwoAccountsJobs) {
       },
       20s))
       << kubectlJson("get account heavy-" + ns_).dump();
-  const std::string blocker = whole("blocker", "light-" + ns_, "5");
+  // The blocker runs long enough that both jobs are queued behind it even on a loaded machine;
+  // the test checks that they were (both pending behind it) before it judges the order. It
+  // charges a third account: usage it put on light- could outweigh heavy-'s.
+  const std::string blocker = whole("blocker", "other-" + ns_, "12");
   ASSERT_TRUE(reaches(blocker, "RUNNING", 30s));
   const std::string first = whole("heavy", "heavy-" + ns_, "1");
   std::this_thread::sleep_for(1s);
   const std::string second = whole("light", "light-" + ns_, "1");
+  const auto waiting = [&](const std::string& name) {
+    const json status = job(name).value("status", json::object());
+    const std::string reason = status.value("reason", "");
+    return status.value("state", "") == "PENDING" &&
+           (reason == "Priority" || reason == "Resources");
+  };
+  ASSERT_TRUE(waitUntil([&] { return waiting(first) && waiting(second); }, 10s))
+      << job(first).dump() << "\n"
+      << job(second).dump();
+  ASSERT_EQ(state(blocker), "RUNNING") << "the blocker ended before both jobs were queued";
   ASSERT_TRUE(reaches(first, "COMPLETED", 60s));
   ASSERT_TRUE(reaches(second, "COMPLETED", 60s));
   const std::int64_t heavyStart = epochSeconds(job(first)["status"].value("startTime", ""));
