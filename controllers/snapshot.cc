@@ -147,19 +147,6 @@ std::int32_t exitStatusOf(std::string_view text) {
   return parseInteger<std::int32_t>(text.substr(0, colon)).value_or(0);
 }
 
-bool requirementMatches(const api::LabelSelectorRequirement& req, const Labels& labels) {
-  auto it = labels.find(req.key);
-  const bool has = it != labels.end();
-  const bool listed =
-      has && std::find(req.values.begin(), req.values.end(), it->second) != req.values.end();
-  if (req.operator_ == "In") return listed;
-  if (req.operator_ == "NotIn")
-    return !listed;  // a missing label satisfies NotIn (labels.Requirement)
-  if (req.operator_ == "Exists") return has;
-  if (req.operator_ == "DoesNotExist") return !has;
-  return false;  // LabelSelectorAsSelector rejects an unknown operator: select nothing
-}
-
 class Builder {
  public:
   Builder(const ClusterObjects& objects, const SnapshotOptions& options, core::Time now)
@@ -220,7 +207,8 @@ class Builder {
         const core::Node& node = out_.snapshot.nodes[i];
         // Nodes= and a selector together: a member must match both (the CRD's contract).
         if (listed && listed->count(node.name) == 0) continue;
-        if (spec.nodeSelector && !selectorMatches(*spec.nodeSelector, node.labels)) continue;
+        if (spec.nodeSelector && !api::labelSelectorMatches(*spec.nodeSelector, node.labels))
+          continue;
         if (!listed && !spec.nodeSelector) continue;  // a partition names its nodes
         part.nodes.push_back(i);
       }
@@ -580,18 +568,6 @@ api::ObjectMeta jobMetadata(const api::SlurmJobObject& job) {
 }
 
 bool isRankPod(const api::Pod& pod) { return !podJobName(pod).empty(); }
-
-bool selectorMatches(const api::LabelSelector& selector, const Labels& labels) {
-  const bool labelsMatch = std::ranges::all_of(selector.matchLabels, [&labels](const auto& pair) {
-    auto it = labels.find(pair.first);
-    return it != labels.end() && it->second == pair.second;
-  });
-  return labelsMatch &&
-         std::ranges::all_of(selector.matchExpressions,
-                             [&labels](const api::LabelSelectorRequirement& requirement) {
-                               return requirementMatches(requirement, labels);
-                             });
-}
 
 const api::Partition* jobPartition(const slurm::JobRequest& request,
                                    const std::vector<api::Partition>& partitions,

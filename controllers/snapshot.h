@@ -82,11 +82,6 @@ api::ObjectMeta jobMetadata(const api::SlurmJobObject& job);
 // A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
 bool isRankPod(const api::Pod& pod);
 
-// metav1.LabelSelector semantics (labels.Selector from LabelSelectorAsSelector): every
-// matchLabels pair and every expression must hold; an empty selector matches everything.
-bool selectorMatches(const api::LabelSelector& selector,
-                     const std::map<std::string, std::string, std::less<>>& labels);
-
 // The partition a job runs in: spec.partition, else the default one (spec.default, else the
 // only partition). nullptr when there is none; `message` then says why, as sbatch would.
 const api::Partition* jobPartition(const slurm::JobRequest& request,

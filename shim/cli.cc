@@ -20,7 +20,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"sbatch", runSbatch, "submit a batch script (--dry-run=client -o yaml|json: print it)"},
       {"squeue", runSqueue, "list jobs as Slurm's squeue prints them"},
-      {"scontrol", runScontrol, "show hostnames|hostlist|hostlistsorted"},
+      {"scancel", runScancel, "cancel jobs, array tasks, or the jobs a filter selects"},
+      {"sinfo", runSinfo, "list partitions and nodes as Slurm's sinfo prints them"},
+      {"sacct", runSacct, "accounting: finished and live jobs as Slurm's sacct prints them"},
+      {"scontrol", runScontrol,
+       "show job|partition|node|hostnames|hostlist, hold, release, update"},
       {"sprio", runSprio, "pending jobs' priority factors (from the operator's query API)"},
       {"sshare", runSshare, "the fair-share tree (from the operator's query API)"},
       {"plan", runPlan, "what-if: what the scheduler would do with a scenario file"},

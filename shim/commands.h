@@ -11,6 +11,9 @@ namespace kubeslurm::shim {
 int runScontrol(const std::vector<std::string>& args, CliIo& io);
 int runSbatch(const std::vector<std::string>& args, CliIo& io);
 int runSqueue(const std::vector<std::string>& args, CliIo& io);
+int runScancel(const std::vector<std::string>& args, CliIo& io);
+int runSinfo(const std::vector<std::string>& args, CliIo& io);
+int runSacct(const std::vector<std::string>& args, CliIo& io);
 int runSprio(const std::vector<std::string>& args, CliIo& io);
 int runSshare(const std::vector<std::string>& args, CliIo& io);
 int runPlan(const std::vector<std::string>& args, CliIo& io);

@@ -109,6 +109,14 @@ GetoptResult getoptLong(std::string_view program, const std::vector<std::string>
   return result;
 }
 
+int consumeFieldWidth(std::string_view text, std::size_t& i) {
+  int width = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    width = std::min(width * 10 + (text[i++] - '0'), kMaxFieldWidth);
+  }
+  return width;
+}
+
 std::vector<std::string> splitCommaList(std::string_view text) {
   std::vector<std::string> items;
   std::size_t pos = 0;

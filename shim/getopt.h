@@ -36,6 +36,15 @@ struct GetoptResult {
 GetoptResult getoptLong(std::string_view program, const std::vector<std::string>& args,
                         std::string_view shortSpec, std::span<const LongOptionSpec> longOptions);
 
+// The widest field a format string may ask for. Slurm prints whatever width is given; a width
+// of millions is a typo (or an attack on a shared login node) that would print or allocate that
+// many spaces, so widths are capped here.
+inline constexpr int kMaxFieldWidth = 4096;
+
+// Reads the decimal digits at text[i...] as a field width, advancing `i` past all of them; the
+// value is capped at kMaxFieldWidth (and never overflows).
+int consumeFieldWidth(std::string_view text, std::size_t& i);
+
 // "a,b,,c" -> {"a", "b", "c"}: Slurm's comma lists drop empty items.
 std::vector<std::string> splitCommaList(std::string_view text);
 

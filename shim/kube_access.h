@@ -82,6 +82,11 @@ struct SubmitEnvironment {
 // `queries`: the operator's query API for SCHEDNODES; empty or unreachable, "(null)" is shown.
 int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
                   const QueryConnector& queries = {});
+int runScancelWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
+int runSinfoWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
+int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
+// scontrol's offline commands (hostnames, hostlist) never call `connect`.
+int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
                   const SubmitEnvironment& environment);
 

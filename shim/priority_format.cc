@@ -154,9 +154,7 @@ std::vector<SprioField> parseSprioFormat(const std::string& format, std::string&
       field.right = true;
       ++k;
     }
-    while (k < token.size() && token[k] >= '0' && token[k] <= '9') {
-      field.width = field.width * 10 + (token[k++] - '0');
-    }
+    field.width = consumeFieldWidth(token, k);
     if (k >= token.size()) continue;
     field.letter = token[k];
     field.suffix = token.substr(k + 1);
@@ -627,7 +625,8 @@ CommandOutput formatSshare(const std::vector<rpc::FairShareRow>& rows, bool fair
     std::string name = item;
     int width = 0;
     if (const std::size_t percent = name.find('%'); percent != std::string::npos) {
-      width = static_cast<int>(std::strtol(name.c_str() + percent + 1, nullptr, 10));
+      width = static_cast<int>(std::clamp<long>(
+          std::strtol(name.c_str() + percent + 1, nullptr, 10), -kMaxFieldWidth, kMaxFieldWidth));
       name.resize(percent);
     }
     const auto* const match = std::ranges::find_if(

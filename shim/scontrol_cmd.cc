@@ -1,7 +1,9 @@
-// `scontrol`, offline: the hostlist entities of `show` exactly as Slurm 22.05's scontrol prints
-// them (stdout, stderr and exit code pinned by tests/integration/slurm_diff against the real
-// binary), scontrol's option parsing and keyword abbreviations, and its interactive mode.
-// Commands that need a controller say so until the operator answers them.
+// `scontrol`: the hostlist entities of `show` exactly as Slurm 22.05's scontrol prints them
+// (stdout, stderr and exit code pinned by tests/integration/slurm_diff against the real
+// binary), scontrol's option parsing and keyword abbreviations, and its interactive mode; and
+// the commands the cluster answers: show job|partition|node (scontrol_show.h), hold, release
+// and update of jobs (JSON merge patches of the SlurmJob's spec, which the operator acts on).
+// Only those connect, on first use. Other controller commands say they are not available.
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
@@ -12,8 +14,16 @@
 #include <string_view>
 #include <vector>
 
+#include "operator/api/slurmjob.h"
+#include "operator/kube/resource.h"
+#include "operator/slurm/dependency.h"
 #include "operator/slurm/hostlist.h"
+#include "operator/slurm/names.h"
+#include "shim/cluster_nodes.h"
 #include "shim/commands.h"
+#include "shim/job_objects.h"
+#include "shim/kube_access.h"
+#include "shim/scontrol_show.h"
 
 namespace kubeslurm::shim {
 namespace {
@@ -72,6 +82,10 @@ enum class Action {
   kShow,
   kVerbose,
   kVersion,
+  kHold,
+  kRelease,
+  kUpdate,
+  kRequeue,
   kNeedsCluster,  // talks to slurmctld or slurmdbd
   kLocalOnly,     // works on a Slurm host without a controller; not offered by kubeslurm yet
 };
@@ -107,12 +121,12 @@ const std::vector<TopCommand>& topCommands() {
       {{"quit", 4}, Action::kQuit},
       {{"reboot_nodes", 3}, Action::kNeedsCluster},
       {{"reconfigure", 3}, Action::kNeedsCluster},
-      {{"requeue", 3}, Action::kNeedsCluster},
-      {{"requeuehold", 11, true}, Action::kNeedsCluster},
-      {{"hold", 4, true}, Action::kNeedsCluster},
-      {{"holdu", 5, true}, Action::kNeedsCluster},
-      {{"uhold", 5, true}, Action::kNeedsCluster},
-      {{"release", 3}, Action::kNeedsCluster},
+      {{"requeue", 3}, Action::kRequeue},
+      {{"requeuehold", 11, true}, Action::kRequeue},
+      {{"hold", 4, true}, Action::kHold},
+      {{"holdu", 5, true}, Action::kHold},
+      {{"uhold", 5, true}, Action::kHold},
+      {{"release", 3}, Action::kRelease},
       {{"suspend", 2}, Action::kNeedsCluster},
       {{"resume", 3}, Action::kNeedsCluster},
       {{"top", 3}, Action::kNeedsCluster},
@@ -127,7 +141,7 @@ const std::vector<TopCommand>& topCommands() {
       {{"write", 5}, Action::kNeedsCluster},
       {{"takeover", 8}, Action::kNeedsCluster},
       {{"shutdown", 8}, Action::kNeedsCluster},
-      {{"update", 1}, Action::kNeedsCluster},
+      {{"update", 1}, Action::kUpdate},
       {{"delete", 1}, Action::kNeedsCluster},
       {{"verbose", 4}, Action::kVerbose},
       {{"version", 4}, Action::kVersion},
@@ -139,7 +153,15 @@ const std::vector<TopCommand>& topCommands() {
   return kCommands;
 }
 
-enum class Entity { kHostnames, kHostlist, kHostlistSorted, kNeedsCluster };
+enum class Entity {
+  kHostnames,
+  kHostlist,
+  kHostlistSorted,
+  kJob,
+  kNode,
+  kPartition,
+  kNeedsCluster
+};
 
 struct ShowEntity {
   Keyword keyword;
@@ -162,12 +184,12 @@ const std::vector<ShowEntity>& showEntities() {
       {{"hostnames", 5}, Entity::kHostnames, "hostnames"},
       {{"hostlist", 5}, Entity::kHostlist, "hostlist"},
       {{"hostlistsorted", 9}, Entity::kHostlistSorted, "hostlistsorted"},
-      {{"jobs", 1}, Entity::kNeedsCluster, "job"},
-      {{"jobid", 1}, Entity::kNeedsCluster, "job"},
+      {{"jobs", 1}, Entity::kJob, "job"},
+      {{"jobid", 1}, Entity::kJob, "job"},
       {{"licenses", 2}, Entity::kNeedsCluster, "licenses"},
-      {{"nodes", 1}, Entity::kNeedsCluster, "node"},
-      {{"partitions", 2}, Entity::kNeedsCluster, "partition"},
-      {{"partitionname", 2}, Entity::kNeedsCluster, "partition"},
+      {{"nodes", 1}, Entity::kNode, "node"},
+      {{"partitions", 2}, Entity::kPartition, "partition"},
+      {{"partitionname", 2}, Entity::kPartition, "partition"},
       {{"reservations", 1}, Entity::kNeedsCluster, "reservation"},
       {{"reservationname", 1}, Entity::kNeedsCluster, "reservation"},
       {{"slurmd", 2}, Entity::kNeedsCluster, "slurmd"},
@@ -198,7 +220,8 @@ const std::vector<LongOption>& longOptions() {
 
 class Scontrol {
  public:
-  explicit Scontrol(CliIo& io) : io_(io) {}
+  Scontrol(CliIo& io, KubeFlags flags, const Connector& connect)
+      : io_(io), flags_(std::move(flags)), connect_(connect) {}
 
   int run(const std::vector<std::string>& args) {
     std::vector<std::string> operands;
@@ -319,6 +342,9 @@ class Scontrol {
       case 'v':
         quiet_ = -1;
         return std::nullopt;
+      case 'o':
+        oneLiner_ = true;
+        return std::nullopt;
       case 'M':
         io_.err << "scontrol: error: --cluster needs a cluster connection (not available offline "
                    "yet)\n";
@@ -423,6 +449,7 @@ class Scontrol {
         return;
       case Action::kOneliner:
         if (argc > 1) tooMany(tag);
+        oneLiner_ = true;
         return;
       case Action::kExit:
       case Action::kQuit:
@@ -453,6 +480,18 @@ class Scontrol {
         return;
       case Action::kShow:
         show(argv);
+        return;
+      case Action::kHold:
+      case Action::kRelease:
+        holdOrRelease(argv, command->action == Action::kHold);
+        return;
+      case Action::kUpdate:
+        update(argv);
+        return;
+      case Action::kRequeue:
+        exitCode_ = 1;
+        io_.err << "scontrol: error: " << command->keyword.name
+                << " is not supported by kubeslurm yet\n";
         return;
       case Action::kNeedsCluster:
         exitCode_ = 1;
@@ -517,6 +556,13 @@ class Scontrol {
           return;
         }
         if (!encodeHostlist(*value, entity->entity == Entity::kHostlistSorted)) exitCode_ = 1;
+        return;
+      case Entity::kJob:
+        showJobs(value);
+        return;
+      case Entity::kNode:
+      case Entity::kPartition:
+        showNodesOrPartitions(value, entity->entity == Entity::kNode);
         return;
       case Entity::kNeedsCluster:
         exitCode_ = 1;
@@ -598,7 +644,293 @@ class Scontrol {
     return out;
   }
 
+  // ---- the commands the cluster answers ----
+
+  // The session, connected on first use; nullptr (and the error printed) when that fails.
+  ClusterSession* session() {
+    if (session_) return &*session_;
+    if (connectFailed_) return nullptr;
+    auto connected = connect_(flags_, io_);
+    if (!connected.isOk()) {
+      connectFailed_ = true;
+      io_.err << "scontrol: error: " << connected.status().message() << "\n";
+      return nullptr;
+    }
+    session_ = std::move(connected).value();
+    return &*session_;
+  }
+
+  void apiError(std::string_view what, const Status& status) {
+    exitCode_ = 1;
+    if (status.code() == StatusCode::kUnavailable) {
+      io_.err << what << ": Unable to contact slurm controller (connect failure)\n";
+    }
+    io_.err << "scontrol: error: " << status.message() << "\n";
+  }
+
+  std::optional<std::vector<api::SlurmJobObject>> loadJobs() {
+    ClusterSession* s = session();
+    if (s == nullptr) {
+      exitCode_ = 1;
+      return std::nullopt;
+    }
+    auto list = kube::listAll(*s->reader, kube::resources::slurmJobs(), s->namespaceName,
+                              kube::ListOptions{});
+    if (!list.isOk()) {
+      apiError("slurm_load_jobs error", list.status());
+      return std::nullopt;
+    }
+    std::vector<api::SlurmJobObject> jobs = decodeJobList(*list);
+    return jobs;
+  }
+
+  std::vector<api::Partition> loadPartitions() {
+    std::vector<api::Partition> partitions;
+    ClusterSession* s = session();
+    if (s == nullptr) return partitions;
+    // Partitions only refine a job's record (default partition and time limit).
+    auto list = kube::listAll(*s->reader, kube::resources::partitions(), "", kube::ListOptions{});
+    if (!list.isOk() || !list->contains("items") || !(*list)["items"].is_array()) {
+      return partitions;
+    }
+    for (const kube::Json& item : (*list)["items"]) {
+      auto p = api::decodePartition(item);
+      if (p.isOk()) partitions.push_back(std::move(p).value());
+    }
+    return partitions;
+  }
+
+  ShowContext showContext() const { return ShowContext{io_.now, io_.utcOffsetSeconds, oneLiner_}; }
+
+  void print(const ShowOutput& output) {
+    io_.out << output.out;
+    io_.err << output.err;
+    if (output.exitCode != 0) exitCode_ = output.exitCode;
+  }
+
+  void showJobs(const std::optional<std::string>& id) {
+    std::optional<std::vector<api::SlurmJobObject>> jobs = loadJobs();
+    if (!jobs) return;
+    print(formatShowJobs(*jobs, loadPartitions(), id, showContext()));
+  }
+
+  void showNodesOrPartitions(const std::optional<std::string>& name, bool nodes) {
+    ClusterSession* s = session();
+    if (s == nullptr) {
+      exitCode_ = 1;
+      return;
+    }
+    auto cluster = loadClusterNodes(*s->reader);
+    if (!cluster.isOk()) {
+      apiError(nodes ? "slurm_load_node error" : "slurm_load_partitions error", cluster.status());
+      return;
+    }
+    print(nodes ? formatShowNodes(cluster->partitions, cluster->nodes, cluster->facts, name,
+                                  showContext())
+                : formatShowPartitions(cluster->partitions, cluster->nodes, cluster->facts, name,
+                                       showContext()));
+  }
+
+  // The objects an id names: "N" is job N, or array N with all its tasks; "N_T" one task.
+  static std::vector<const api::SlurmJobObject*> findJobs(
+      const std::vector<api::SlurmJobObject>& jobs, std::int64_t id,
+      std::optional<std::int64_t> task) {
+    std::vector<const api::SlurmJobObject*> out;
+    for (const api::SlurmJobObject& job : jobs) {
+      if (!job.status || !job.status->jobId) continue;
+      const api::SlurmJobStatus& s = *job.status;
+      const bool isTask = s.arrayJobId && s.arrayTaskId;
+      const bool matches = task ? isTask && *s.arrayJobId == id && *s.arrayTaskId == *task
+                                : *s.jobId == id || (isTask && *s.arrayJobId == id);
+      if (matches) out.push_back(&job);
+    }
+    return out;
+  }
+
+  static std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>> parseId(
+      std::string_view text) {
+    const std::size_t underscore = text.find('_');
+    auto number = [](std::string_view digits) -> std::optional<std::int64_t> {
+      if (digits.empty() || digits.size() > 10 ||
+          digits.find_first_not_of("0123456789") != std::string_view::npos) {
+        return std::nullopt;
+      }
+      return std::stoll(std::string(digits));
+    };
+    const auto id = number(text.substr(0, underscore));
+    if (!id) return std::nullopt;
+    if (underscore == std::string_view::npos) {
+      return std::make_pair(*id, std::optional<std::int64_t>());
+    }
+    const auto task = number(text.substr(underscore + 1));
+    if (!task) return std::nullopt;
+    return std::make_pair(*id, std::optional<std::int64_t>(*task));
+  }
+
+  static slurm::JobState stateOf(const api::SlurmJobObject& job) {
+    if (auto state = slurm::parseJobState(job.status->state)) return *state;
+    if (auto state = slurm::parseJobState(job.status->stateCode)) return *state;
+    return slurm::JobState::kPending;
+  }
+
+  // Patches every object `idText` names, after slurmctld's checks on the first one (the job
+  // state decides for an array's records alike). `pendingOnly`: what only a pending job may
+  // change (ESLURM_JOB_NOT_PENDING).
+  void patchJobs(const std::vector<api::SlurmJobObject>& jobs, const std::string& idText,
+                 const kube::Json& body, bool pendingOnly) {
+    const auto id = parseId(idText);
+    if (!id) {
+      exitCode_ = 1;
+      io_.err << "scontrol: error: Invalid job id: " << idText << "\n";
+      return;
+    }
+    const std::vector<const api::SlurmJobObject*> matches = findJobs(jobs, id->first, id->second);
+    auto fail = [&](std::string_view message) {
+      exitCode_ = 1;
+      if (quiet_ != 1) io_.err << message << " for job " << idText << "\n";
+    };
+    if (matches.empty()) return fail("Invalid job id specified");
+    std::vector<const api::SlurmJobObject*> targets;
+    bool anyPending = false;
+    bool allFinished = true;
+    for (const api::SlurmJobObject* job : matches) {
+      const slurm::JobState state = stateOf(*job);
+      if (!slurm::isFinished(state)) allFinished = false;
+      if (state == slurm::JobState::kPending) anyPending = true;
+      // An array's own object stands for its tasks still to come.
+      if (!slurm::isFinished(state) && (!pendingOnly || state == slurm::JobState::kPending)) {
+        targets.push_back(job);
+      }
+    }
+    if (allFinished) return fail("Job has already finished");
+    if (pendingOnly && !anyPending) return fail("Job is no longer pending execution");
+    for (const api::SlurmJobObject* job : targets) {
+      auto patched = session()->writer->patch(kube::resources::slurmJobs(), job->namespaceName,
+                                              job->name, body);
+      if (!patched.isOk()) {
+        apiError("slurm_update error", patched.status());
+        return;
+      }
+    }
+  }
+
+  void holdOrRelease(const std::vector<std::string>& argv, bool hold) {
+    if (argv.size() < 2) {
+      exitCode_ = 1;
+      if (quiet_ != 1) io_.err << "too few arguments for keyword:" << argv[0] << "\n";
+      return;
+    }
+    std::optional<std::vector<api::SlurmJobObject>> jobs = loadJobs();
+    if (!jobs) return;
+    const kube::Json body = {{"spec", {{"hold", hold}}}};
+    // scontrol takes ids as separate words or a comma list ("hold 5,6").
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+      for (const std::string& id : splitComma(argv[i])) patchJobs(*jobs, id, body, true);
+    }
+  }
+
+  static std::vector<std::string> splitComma(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', pos), text.size());
+      if (comma > pos) out.push_back(text.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+    return out;
+  }
+
+  // update_job.c: Tag=Value words, each tag shortened to at least its minimum length.
+  void update(const std::vector<std::string>& argv) {
+    if (argv.size() < 2) {
+      exitCode_ = 1;
+      if (quiet_ != 1) io_.err << "too few arguments for keyword:" << argv[0] << "\n";
+      return;
+    }
+    const std::string& first = argv[1];
+    const std::string firstTag = first.substr(0, first.find('='));
+    if (!keywordMatches(firstTag, "JobId", std::max<std::size_t>(firstTag.size(), 3))) {
+      exitCode_ = 1;
+      io_.err << "scontrol: error: update of " << firstTag
+              << " is not supported by kubeslurm yet (only jobs: JobId=...)\n";
+      return;
+    }
+    std::optional<std::string> jobId;
+    kube::Json spec = kube::Json::object();
+    bool pendingOnly = false;
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+      const std::string& word = argv[i];
+      const std::size_t equals = word.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        exitCode_ = 1;
+        io_.err << "Invalid input: " << word << "\nRequest aborted\n";
+        return;
+      }
+      const std::string tag = word.substr(0, equals);
+      const std::string value = word.substr(equals + 1);
+      auto is = [&tag](std::string_view name, std::size_t minimum) {
+        return keywordMatches(tag, name, std::max(tag.size(), minimum));
+      };
+      if (is("JobId", 3)) {
+        jobId = value;
+      } else if (is("TimeLimit", 5)) {
+        auto limit = slurm::parseTimeLimit(value);
+        if (!limit.isOk()) {
+          exitCode_ = 1;
+          io_.err << "scontrol: error: Invalid TimeLimit value\n";
+          return;
+        }
+        spec["timeLimit"] = value;
+      } else if (is("Nice", 2)) {
+        char* end = nullptr;
+        const long nice = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || nice > 2147483645 || nice < -2147483645) {
+          exitCode_ = 1;
+          io_.err << "scontrol: error: Invalid nice value: " << value << "\n";
+          return;
+        }
+        spec["nice"] = nice;
+      } else if (is("Comment", 3)) {
+        spec["comment"] = value.empty() ? kube::Json(nullptr) : kube::Json(value);
+      } else if (is("Partition", 2)) {
+        spec["partition"] = value;
+        pendingOnly = true;
+      } else if (is("Dependency", 1)) {
+        if (!value.empty() && !slurm::parseDependency(value).isOk()) {
+          exitCode_ = 1;
+          io_.err << "Job dependency problem for job " << jobId.value_or("") << "\n";
+          return;
+        }
+        spec["dependency"] = value.empty() ? kube::Json(nullptr) : kube::Json(value);
+        pendingOnly = true;
+      } else {
+        exitCode_ = 1;
+        io_.err << "Update of this parameter is not supported: " << word << "\n"
+                << "Request aborted\n";
+        return;
+      }
+    }
+    if (spec.empty()) {
+      exitCode_ = 1;
+      io_.err << "No changes specified\n";
+      return;
+    }
+    if (!jobId) {
+      exitCode_ = 1;
+      io_.err << "scontrol: error: No job ID specified\n";
+      return;
+    }
+    std::optional<std::vector<api::SlurmJobObject>> jobs = loadJobs();
+    if (!jobs) return;
+    patchJobs(*jobs, *jobId, kube::Json{{"spec", spec}}, pendingOnly);
+  }
+
   CliIo& io_;
+  KubeFlags flags_;
+  const Connector& connect_;
+  std::optional<ClusterSession> session_;
+  bool connectFailed_ = false;
+  bool oneLiner_ = false;
   int exitCode_ = 0;
   int quiet_ = 0;  // Slurm's quiet_flag: 1 quiet, -1 verbose
   bool exit_ = false;
@@ -607,9 +939,19 @@ class Scontrol {
 
 }  // namespace
 
+int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect) {
+  std::vector<std::string> scontrolArgs = args;
+  auto flags = takeKubeFlags(scontrolArgs, /*allowAllNamespaces=*/false);
+  if (!flags.isOk()) {
+    io.err << "scontrol: error: " << flags.status().message() << "\n";
+    return 1;
+  }
+  Scontrol scontrol(io, *flags, connect);
+  return scontrol.run(scontrolArgs);
+}
+
 int runScontrol(const std::vector<std::string>& args, CliIo& io) {
-  Scontrol scontrol(io);
-  return scontrol.run(args);
+  return runScontrolWith(args, io, kubeConnector());
 }
 
 }  // namespace kubeslurm::shim

@@ -9,6 +9,7 @@
 #include "operator/api/slurmjob.h"
 #include "operator/kube/resource.h"
 #include "shim/commands.h"
+#include "shim/job_objects.h"
 #include "shim/kube_access.h"
 #include "shim/scheduler_access.h"
 #include "shim/squeue_format.h"
@@ -16,26 +17,10 @@
 namespace kubeslurm::shim {
 namespace {
 
-// The partition a job without -p gets (controllers/snapshot.cc jobPartition): the one marked
-// default (the first by name), else the only one.
 void addPartitions(const kube::Json& list, SqueueContext& context) {
-  std::vector<api::Partition> partitions;
-  if (list.contains("items") && list["items"].is_array()) {
-    for (const kube::Json& item : list["items"]) {
-      auto partition = api::decodePartition(item);
-      if (partition.isOk()) partitions.push_back(std::move(partition).value());
-    }
-  }
-  std::ranges::sort(partitions, {}, [](const api::Partition& p) { return p.metadata.name; });
-  for (const api::Partition& p : partitions) {
-    context.partitionDefaultTime[p.metadata.name] = api::partitionDefaultTime(p.spec);
-    if (p.spec.isDefault && context.defaultPartition.empty()) {
-      context.defaultPartition = p.metadata.name;
-    }
-  }
-  if (context.defaultPartition.empty() && partitions.size() == 1) {
-    context.defaultPartition = partitions.front().metadata.name;
-  }
+  PartitionDefaults defaults = partitionDefaults(list);
+  context.defaultPartition = std::move(defaults.defaultPartition);
+  context.partitionDefaultTime = std::move(defaults.defaultTime);
 }
 
 // SCHEDNODES is in --start's default format, or asked for by %Y / -O schednodes.
@@ -105,13 +90,7 @@ int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connect
       kube::listAll(*session->reader, kube::resources::partitions(), "", kube::ListOptions{});
   if (partitions.isOk()) addPartitions(*partitions, context);
 
-  std::vector<api::SlurmJobObject> objects;
-  if (jobs->contains("items") && (*jobs)["items"].is_array()) {
-    for (const kube::Json& item : (*jobs)["items"]) {
-      auto job = api::decodeSlurmJob(item);
-      if (job.isOk()) objects.push_back(std::move(job).value());
-    }
-  }
+  std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
   if (queries && wantsSchedNodes(parse.options)) {
     addSchedNodes(*session, *schedulerFlags, queries, io, context);
   }

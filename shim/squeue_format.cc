@@ -14,13 +14,14 @@
 #include "operator/slurm/array_spec.h"
 #include "operator/slurm/dependency.h"
 #include "operator/slurm/hostlist.h"
+#include "shim/getopt.h"
+#include "shim/job_objects.h"
 
 namespace kubeslurm::shim {
 namespace {
 
 using slurm::JobState;
 
-constexpr std::string_view kArrayTaskLabel = "kubeslurm.io/array-task";
 constexpr std::size_t kFormatStringSize = 32;  // squeue's FORMAT_STRING_SIZE buffers
 
 // One line of output: a job, an array task, or the collapsed pending tasks of an array.
@@ -295,9 +296,7 @@ std::vector<FormatItem> parseShortFormat(const std::string& format, std::string&
       item.right = true;
       ++i;
     }
-    while (i < token.size() && token[i] >= '0' && token[i] <= '9') {
-      item.width = item.width * 10 + (token[i++] - '0');
-    }
+    item.width = consumeFieldWidth(token, i);
     const std::string letter = i < token.size() ? token.substr(i, 1) : std::string();
     ++i;
     item.suffix = i < token.size() ? token.substr(i) : std::string();
@@ -337,9 +336,7 @@ std::vector<FormatItem> parseLongFormat(const std::string& format, std::string& 
       const std::size_t digits = i;
       bool negative = false;
       if (i < token.size() && (token[i] == '-' || token[i] == '+')) negative = token[i++] == '-';
-      while (i < token.size() && token[i] >= '0' && token[i] <= '9') {
-        item.width = item.width * 10 + (token[i++] - '0');
-      }
+      item.width = consumeFieldWidth(token, i);
       if (negative) item.width = -item.width;
       if (i == digits) item.width = 0;
       item.suffix = token.substr(i);
@@ -372,25 +369,6 @@ void printLine(std::string& out, const std::vector<FormatItem>& items, const Row
 }
 
 // ---- from SlurmJob objects to rows ----
-
-std::string labelOf(const api::SlurmJobObject& job, std::string_view key) {
-  const nlohmann::json& raw = job.raw;
-  if (!raw.is_object() || !raw.contains("metadata")) return {};
-  const nlohmann::json& meta = raw["metadata"];
-  if (!meta.is_object() || !meta.contains("labels") || !meta["labels"].is_object()) return {};
-  const auto it = meta["labels"].find(std::string(key));
-  return it != meta["labels"].end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool isArrayParent(const api::SlurmJobObject& job) {
-  return job.request.array.has_value() && labelOf(job, kArrayTaskLabel).empty();
-}
-
-JobState stateOf(const api::SlurmJobStatus& status) {
-  if (auto state = slurm::parseJobState(status.state)) return *state;
-  if (auto state = slurm::parseJobState(status.stateCode)) return *state;
-  return JobState::kPending;
-}
 
 std::int64_t hostCount(const std::string& nodes) {
   auto list = slurm::Hostlist::parse(nodes);

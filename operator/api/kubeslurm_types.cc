@@ -1,5 +1,6 @@
 #include "operator/api/kubeslurm_types.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "operator/api/json_fields.h"
@@ -292,6 +293,38 @@ Json encodeAccount(const Account& account) {
   detail::encodeList(status, "conditions", s.conditions, detail::encodeMetaCondition);
   detail::putJson(out, "status", std::move(status));
   return out;
+}
+
+namespace {
+
+template <typename LabelMap>
+bool selectorMatchesLabels(const LabelSelector& selector, const LabelMap& labels) {
+  for (const auto& [key, value] : selector.matchLabels) {
+    const auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return std::ranges::all_of(selector.matchExpressions, [&](const LabelSelectorRequirement& r) {
+    const auto it = labels.find(r.key);
+    const bool has = it != labels.end();
+    const bool listed = has && std::ranges::find(r.values, it->second) != r.values.end();
+    if (r.operator_ == "In") return listed;
+    if (r.operator_ == "NotIn") return !listed;
+    if (r.operator_ == "Exists") return has;
+    if (r.operator_ == "DoesNotExist") return !has;
+    return false;
+  });
+}
+
+}  // namespace
+
+bool labelSelectorMatches(const LabelSelector& selector,
+                          const std::map<std::string, std::string, std::less<>>& labels) {
+  return selectorMatchesLabels(selector, labels);
+}
+
+bool labelSelectorMatches(const LabelSelector& selector,
+                          const std::map<std::string, std::string>& labels) {
+  return selectorMatchesLabels(selector, labels);
 }
 
 }  // namespace kubeslurm::api

@@ -42,6 +42,15 @@ struct LabelSelector {
   std::vector<LabelSelectorRequirement> matchExpressions;
 };
 
+// metav1.LabelSelector semantics (labels.Selector from LabelSelectorAsSelector): every
+// matchLabels pair and every expression must hold; an empty selector matches everything; a
+// missing label satisfies NotIn; an unknown operator selects nothing (the API server would have
+// refused it).
+bool labelSelectorMatches(const LabelSelector& selector,
+                          const std::map<std::string, std::string, std::less<>>& labels);
+bool labelSelectorMatches(const LabelSelector& selector,
+                          const std::map<std::string, std::string>& labels);
+
 struct PartitionTopology {
   std::string conf;                    // topology.conf text
   std::vector<std::string> labelKeys;  // outermost level first

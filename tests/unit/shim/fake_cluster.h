@@ -13,6 +13,22 @@
 
 namespace kubeslurm::shim::testing {
 
+// RFC 7386 by hand: nlohmann's merge_patch trips GCC's -Wnull-dereference.
+inline void mergePatch(nlohmann::json& target, const nlohmann::json& patch) {
+  if (!patch.is_object()) {
+    target = patch;
+    return;
+  }
+  if (!target.is_object()) target = nlohmann::json::object();
+  for (const auto& [key, value] : patch.items()) {
+    if (value.is_null()) {
+      target.erase(key);
+    } else {
+      mergePatch(target[key], value);
+    }
+  }
+}
+
 class FakeCluster final : public kube::Reader, public kube::Writer {
  public:
   using Json = nlohmann::json;
@@ -23,6 +39,13 @@ class FakeCluster final : public kube::Reader, public kube::Writer {
   std::optional<Status> listError;
   int gets = 0;
   std::vector<std::string> deleted;  // "ns/name"
+  std::vector<std::string> updates;  // "ns/name"
+  struct Patch {
+    std::string object;  // "ns/name"
+    Json body;
+  };
+  std::vector<Patch> patches;
+  std::optional<Status> patchError;
   KubeFlags lastFlags;
 
   Connector connector(std::string ns = "default", std::string user = "admin") {
@@ -77,13 +100,33 @@ class FakeCluster final : public kube::Reader, public kube::Writer {
     return stored;
   }
 
-  StatusOr<Json> update(const kube::ResourceType&, std::string_view, const Json&) override {
-    return Status(StatusCode::kUnimplemented, "update");
+  StatusOr<Json> update(const kube::ResourceType& type, std::string_view ns,
+                        const Json& object) override {
+    const std::string name = object.value(Json::json_pointer("/metadata/name"), std::string());
+    for (Json& stored : objects[type.plural]) {
+      if (stored["metadata"].value("name", "") == name &&
+          stored["metadata"].value("namespace", "") == ns) {
+        stored = object;
+        updates.push_back(std::string(ns) + "/" + name);
+        return stored;
+      }
+    }
+    return notFound(std::string(type.plural) + " \"" + name + "\" not found");
   }
 
-  StatusOr<Json> patch(const kube::ResourceType&, std::string_view, std::string_view,
-                       const Json&) override {
-    return Status(StatusCode::kUnimplemented, "patch");
+  // A JSON merge patch (RFC 7386), as the client sends it.
+  StatusOr<Json> patch(const kube::ResourceType& type, std::string_view ns, std::string_view name,
+                       const Json& patchBody) override {
+    if (patchError) return *patchError;
+    for (Json& stored : objects[type.plural]) {
+      if (stored["metadata"].value("name", "") == name &&
+          stored["metadata"].value("namespace", "") == ns) {
+        mergePatch(stored, patchBody);
+        patches.push_back({std::string(ns) + "/" + std::string(name), patchBody});
+        return stored;
+      }
+    }
+    return notFound(std::string(type.plural) + " \"" + std::string(name) + "\" not found");
   }
 
   Status remove(const kube::ResourceType& type, std::string_view ns, std::string_view name,
@@ -100,5 +143,31 @@ class FakeCluster final : public kube::Reader, public kube::Writer {
     return notFound("not found");
   }
 };
+
+// A Ready node with `gpus` GPUs, 64 CPUs and 512000 MiB, as the API server returns it.
+inline nlohmann::json nodeJson(const std::string& name, int gpus = 8) {
+  return nlohmann::json{
+      {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+      {"spec", nlohmann::json::object()},
+      {"status",
+       {{"allocatable",
+         {{"cpu", "64"}, {"memory", "512000Mi"}, {"nvidia.com/gpu", std::to_string(gpus)}}},
+        {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+}
+
+// A pod bound to `node` that requests `gpus` GPUs and `cpus` CPUs.
+inline nlohmann::json podJson(const std::string& ns, const std::string& name,
+                              const std::string& node, int gpus, int cpus = 1,
+                              const std::string& phase = "Running") {
+  return nlohmann::json{{"metadata", {{"name", name}, {"namespace", ns}}},
+                        {"spec",
+                         {{"nodeName", node},
+                          {"containers",
+                           {{{"name", "main"},
+                             {"resources",
+                              {{"requests", {{"cpu", std::to_string(cpus)}}},
+                               {"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}}}}}},
+                        {"status", {{"phase", phase}}}};
+}
 
 }  // namespace kubeslurm::shim::testing

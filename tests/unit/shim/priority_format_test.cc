@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "shim/getopt.h"
+
 namespace kubeslurm::shim {
 namespace {
 
@@ -117,6 +119,13 @@ TEST(Sprio, NormalizedFactors) {
   const CommandOutput out = formatSprio({job(20, 3333.33, 127, 0, 1)}, referenceWeights(false),
                                         sprioOptions({"-h", "-n", "-o", "%i %f"}));
   EXPECT_EQ(out.out, "20 0.3333330\n");
+}
+
+// A width of millions (found by fuzz_cli_args) is capped rather than printed.
+TEST(Sprio, HugeWidthsAreCapped) {
+  const CommandOutput out = formatSprio({job(4, 0, 1, 0, 1)}, referenceWeights(false),
+                                        sprioOptions({"-h", "-o", "%.504444444Y"}));
+  EXPECT_EQ(out.out.size(), static_cast<std::size_t>(kMaxFieldWidth) + 1);
 }
 
 TEST(Sprio, BadOptionsAsGetoptSaysThem) {

@@ -1,0 +1,192 @@
+// scontrol's cluster commands against an in-memory API server: lazy connection, show through
+// the session's namespace, hold/release/update as merge patches of the SlurmJob's spec, and
+// slurmctld's refusals as scontrol prints them (src/scontrol/update_job.c: "<error> for job
+// <id>"; slurm_errno.c texts).
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "operator/api/slurmjob.h"
+#include "tests/unit/shim/fake_cluster.h"
+#include "tests/unit/shim/shim_test_util.h"
+
+namespace kubeslurm::shim {
+namespace {
+
+using nlohmann::json;
+using testing::FakeCli;
+using testing::FakeCluster;
+
+json job(const std::string& ns, std::int64_t id, const std::string& state) {
+  api::SlurmJobObject j;
+  j.name = "job" + std::to_string(id);
+  j.namespaceName = ns;
+  j.user = "alice";
+  j.request.jobName = "train";
+  j.request.timeLimit = slurm::TimeLimit{3600};
+  j.status.emplace();
+  j.status->jobId = id;
+  j.status->state = state;
+  j.status->reason = state == "PENDING" ? "Priority" : "None";
+  if (state == "RUNNING") {
+    j.status->nodeList = "gpu-node-001";
+    j.status->startTime = FakeCli::kNow - 60;
+  }
+  return api::encodeSlurmJob(j);
+}
+
+FakeCluster cluster() {
+  FakeCluster fake;
+  fake.objects["slurmjobs"] = {job("default", 5, "PENDING"), job("default", 6, "RUNNING"),
+                               job("default", 7, "COMPLETED"), job("team", 8, "PENDING")};
+  fake.objects["partitions"] = {json{{"metadata", {{"name", "batch"}}},
+                                     {"spec", {{"default", true}, {"nodes", "gpu-node-001"}}}}};
+  fake.objects["nodes"] = {testing::nodeJson("gpu-node-001")};
+  fake.objects["pods"] = {testing::podJson("default", "job6-0", "gpu-node-001", 8)};
+  return fake;
+}
+
+struct Result {
+  int rc;
+  std::string out;
+  std::string err;
+};
+
+Result scontrol(FakeCluster& fake, const std::vector<std::string>& args, int* connects = nullptr) {
+  FakeCli cli;
+  const Connector base = fake.connector();
+  const Connector counting = [&](const KubeFlags& flags, const CliIo& io) {
+    if (connects != nullptr) ++*connects;
+    return base(flags, io);
+  };
+  const int rc = runScontrolWith(args, cli.io(), counting);
+  return {rc, cli.out(), cli.err()};
+}
+
+TEST(ScontrolCluster, OfflineCommandsDoNotConnect) {
+  FakeCluster fake = cluster();
+  int connects = 0;
+  const Result run = scontrol(fake, {"show", "hostnames", "a[1-2]"}, &connects);
+  EXPECT_EQ(run.out, "a1\na2\n");
+  EXPECT_EQ(connects, 0);
+}
+
+TEST(ScontrolCluster, ShowJobInTheSessionNamespace) {
+  FakeCluster fake = cluster();
+  const Result run = scontrol(fake, {"show", "job", "5"});
+  EXPECT_EQ(run.rc, 0);
+  EXPECT_EQ(run.out.rfind("JobId=5 JobName=train\n   UserId=alice(", 0), 0U);
+  EXPECT_NE(run.out.find("   Partition=batch AllocNode"), std::string::npos);
+  // Job 8 is in another namespace: slurmctld would not know it here.
+  const Result other = scontrol(fake, {"show", "job", "8"});
+  EXPECT_EQ(other.rc, 1);
+  EXPECT_EQ(other.err, "slurm_load_jobs error: Invalid job id specified\n");
+  const Result team = scontrol(fake, {"--namespace=team", "-o", "show", "job", "8"});
+  EXPECT_EQ(team.rc, 0);
+  EXPECT_EQ(std::count(team.out.begin(), team.out.end(), '\n'), 1);
+}
+
+TEST(ScontrolCluster, ShowNodeAndPartition) {
+  FakeCluster fake = cluster();
+  const Result node = scontrol(fake, {"show", "node", "gpu-node-001"});
+  EXPECT_EQ(node.rc, 0);
+  EXPECT_NE(node.out.find("   State=ALLOCATED "), std::string::npos) << node.out;
+  const Result part = scontrol(fake, {"show", "part"});
+  EXPECT_EQ(part.rc, 0);
+  EXPECT_EQ(part.out.rfind("PartitionName=batch\n", 0), 0U);
+  const Result missing = scontrol(fake, {"show", "partition", "nope"});
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(missing.out, "Partition nope not found\n");
+}
+
+TEST(ScontrolCluster, HoldAndRelease) {
+  FakeCluster fake = cluster();
+  EXPECT_EQ(scontrol(fake, {"hold", "5"}).rc, 0);
+  ASSERT_EQ(fake.patches.size(), 1U);
+  EXPECT_EQ(fake.patches[0].object, "default/job5");
+  EXPECT_EQ(fake.patches[0].body, (json{{"spec", {{"hold", true}}}}));
+  EXPECT_EQ(scontrol(fake, {"release", "5"}).rc, 0);
+  ASSERT_EQ(fake.patches.size(), 2U);
+  EXPECT_EQ(fake.patches[1].body, (json{{"spec", {{"hold", false}}}}));
+}
+
+// slurmctld: a job that started can no longer be held (ESLURM_JOB_NOT_PENDING), a finished one
+// ESLURM_ALREADY_DONE, an unknown one ESLURM_INVALID_JOB_ID; each "for job <id>", rc 1.
+TEST(ScontrolCluster, HoldRefusals) {
+  FakeCluster fake = cluster();
+  const Result run = scontrol(fake, {"hold", "6,7", "99"});
+  EXPECT_EQ(run.rc, 1);
+  EXPECT_EQ(run.err,
+            "Job is no longer pending execution for job 6\n"
+            "Job has already finished for job 7\n"
+            "Invalid job id specified for job 99\n");
+  EXPECT_TRUE(fake.patches.empty());
+}
+
+TEST(ScontrolCluster, UpdateTimeLimitAndOtherFields) {
+  FakeCluster fake = cluster();
+  EXPECT_EQ(scontrol(fake, {"update", "JobId=6", "TimeLimit=2:00:00"}).rc, 0);
+  ASSERT_EQ(fake.patches.size(), 1U);
+  EXPECT_EQ(fake.patches[0].object, "default/job6");
+  EXPECT_EQ(fake.patches[0].body, (json{{"spec", {{"timeLimit", "2:00:00"}}}}));
+  EXPECT_EQ(scontrol(fake, {"update", "jobid=5", "Nice=10", "Comment=x", "part=batch",
+                            "Dependency=afterok:6"})
+                .rc,
+            0);
+  ASSERT_EQ(fake.patches.size(), 2U);
+  EXPECT_EQ(fake.patches[1].body, (json{{"spec",
+                                         {{"nice", 10},
+                                          {"comment", "x"},
+                                          {"partition", "batch"},
+                                          {"dependency", "afterok:6"}}}}));
+  // The partition of a running job is fixed.
+  const Result running = scontrol(fake, {"update", "JobId=6", "Partition=batch"});
+  EXPECT_EQ(running.rc, 1);
+  EXPECT_EQ(running.err, "Job is no longer pending execution for job 6\n");
+  EXPECT_EQ(fake.patches.size(), 2U);
+}
+
+// update_job.c's own messages.
+TEST(ScontrolCluster, UpdateErrors) {
+  FakeCluster fake = cluster();
+  EXPECT_EQ(scontrol(fake, {"update", "JobId=5", "Shared=yes"}).err,
+            "Update of this parameter is not supported: Shared=yes\nRequest aborted\n");
+  EXPECT_EQ(scontrol(fake, {"update", "JobId=5"}).err, "No changes specified\n");
+  EXPECT_EQ(scontrol(fake, {"update", "JobId=5", "TimeLimit=soon"}).err,
+            "scontrol: error: Invalid TimeLimit value\n");
+  EXPECT_EQ(scontrol(fake, {"update", "JobId=7", "TimeLimit=5"}).err,
+            "Job has already finished for job 7\n");
+  const Result node = scontrol(fake, {"update", "NodeName=gpu-node-001", "State=DRAIN"});
+  EXPECT_EQ(node.rc, 1);
+  EXPECT_EQ(node.err,
+            "scontrol: error: update of NodeName is not supported by kubeslurm yet (only jobs: "
+            "JobId=...)\n");
+  EXPECT_TRUE(fake.patches.empty());
+}
+
+TEST(ScontrolCluster, RequeueIsNotSupported) {
+  FakeCluster fake = cluster();
+  int connects = 0;
+  const Result run = scontrol(fake, {"requeue", "5"}, &connects);
+  EXPECT_EQ(run.rc, 1);
+  EXPECT_EQ(run.err, "scontrol: error: requeue is not supported by kubeslurm yet\n");
+  EXPECT_EQ(connects, 0);
+}
+
+TEST(ScontrolCluster, ApiErrors) {
+  FakeCluster fake = cluster();
+  fake.listError = Status(StatusCode::kUnavailable, "connection refused");
+  const Result run = scontrol(fake, {"show", "job"});
+  EXPECT_EQ(run.rc, 1);
+  EXPECT_EQ(run.err,
+            "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
+            "scontrol: error: connection refused\n");
+  FakeCluster patching = cluster();
+  patching.patchError = Status(StatusCode::kPermissionDenied, "forbidden");
+  const Result denied = scontrol(patching, {"hold", "5"});
+  EXPECT_EQ(denied.rc, 1);
+  EXPECT_EQ(denied.err, "scontrol: error: forbidden\n");
+}
+
+}  // namespace
+}  // namespace kubeslurm::shim
