@@ -1,0 +1,94 @@
+// The Slurm commands' argument parsers and format strings (outside input: what a user types):
+// sprio, sshare, sacct, sinfo, squeue.
+// The first byte picks the command; the rest is the argument list, one argument per line. Each
+// parse that succeeds is also formatted against a small fixed state, so -o/--format strings
+// and sort keys reach the formatters.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shim/priority_format.h"
+#include "shim/sacct_format.h"
+#include "shim/sinfo_format.h"
+#include "shim/squeue_format.h"
+
+namespace {
+
+using namespace kubeslurm;
+
+std::vector<std::string> splitLines(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::string> args(1);
+  for (std::size_t i = 0; i < size; ++i) {
+    if (data[i] == '\n') {
+      args.emplace_back();
+    } else {
+      args.back().push_back(static_cast<char>(data[i]));
+    }
+  }
+  return args;
+}
+
+std::vector<rpc::PendingJob> pendingJobs() {
+  rpc::PendingJob a;
+  a.jobId = 20;
+  a.partition = "train";
+  a.user = "alice";
+  a.priority = {10, 3333.3, 127, 100, 0, 250, 0, 3810};
+  rpc::PendingJob b = a;
+  b.jobId = 21;
+  b.user = "bob";
+  b.priority.fairshare = 10000;
+  return {a, b};
+}
+
+std::vector<rpc::FairShareRow> shareRows() {
+  return {{"root", "", "", 0, 0, 0, 26622, 1, 0},
+          {"ml-team", "", "root", 1, 60, 0.59, 26622, 1, 0},
+          {"ml-team", "alice", "ml-team", 2, 1, 1, 26622, 1, 0.33}};
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const std::vector<std::string> args = splitLines(data + 1, size - 1);
+  switch (data[0] % 5) {
+    case 0: {
+      const shim::SprioParse parse = shim::parseSprioArgs(args);
+      if (!parse.exit) {
+        rpc::PriorityWeights weights{1000, 10000, 1000, 1000, 0, "GRES/gpu=1000"};
+        (void)shim::formatSprio(pendingJobs(), weights, parse.options);
+      }
+      break;
+    }
+    case 1: {
+      const shim::SshareParse parse = shim::parseSshareArgs(args);
+      if (!parse.exit) (void)shim::formatSshare(shareRows(), true, parse.options, "alice");
+      break;
+    }
+    case 2: {
+      shim::SacctContext context;
+      context.now = 1795235400;
+      context.user = "alice";
+      const shim::SacctParse parse = shim::parseSacctArgs(args, context);
+      if (!parse.exit) (void)shim::formatSacct({}, parse, context);
+      break;
+    }
+    case 3: {
+      const shim::SinfoParse parse = shim::parseSinfoArgs(args);
+      if (!parse.exit) (void)shim::formatSinfo({}, {}, {}, parse.options, shim::SinfoContext{});
+      break;
+    }
+    default: {
+      const shim::SqueueParse parse = shim::parseSqueueArgs(args);
+      if (!parse.exit) {
+        shim::SqueueContext context;
+        context.now = 1795235400;
+        (void)shim::formatSqueue({}, parse.options, context);
+      }
+      break;
+    }
+  }
+  return 0;
+}
