@@ -112,11 +112,10 @@ TEST_F(KubeAuthorizerTest, SubjectAccessReviewCarriesTheCallerAndTheResource) {
   EXPECT_EQ(spec["uid"], "u-1");
   EXPECT_EQ(spec["groups"][0], "team-a");
   EXPECT_EQ(spec["extra"]["scopes"][0], "x");
-  EXPECT_EQ(spec["resourceAttributes"],
-            (Json{{"verb", "list"},
-                  {"group", "kubeslurm.io"},
-                  {"resource", "slurmjobs"},
-                  {"namespace", "team-a"}}));
+  EXPECT_EQ(spec["resourceAttributes"], (Json{{"verb", "list"},
+                                              {"group", "kubeslurm.io"},
+                                              {"resource", "slurmjobs"},
+                                              {"namespace", "team-a"}}));
 
   const Status denied = authorizer.authorize(alice, {"list", "kubeslurm.io", "slurmjobs", "b"});
   EXPECT_EQ(denied.code(), StatusCode::kPermissionDenied);
