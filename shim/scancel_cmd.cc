@@ -561,6 +561,16 @@ int runScancelWith(const std::vector<std::string>& args, CliIo& io, const Connec
     return 1;
   }
   std::vector<api::SlurmJobObject> jobs = decodeJobList(*list);
+  // A job that named no partition runs in the default one, and -p and -i see that one (as
+  // squeue shows it). Only spec.cancel is ever written back, so this stays local.
+  auto partitions =
+      kube::listAll(*session->reader, kube::resources::partitions(), "", kube::ListOptions{});
+  if (partitions.isOk()) {
+    const std::string fallback = partitionDefaults(*partitions).defaultPartition;
+    for (api::SlurmJobObject& job : jobs) {
+      if (job.request.partition.empty()) job.request.partition = fallback;
+    }
+  }
   Canceller canceller(o, io, *session);
   const bool steps =
       std::ranges::any_of(o.jobs, [](const JobSpec& s) { return s.step.has_value(); });

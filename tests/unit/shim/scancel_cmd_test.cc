@@ -218,6 +218,24 @@ TEST(ScancelCmd, Filters) {
   EXPECT_EQ(cli.err(), "");
 }
 
+// A job that named no partition runs in the default one; -p names it by that partition.
+TEST(ScancelCmd, PartitionFilterSeesTheDefaultPartition) {
+  FakeCluster fake;
+  fake.objects["slurmjobs"] = {slurmJob(20, "z", "PENDING", "alice", ""),
+                               slurmJob(21, "z", "PENDING", "alice", "debug")};
+  fake.objects["partitions"] = {json{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                     {"kind", "Partition"},
+                                     {"metadata", {{"name", "batch"}}},
+                                     {"spec", {{"nodes", "gpu-[001-002]"}, {"default", true}}}},
+                                json{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                     {"kind", "Partition"},
+                                     {"metadata", {{"name", "debug"}}},
+                                     {"spec", {{"nodes", "gpu-001"}}}}};
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {"-p", "batch"}), 0) << cli.err();
+  EXPECT_EQ(patched(fake), Names{"default/j20"});
+}
+
 // kubeslurm records no steps: "N.S" is refused rather than ending the whole job.
 TEST(ScancelCmd, StepsAreRefused) {
   FakeCluster fake = cluster();
