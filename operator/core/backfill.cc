@@ -31,16 +31,21 @@ Backfiller::Backfiller(const ClusterState& state, Profile& profile)
 
 // Counting groups: one for a single tree; one per tree when there are several (a job cannot span
 // trees); one per leaf while --switches binds (the leaf counts decide whether N leaves suffice).
+// Block topology ignores --switches (only eval_nodes_tree.c reads req_switch).
+bool Backfiller::switchesBind(const JobView& job) const {
+  return job.maxSwitches && !state_.topology().isBlock();
+}
+
 std::uint32_t Backfiller::groupCount(const JobView& job) const {
   const Topology& t = state_.topology();
-  if (job.maxSwitches) return t.leafCount();
+  if (switchesBind(job)) return t.leafCount();
   return t.rootCount();
 }
 
 std::uint32_t Backfiller::groupOf(const JobView& job, NodeIndex n) const {
   const Topology& t = state_.topology();
   const std::uint32_t leaf = t.leafOf(n);
-  return job.maxSwitches ? leaf : t.rootOfLeaf(leaf);
+  return switchesBind(job) ? leaf : t.rootOfLeaf(leaf);
 }
 
 void Backfiller::markStarts(const JobView& job, std::uint32_t groups) {
@@ -72,7 +77,7 @@ void Backfiller::markStarts(const JobView& job, std::uint32_t groups) {
 bool Backfiller::countsAllow(const JobView& job, std::uint32_t groups, std::int64_t requiredReady) {
   if (requiredReady < static_cast<std::int64_t>(job.required.size())) return false;
   const auto need = static_cast<std::int64_t>(job.minNodes);
-  if (!job.maxSwitches) {
+  if (!switchesBind(job)) {
     return std::any_of(counts_.begin(), counts_.begin() + groups,
                        [&](std::int64_t c) { return c >= need; });
   }

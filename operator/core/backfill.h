@@ -56,6 +56,7 @@ class Backfiller {
  private:
   bool placeAt(const JobView& job, Time at, std::vector<NodeIndex>& nodes);
   std::uint32_t groupOf(const JobView& job, NodeIndex n) const;
+  bool switchesBind(const JobView& job) const;
   std::uint32_t groupCount(const JobView& job) const;
   void markStarts(const JobView& job, std::uint32_t groups);
   bool countsAllow(const JobView& job, std::uint32_t groups, std::int64_t requiredReady);

@@ -1,6 +1,9 @@
 #include "operator/core/placement.h"
 
+#include <bit>
+#include <functional>
 #include <limits>
+#include <numeric>
 
 namespace kubeslurm::core {
 
@@ -128,121 +131,182 @@ std::int64_t LeafChooser::blockSum(std::uint32_t first, std::uint32_t last) cons
   return sum;
 }
 
-// Base blocks of [first, last) one at a time: one that holds the rest beats one that does not;
-// two that do, the tighter; two that do not, the fuller; then block order.
-void LeafChooser::fillBlocks(std::uint32_t first, std::uint32_t last, std::int64_t& remaining,
-                             std::vector<LeafTake>& out) {
-  while (remaining > 0) {
-    std::int64_t best = -1;
-    for (std::uint32_t b = first; b < last; ++b) {
-      if (count_[b] <= 0) continue;
-      if (best < 0) {
-        best = b;
-        continue;
-      }
-      const std::int64_t current = count_[static_cast<std::size_t>(best)];
-      const bool fits = count_[b] >= remaining;
-      if (fits != (current >= remaining)) {
-        if (fits) best = b;
-      } else if (fits ? count_[b] < current : count_[b] > current) {
-        best = b;
-      }
-    }
-    if (best < 0) return;
-    const auto leaf = static_cast<std::uint32_t>(best);
-    const std::int64_t take = std::min(count_[leaf], remaining);
-    out.push_back({leaf, static_cast<std::uint32_t>(take)});
-    remaining -= take;
-    count_[leaf] = 0;
+// The usable nodes of base blocks [first, last) in their `maxGroups` fullest groups of
+// 2^groupShift base blocks: Slurm's avail_bnc (eval_nodes_block sorts nodes_on_llblock and sums
+// the first max_llblock).
+std::int64_t LeafChooser::topGroupsSum(std::uint32_t first, std::uint32_t last,
+                                       std::uint32_t groupShift, std::int64_t maxGroups) {
+  groupScratch_.clear();
+  for (std::uint32_t b = first; b < last; ++b) {
+    if (b == first || (b >> groupShift) != ((b - 1) >> groupShift)) groupScratch_.push_back(0);
+    groupScratch_.back() += count_[b];
   }
+  const auto k = static_cast<std::size_t>(
+      std::min<std::int64_t>(maxGroups, static_cast<std::int64_t>(groupScratch_.size())));
+  const auto kth = groupScratch_.begin() + static_cast<std::ptrdiff_t>(k);
+  std::nth_element(groupScratch_.begin(), kth, groupScratch_.end(), std::greater<>());
+  return std::accumulate(groupScratch_.begin(), kth, std::int64_t{0});
 }
 
-// topology/block: see placement.h. count_ holds each base block's usable nodes.
+namespace {
+// ceil(log2(x)), 0 for x <= 1.
+std::uint32_t ceilLog2(std::uint64_t x) {
+  return x <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(x - 1));
+}
+}  // namespace
+
+// topology/block: steps 1-4 of placement.h, after slurm-24-11-7-1
+// src/plugins/topology/block/eval_nodes_block.c (eval_nodes_block, _choose_best_bblock).
+// count_ holds each base block's usable nodes, required ones excluded.
 bool LeafChooser::chooseBlocks(std::span<const std::uint32_t> leafAvail, std::uint32_t nodes,
                                std::uint32_t requiredNodes,
                                std::span<const std::uint32_t> requiredLeaves,
                                std::vector<LeafTake>& out) {
   const std::uint32_t blocks = topology_.blockCount();
-  bool requiredInIsland = false;
-  bool requiredInBlocks = false;
-  for (std::uint32_t leaf : requiredLeaves)
-    (leaf >= blocks ? requiredInIsland : requiredInBlocks) = true;
-  auto useIsland = [&] {
-    if (topology_.leafCount() <= blocks || requiredInBlocks || leafAvail[blocks] < nodes) {
-      return false;
-    }
-    out.push_back({blocks, nodes});
-    return true;
-  };
-  if (requiredInIsland) return useIsland();
-  count_.assign(leafAvail.begin(), leafAvail.begin() + blocks);
-  auto holdsRequired = [&](std::uint32_t first, std::uint32_t last) {
-    return std::all_of(requiredLeaves.begin(), requiredLeaves.end(),
-                       [&](std::uint32_t leaf) { return leaf >= first && leaf < last; });
-  };
-  // Required nodes' blocks are filled first (their other nodes count as picked), as for leaves.
-  auto fillRequired = [&](std::int64_t& remaining) {
-    for (std::uint32_t leaf : requiredLeaves) {
-      const std::int64_t take = std::min(count_[leaf], remaining);
-      if (take > 0) out.push_back({leaf, static_cast<std::uint32_t>(take)});
-      remaining -= take;
-      count_[leaf] = 0;
-    }
-  };
-  // The smallest level with an aggregate that holds the job; there, the best fit.
-  for (std::uint32_t m : topology_.blockLevels()) {
-    std::int64_t best = -1;
-    std::int64_t bestSum = 0;
-    for (std::uint32_t first = 0; first + m <= blocks; first += m) {
-      if (!holdsRequired(first, first + m)) continue;
-      const std::int64_t sum = blockSum(first, first + m);
-      if (sum < nodes) continue;
-      if (best < 0 || sum < bestSum) {
-        best = first;
-        bestSum = sum;
-      }
-    }
-    if (best < 0) continue;
-    std::int64_t remaining = nodes;
-    fillRequired(remaining);
-    const auto first = static_cast<std::uint32_t>(best);
-    fillBlocks(first, first + m, remaining, out);
-    return remaining == 0;
+  if (blocks == 0 || topology_.blockLevels().empty()) return false;
+  // Required nodes outside every block: "requires nodes which are not in blocks".
+  if (std::any_of(requiredLeaves.begin(), requiredLeaves.end(),
+                  [&](std::uint32_t leaf) { return leaf >= blocks; })) {
+    return false;
   }
-  // Larger than the largest block: span aggregates of the largest size (the last one may be
-  // short), those with required nodes first, then one that holds the rest (the tightest) before
-  // one that does not (the fullest).
-  const std::uint64_t largest =
-      topology_.blockLevels().empty() ? 0 : topology_.blockLevels().back();
   const std::uint64_t size = std::uint64_t{nodes} + requiredNodes;
-  if (largest == 0 || size <= largest * topology_.baseBlockNodes() || blockSum(0, blocks) < nodes) {
-    return useIsland();
+  if (size == 0) return true;
+
+  // 1 and 2: the level (aggregate of `aggregate` base blocks) and the spread limit (at most
+  // maxGroups groups of 2^groupShift base blocks), from the job's size alone.
+  const std::uint64_t base = std::max<std::uint32_t>(topology_.baseBlockNodes(), 1);
+  const std::uint32_t needLevel = ceilLog2((size + base - 1) / base);
+  std::uint32_t groupShift = 0;
+  std::uint64_t aggregate = 0;
+  for (std::uint32_t m : topology_.blockLevels()) {
+    const auto level = static_cast<std::uint32_t>(std::countr_zero(m));
+    if (level < needLevel) {
+      groupShift = level;
+    } else if (aggregate == 0) {
+      aggregate = m;
+    }
   }
-  const auto step = static_cast<std::uint32_t>(largest);
-  std::int64_t remaining = nodes;
-  fillRequired(remaining);
-  for (std::uint32_t leaf : requiredLeaves) {
-    const std::uint32_t first = leaf / step * step;
-    fillBlocks(first, std::min(first + step, blocks), remaining, out);
-  }
-  while (remaining > 0) {
+  if (aggregate == 0) aggregate = blocks;  // larger than the largest block: every block
+  const std::uint64_t groupNodes = (std::uint64_t{1} << groupShift) * base;
+  const auto maxGroups = static_cast<std::int64_t>((size + groupNodes - 1) / groupNodes);
+  const bool limited =
+      aggregate != (std::uint64_t{1} << groupShift) * static_cast<std::uint64_t>(maxGroups);
+
+  count_.assign(leafAvail.begin(), leafAvail.begin() + blocks);
+  blockUsed_.assign(blocks, 0);
+  const std::uint32_t groups = ((blocks - 1) >> groupShift) + 1;
+  groupCount_.assign(groups, 0);
+  groupUsed_.assign(groups, 0);
+  auto aggregateEnd = [&](std::uint64_t first) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(first + aggregate, blocks));
+  };
+
+  // 3: the aggregate.
+  std::uint32_t first = 0;
+  if (!requiredLeaves.empty()) {
+    const std::uint32_t lowest = *std::min_element(requiredLeaves.begin(), requiredLeaves.end());
+    first = static_cast<std::uint32_t>(lowest / aggregate * aggregate);
+    const std::uint32_t last = aggregateEnd(first);
+    if (std::any_of(requiredLeaves.begin(), requiredLeaves.end(),
+                    [&](std::uint32_t leaf) { return leaf >= last; })) {
+      return false;  // "requires nodes that do not have shared block"
+    }
+  } else {
     std::int64_t best = -1;
     std::int64_t bestSum = 0;
-    for (std::uint32_t first = 0; first < blocks; first += step) {
-      const std::int64_t sum = blockSum(first, std::min(first + step, blocks));
-      if (sum <= 0) continue;
-      const bool fits = sum >= remaining;
-      if (best < 0 || (fits != (bestSum >= remaining) && fits) ||
-          (fits == (bestSum >= remaining) && (fits ? sum < bestSum : sum > bestSum))) {
-        best = first;
+    for (std::uint64_t f = 0; f < blocks; f += aggregate) {
+      const auto from = static_cast<std::uint32_t>(f);
+      const std::uint32_t to = aggregateEnd(f);
+      const std::int64_t sum = blockSum(from, to);
+      const std::int64_t usable = limited ? topGroupsSum(from, to, groupShift, maxGroups) : sum;
+      if (usable < static_cast<std::int64_t>(size)) continue;
+      if (best < 0 || sum <= bestSum) {  // the fewest usable nodes, the last on a tie
+        best = from;
         bestSum = sum;
       }
     }
     if (best < 0) return false;
-    const auto first = static_cast<std::uint32_t>(best);
-    fillBlocks(first, std::min(first + step, blocks), remaining, out);
+    first = static_cast<std::uint32_t>(best);
   }
-  return true;
+  const std::uint32_t last = aggregateEnd(first);
+
+  // 4: required nodes' base blocks (each new group of them counts against the limit), then the
+  // rest of their nodes, in block order.
+  std::int64_t groupsLeft = maxGroups;
+  for (std::uint32_t leaf : requiredLeaves) blockUsed_[leaf] = 1;
+  std::uint32_t lastGroup = std::numeric_limits<std::uint32_t>::max();
+  for (std::uint32_t b = first; b < last; ++b) {
+    if (blockUsed_[b] == 0) continue;
+    groupUsed_[b >> groupShift] = 1;
+    if (limited && (b >> groupShift) != lastGroup) {
+      --groupsLeft;
+      lastGroup = b >> groupShift;
+    }
+  }
+  if (groupsLeft < 0) return false;
+  std::int64_t remaining = nodes;
+  for (std::uint32_t b = first; b < last && remaining > 0; ++b) {
+    if (blockUsed_[b] == 0) continue;
+    const std::int64_t take = std::min(count_[b], remaining);
+    if (take > 0) out.push_back({b, static_cast<std::uint32_t>(take)});
+    remaining -= take;
+  }
+  if (remaining == 0) return true;
+
+  // Then base blocks one at a time (_choose_best_bblock). Group counts are taken once, before.
+  for (std::uint32_t b = first; b < last; ++b) {
+    if (blockUsed_[b] == 0) groupCount_[b >> groupShift] += count_[b];
+  }
+  while (true) {
+    std::int64_t best = -1;
+    bool bestFit = false;
+    bool bestSame = true;  // stays true without the spread limit
+    for (std::uint32_t b = first; b < last; ++b) {
+      if (blockUsed_[b] != 0) continue;
+      const bool fit = count_[b] >= remaining;
+      const std::uint32_t g = b >> groupShift;
+      const auto bestGroup = static_cast<std::uint32_t>(best) >> groupShift;
+      if (limited && (best < 0 || g != bestGroup)) {
+        const bool same = groupUsed_[g] != 0;
+        bool take = best < 0 || (same && !bestSame);
+        bool decided = take || (!same && bestSame);
+        if (!decided) {
+          const bool groupFit = groupCount_[g] >= remaining;
+          const bool bestGroupFit = groupCount_[bestGroup] >= remaining;
+          if (groupFit != bestGroupFit) {
+            take = groupFit;
+            decided = true;
+          } else if (groupCount_[g] != groupCount_[bestGroup]) {
+            take = groupFit ? groupCount_[g] < groupCount_[bestGroup]
+                            : groupCount_[g] > groupCount_[bestGroup];
+            decided = true;
+          }
+        }
+        if (take) {
+          best = b;
+          bestFit = fit;
+          bestSame = same;
+        }
+        if (decided) continue;
+      }
+      const std::int64_t held = best < 0 ? 0 : count_[static_cast<std::size_t>(best)];
+      if (best < 0 || (fit && (!bestFit || count_[b] <= held)) ||
+          (!fit && !bestFit && count_[b] >= held)) {
+        best = b;
+        bestFit = fit;
+      }
+    }
+    if (best < 0 || (groupsLeft <= 0 && !bestSame)) return false;
+    const auto leaf = static_cast<std::uint32_t>(best);
+    blockUsed_[leaf] = 1;
+    groupUsed_[leaf >> groupShift] = 1;
+    const std::int64_t take = std::min(count_[leaf], remaining);
+    if (take > 0) out.push_back({leaf, static_cast<std::uint32_t>(take)});
+    remaining -= take;
+    if (!bestSame) --groupsLeft;
+    if (remaining == 0) return true;
+    if (take == 0) return false;  // stalled
+  }
 }
 
 std::uint32_t targetNodes(const JobView& job, std::uint64_t usable) {
@@ -251,6 +315,10 @@ std::uint32_t targetNodes(const JobView& job, std::uint64_t usable) {
 }
 
 void sortRankOrder(const Topology& topology, std::vector<NodeIndex>& nodes) {
+  if (topology.isBlock()) {
+    std::sort(nodes.begin(), nodes.end());
+    return;
+  }
   std::sort(nodes.begin(), nodes.end(), [&](NodeIndex a, NodeIndex b) {
     const std::uint32_t la = topology.leafOf(a);
     const std::uint32_t lb = topology.leafOf(b);
@@ -258,8 +326,10 @@ void sortRankOrder(const Topology& topology, std::vector<NodeIndex>& nodes) {
   });
 }
 
-bool withinSwitchLimit(const JobView& job, const PlacementScratch& s) {
-  if (!job.maxSwitches) return true;
+bool withinSwitchLimit(const Topology& topology, const JobView& job, const PlacementScratch& s) {
+  // topology/block does not enforce --switches: only eval_nodes_tree.c reads req_switch
+  // (slurm-24-11-7-1).
+  if (!job.maxSwitches || topology.isBlock()) return true;
   std::size_t leaves = s.requiredLeaves.size();
   for (const LeafTake& t : s.takes) {
     if (std::find(s.requiredLeaves.begin(), s.requiredLeaves.end(), t.leaf) ==
@@ -293,7 +363,7 @@ bool Placer::placeNow(const JobView& job, std::vector<NodeIndex>& out) {
     scratch_.leafAvail[leaf] = index_.countFits(job.partition, leaf, request);
     usable += scratch_.leafAvail[leaf];
   }
-  if (targetNodes(job, usable) == 1) {
+  if (targetNodes(job, usable) == 1 && !state_.topology().isBlock()) {
     out.clear();
     return usable > 0 && placeSingle(job, out);
   }
@@ -336,8 +406,8 @@ bool Placer::placeSingle(const JobView& job, std::vector<NodeIndex>& out) {
     if (scratch_.leafAvail[leaf] > 0) leafOrder_.push_back(leaf);
   }
   std::sort(leafOrder_.begin(), leafOrder_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const std::uint32_t ca = leafRankKey(state_.topology(), scratch_.leafAvail, a);
-    const std::uint32_t cb = leafRankKey(state_.topology(), scratch_.leafAvail, b);
+    const std::uint32_t ca = leafRankKey(scratch_.leafAvail, a);
+    const std::uint32_t cb = leafRankKey(scratch_.leafAvail, b);
     return ca != cb ? ca < cb : a < b;
   });
   NodeIndex best = 0;

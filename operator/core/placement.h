@@ -14,14 +14,26 @@
 // CPU, memory, index) so whole nodes stay free for gangs. Ranks are numbered leaf by leaf in
 // switch order, nodes ascending within a leaf: neighbours share switches, rank 0 comes first.
 //
-// Block topology (topology/block, Slurm 23.11+; doc/html/topology.shtml): the leaves are base
-// blocks, and BlockSizes define aggregated blocks of 2^k contiguous base blocks aligned to their
-// size. A job goes into the smallest aggregate level where one aggregate has enough usable nodes
-// (and holds every required node), and at that level into the aggregate with the fewest usable
-// nodes that suffice (best fit; then the first). Inside it, base blocks are taken as leaves are:
-// one that can hold the rest (the tightest) beats one that cannot (the fullest). A job larger
-// than the largest block size spans aggregates of that size, taken the same way. Nodes outside
-// every block are used only by a job that fits among them alone.
+// Block topology (topology/block), as Slurm's eval_nodes_block and _choose_best_bblock do it
+// (slurm-24-11-7-1 src/plugins/topology/block/eval_nodes_block.c; the same in 24.05-25.11). With
+// N the job's node count (required nodes included) and S the base block size:
+//   1. Level: the smallest configured level of at least ceil(log2(ceil(N / S))) base blocks; none
+//      (a job larger than the largest block size): one aggregate of every base block. The job's
+//      size alone fixes the level: a busy cluster never moves it to a larger one.
+//   2. Spread limit: with L the largest configured level below that need (0 when N <= S), the
+//      job may use at most ceil(N / (L * S)) groups of L base blocks, unless the aggregate is
+//      exactly that many groups.
+//   3. Aggregate: runs of base blocks aligned to the level, the last one possibly short. With
+//      required nodes: the first aggregate holding one of them, which must hold them all. Else
+//      among those whose usable nodes suffice (under the spread limit: in its fullest allowed
+//      groups) the one with the fewest usable nodes, the last on a tie.
+//   4. In it, the required nodes' base blocks are used first; then base blocks one at a time:
+//      under the spread limit a group already used beats a new one, then a group that holds the
+//      rest (the tightest) beats one that does not (the fullest); then a base block that holds
+//      the rest (the tightest) beats one that does not (the fullest), the last on a tie. A pick
+//      that adds nothing, or a new group past the limit, fails the job.
+//   Nodes outside every block are never used; a job requiring one does not start. Ranks follow
+//   node order (Slurm's allocation is a node bitmap).
 //
 // The same code places jobs now (main pass, free capacity) and at a future time (backfill
 // profile): the caller supplies which nodes fit and how full they are.
@@ -64,17 +76,21 @@ class LeafChooser {
   bool chooseBlocks(std::span<const std::uint32_t> leafAvail, std::uint32_t nodes,
                     std::uint32_t requiredNodes, std::span<const std::uint32_t> requiredLeaves,
                     std::vector<LeafTake>& out);
-  void fillBlocks(std::uint32_t first, std::uint32_t last, std::int64_t& remaining,
-                  std::vector<LeafTake>& out);
   std::int64_t blockSum(std::uint32_t first, std::uint32_t last) const;
+  std::int64_t topGroupsSum(std::uint32_t first, std::uint32_t last, std::uint32_t groupShift,
+                            std::int64_t maxGroups);
   int compare(std::uint32_t a, std::uint32_t b, std::int64_t remaining) const;
   void consider(std::uint32_t leaf, std::int64_t remaining, std::int64_t& best) const;
   bool restrictToTop(std::uint32_t nodes, std::span<const std::uint32_t> requiredLeaves);
   void addDistances(std::uint32_t leaf);
 
   const Topology& topology_;
-  std::vector<std::int64_t> count_;      // per switch: usable nodes under it
-  std::vector<std::uint64_t> distance_;  // per leaf: summed hops to the leaves picked so far
+  std::vector<std::int64_t> count_;       // per switch: usable nodes under it
+  std::vector<std::uint64_t> distance_;   // per leaf: summed hops to the leaves picked so far
+  std::vector<std::uint8_t> blockUsed_;   // block topology, per base block: picked or required
+  std::vector<std::int64_t> groupCount_;  // per group of the spread limit: usable nodes
+  std::vector<std::uint8_t> groupUsed_;   // per group: holds a used base block
+  std::vector<std::int64_t> groupScratch_;
 };
 
 // A node that can take a rank, and how full it is at the time of placement: the packing order
@@ -101,18 +117,17 @@ struct PlacementScratch {
 // How many nodes to take: minNodes, or up to maxNodes when that many are usable.
 std::uint32_t targetNodes(const JobView& job, std::uint64_t usable);
 
-// Puts the chosen nodes in rank order (leaf by leaf in switch order, ascending in a leaf).
+// Puts the chosen nodes in rank order: leaf by leaf in switch order, ascending in a leaf; for a
+// block topology ascending node order, as Slurm's node bitmap.
 void sortRankOrder(const Topology& topology, std::vector<NodeIndex>& nodes);
 
 // The order of one-node candidates: most used first (fewest free GPUs), then the tree's choice
 // (the leaf with the fewest usable nodes, then switch order), then CPU, memory and index. For
 // whole-node requests every candidate is equally idle and this is exactly Slurm's pick (Goal C:
 // "001,002 busy, 1 node -> 003").
-// A leaf's usable nodes as one-node placement orders leaves: best fit, except that the island of
-// a block topology comes after every block.
-inline std::uint32_t leafRankKey(const Topology& topo, std::span<const std::uint32_t> leafAvail,
-                                 std::uint32_t leaf) {
-  if (topo.isBlock() && leaf >= topo.blockCount()) return std::numeric_limits<std::uint32_t>::max();
+// A leaf's usable nodes as one-node placement orders leaves (best fit). Block topologies do not
+// use the one-node shortcuts: they go through the block chooser.
+inline std::uint32_t leafRankKey(std::span<const std::uint32_t> leafAvail, std::uint32_t leaf) {
   return leafAvail[leaf];
 }
 using SingleRank =
@@ -120,7 +135,7 @@ using SingleRank =
 inline SingleRank singleRank(const Topology& topo, const JobView& job,
                              std::span<const std::uint32_t> leafAvail, const PackKey& k) {
   const std::uint32_t leaf = topo.leafOf(k.node);
-  const std::uint32_t avail = leafRankKey(topo, leafAvail, leaf);
+  const std::uint32_t avail = leafRankKey(leafAvail, leaf);
   if (job.request.exclusive) return {0, avail, leaf, 0, 0, k.node};
   return {k.free.gpus, avail, leaf, k.free.cpuMillis, k.free.memoryBytes, k.node};
 }
@@ -129,8 +144,9 @@ inline SingleRank singleRank(const Topology& topo, const JobView& job,
 void pickPacked(const JobView& job, std::vector<PackKey>& candidates, std::uint32_t take,
                 std::vector<NodeIndex>& out);
 
-// Whether the leaves chosen (and those of required nodes) are within --switches=N.
-bool withinSwitchLimit(const JobView& job, const PlacementScratch& s);
+// Whether the leaves chosen (and those of required nodes) are within --switches=N; always for a
+// block topology, which does not enforce it.
+bool withinSwitchLimit(const Topology& topology, const JobView& job, const PlacementScratch& s);
 
 // The required nodes (-w) first: all must fit. Records their leaves.
 template <class Fit>
@@ -205,7 +221,7 @@ bool placeJob(const ClusterState& state, const JobView& job, LeafChooser& choose
   const std::uint32_t target = targetNodes(job, usable);
   if (usable < target) return false;
   const auto need = static_cast<std::uint32_t>(target - std::min<std::size_t>(target, out.size()));
-  if (need == 1 && out.empty() && !countsReady) {
+  if (need == 1 && out.empty() && !countsReady && !topo.isBlock()) {
     auto best = std::min_element(
         s.fitting.begin(), s.fitting.end(), [&](const PackKey& a, const PackKey& b) {
           return singleRank(topo, job, s.leafAvail, a) < singleRank(topo, job, s.leafAvail, b);
@@ -214,11 +230,12 @@ bool placeJob(const ClusterState& state, const JobView& job, LeafChooser& choose
     return true;
   }
   s.takes.clear();
-  if (need > 0 && !chooser.choose(s.leafAvail, need, s.requiredLeaves, s.takes,
-                                  static_cast<std::uint32_t>(out.size()))) {
+  // A block topology checks required nodes even when they make the whole job.
+  if ((need > 0 || topo.isBlock()) && !chooser.choose(s.leafAvail, need, s.requiredLeaves, s.takes,
+                                                      static_cast<std::uint32_t>(out.size()))) {
     return false;
   }
-  if (!withinSwitchLimit(job, s) || !pickFromLeaves(state, job, s, countsReady, fit, out)) {
+  if (!withinSwitchLimit(topo, job, s) || !pickFromLeaves(state, job, s, countsReady, fit, out)) {
     return false;
   }
   sortRankOrder(topo, out);

@@ -1,6 +1,7 @@
 #include "operator/core/topology.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <unordered_set>
 
@@ -8,6 +9,9 @@ namespace kubeslurm::core {
 
 namespace {
 constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
+// Slurm's block_levels: 16 bits; the default sets bits 0-4.
+constexpr std::uint32_t kDefaultBlockLevels = 5;
+constexpr std::uint32_t kMaxBlockMultiple = std::uint32_t{1} << 15;
 }  // namespace
 
 Topology Topology::flat(std::size_t nodeCount) {
@@ -109,7 +113,8 @@ Topology Topology::fromBlocks(const slurm::TopologyConf& conf, std::size_t nodeC
   t.finish(nodeCount);
 
   // The base block size: the first BlockSizes value (the parser makes it the smallest), else the
-  // first block's node count, as Slurm's bblock_node_cnt.
+  // first block's node count, as Slurm's bblock_node_cnt (slurm-24-11-7-1
+  // src/plugins/topology/block/block_record.c, _read_topo_file and _validate_blocks).
   if (!conf.blockSizes.empty()) {
     t.baseBlockNodes_ = conf.blockSizes.front();
   } else if (blocks > 0) {
@@ -117,23 +122,27 @@ Topology Topology::fromBlocks(const slurm::TopologyConf& conf, std::size_t nodeC
                                                         conf.blocks.front().nodes.end());
     t.baseBlockNodes_ = static_cast<std::uint32_t>(distinct.size());
   }
-  // Levels in base blocks. Default: the base block and its power-of-two multiples up to the
-  // whole set; given BlockSizes: those values (powers of two times the base), without the ones
-  // larger than the whole set.
-  if (blocks > 0) t.blockLevels_.push_back(1);  // the base block is always a level
+  // Levels in base blocks, as Slurm's block_levels bitmap (same functions): without BlockSizes,
+  // bits 0-4, i.e. 1, 2, 4, 8 and 16 base blocks whatever the block count; with BlockSizes, each
+  // value over the base size, a power of two up to 2^15. A level may exceed the block count: its
+  // one aggregate is then every block.
+  if (blocks == 0) return t;
   if (conf.blockSizes.empty() || t.baseBlockNodes_ == 0) {
-    for (std::uint32_t m = 2; m <= blocks && m != 0; m *= 2) t.blockLevels_.push_back(m);
-  } else {
-    for (std::uint32_t size : conf.blockSizes) {
-      if (size % t.baseBlockNodes_ != 0) continue;
-      const std::uint32_t m = size / t.baseBlockNodes_;
-      if (m < 2 || (m & (m - 1)) != 0 || m > blocks) continue;
-      t.blockLevels_.push_back(m);
+    for (std::uint32_t level = 0; level < kDefaultBlockLevels; ++level) {
+      t.blockLevels_.push_back(std::uint32_t{1} << level);
     }
-    std::sort(t.blockLevels_.begin(), t.blockLevels_.end());
-    t.blockLevels_.erase(std::unique(t.blockLevels_.begin(), t.blockLevels_.end()),
-                         t.blockLevels_.end());
+    return t;
   }
+  t.blockLevels_.push_back(1);  // the first value is the base block itself
+  for (std::uint32_t size : conf.blockSizes) {
+    if (size % t.baseBlockNodes_ != 0) continue;
+    const std::uint32_t m = size / t.baseBlockNodes_;
+    if (!std::has_single_bit(m) || m > kMaxBlockMultiple) continue;
+    t.blockLevels_.push_back(m);
+  }
+  std::sort(t.blockLevels_.begin(), t.blockLevels_.end());
+  t.blockLevels_.erase(std::unique(t.blockLevels_.begin(), t.blockLevels_.end()),
+                       t.blockLevels_.end());
   return t;
 }
 

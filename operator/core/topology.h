@@ -10,11 +10,13 @@
 //  - Nodes that topology.conf does not list: they form one extra synthetic leaf that is its own
 //    root, an island that jobs can use but never span with the tree (Slurm would not use them).
 //
-// Block topology (topology/block, Slurm 23.11+; doc/html/topology.shtml "topology/block"): each
-// BlockName= is a base block and becomes a leaf, in file order; one synthetic root joins them
-// (blocks are one fabric: a job may span them), and unlisted nodes form the island leaf as above.
-// The aggregated block levels (BlockSizes=, in base blocks) are kept for the block chooser
-// (placement.h); the tree chooser is not used for blocks.
+// Block topology (topology/block, Slurm 23.11+, BlockSizes= 24.05+; checked against
+// slurm-24-11-7-1 src/plugins/topology/block/{block_record.c,eval_nodes_block.c}): each
+// BlockName= is a base block and becomes a leaf, in file order (Slurm's block index); one
+// synthetic root joins them. Unlisted nodes form the island leaf as above, which the block
+// chooser never uses: Slurm allocates only nodes of the chosen block (eval_nodes_block). The
+// block levels (BlockSizes=, in base blocks) are kept for the block chooser (placement.h); the
+// tree chooser is not used for blocks.
 //
 // Topology from node labels: topologyFromLabels() writes the switch records that a topology.conf
 // would hold, so labels and topology.conf give the same tree.
@@ -52,7 +54,8 @@ class Topology {
   // blockCount() is the island of unlisted nodes.
   bool isBlock() const { return block_; }
   std::uint32_t blockCount() const { return blockCount_; }
-  // The aggregated block levels, in base blocks per block: ascending powers of two, 1 first.
+  // The block levels, in base blocks per block: ascending powers of two, 1 first; 1-16 when
+  // BlockSizes is unset (Slurm's default block_levels), and possibly above blockCount().
   std::span<const std::uint32_t> blockLevels() const { return blockLevels_; }
   // Nodes per base block (the first BlockSizes value, else the first block's node count).
   std::uint32_t baseBlockNodes() const { return baseBlockNodes_; }
