@@ -50,6 +50,14 @@ core::Duration defaultTimeLimit(const api::SlurmJobObject& job,
   return api::partitionDefaultTime(partition->spec).seconds.value_or(core::kUnlimited);
 }
 
+// The partition a job counts in for the metrics: jobPartition's, else the name it asked for (a
+// partition that does not exist, or no longer does), else "" (none asked and no default).
+std::string effectivePartition(const slurm::JobRequest& request,
+                               const std::vector<api::Partition>& partitions) {
+  const api::Partition* partition = jobPartition(request, partitions, nullptr);
+  return partition != nullptr ? partition->metadata.name : request.partition;
+}
+
 std::string podJob(const api::Pod& pod) {
   auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
   return it == pod.metadata.labels.end() ? std::string() : it->second;
@@ -596,10 +604,15 @@ std::vector<CycleReport::PendingJob> pendingJobsOf(const core::Plan& plan,
 
 void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
                               CycleReport& report) {
+  // The partition each planned job was planned in (jobPartition's, as buildSnapshot resolved it).
+  std::unordered_map<core::JobId, const std::string*> partitionOf;
+  for (const core::Job& job : index.snapshot.jobs) partitionOf.emplace(job.id, &job.partition);
   for (const core::PendingDecision& pending : plan.pending) {
     if (report.fenceClosed) return;
     const std::string reason(slurm::pendingReasonName(pending.reason));
-    ++report.pendingByReason[reason];
+    const auto partition = partitionOf.find(pending.jobId);
+    report.pendingByReason.add(partition == partitionOf.end() ? std::string() : *partition->second,
+                               reason);
     auto key = index.jobKeys.find(pending.jobId);
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
     const api::SlurmJobObject* job = findJob(key->second);
@@ -655,7 +668,8 @@ void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& i
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (job.request.array && isArrayParent(job)) continue;
     if (job.status && job.status->jobId) {
-      ++report.jobsByState[job.status->state.empty() ? "PENDING" : job.status->state];
+      report.jobsByState.add(effectivePartition(job.request, objects.partitions),
+                             job.status->state.empty() ? "PENDING" : job.status->state);
     }
   }
   const core::Snapshot& snapshot = index.snapshot;

@@ -45,6 +45,7 @@
 #include "operator/core/model.h"
 #include "operator/kube/client.h"
 #include "operator/kube/event_recorder.h"
+#include "operator/metrics/operator_metrics.h"
 
 namespace kubeslurm::controllers {
 
@@ -115,17 +116,19 @@ struct CycleReport {
   std::uint32_t admissionFailures = 0;
   std::uint32_t preemptions = 0;
   std::uint32_t podsDeleted = 0;
-  std::uint32_t jobsRemoved = 0;                    // finished jobs past their retention
-  std::uint32_t stuckGangsRemoved = 0;              // partial gangs no admission of ours explains
-  std::uint32_t arrayTasksCreated = 0;              // SlurmJobs made for array tasks
-  bool fenceClosed = false;                         // the cycle stopped because leadership ended
-  std::map<std::string, std::int64_t> jobsByState;  // Slurm state names
-  std::map<std::string, std::int64_t> pendingByReason;  // Slurm reason names
-  std::map<std::string, std::int64_t> nodesByState;     // idle, mixed, allocated, drain, down
-  std::int64_t gpusTotal = 0;                           // on nodes that are up
-  std::int64_t gpusAllocated = 0;                       // held by running SlurmJobs
-  std::int64_t gpusForeign = 0;                         // held by pods kubeslurm does not run
-  std::int64_t gpusUnavailable = 0;                     // on drained, down or not-ready nodes
+  std::uint32_t jobsRemoved = 0;        // finished jobs past their retention
+  std::uint32_t stuckGangsRemoved = 0;  // partial gangs no admission of ours explains
+  std::uint32_t arrayTasksCreated = 0;  // SlurmJobs made for array tasks
+  bool fenceClosed = false;             // the cycle stopped because leadership ended
+  // By effective partition (metrics::PartitionCounts) and Slurm state name; by effective
+  // partition and Slurm reason name. Each converts to the cluster's counts by name.
+  metrics::PartitionCounts jobsByState;
+  metrics::PartitionCounts pendingByReason;
+  std::map<std::string, std::int64_t> nodesByState;  // idle, mixed, allocated, drain, down
+  std::int64_t gpusTotal = 0;                        // on nodes that are up
+  std::int64_t gpusAllocated = 0;                    // held by running SlurmJobs
+  std::int64_t gpusForeign = 0;                      // held by pods kubeslurm does not run
+  std::int64_t gpusUnavailable = 0;                  // on drained, down or not-ready nodes
   // Per partition, as its status counts them (nodes in two partitions count in both).
   struct PartitionLoad {
     std::int64_t gpusAllocated = 0;    // held by running SlurmJobs

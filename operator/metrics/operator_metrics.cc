@@ -51,18 +51,31 @@ Family<Histogram>& histogramFamily(Registry& registry, const std::string& name,
   return prometheus::BuildHistogram().Name(name).Help(help).Register(registry);
 }
 
-// A gauge family keyed by one label whose set of values is replaced whole: values absent from
-// the latest report are removed rather than left at a stale number.
+// A gauge family keyed by one or more labels whose set of values is replaced whole: label
+// values absent from the latest report are removed rather than left at a stale number.
 class ReplacedGauges {
  public:
-  // `fixed`: labels every gauge of this set carries besides `label` (several sets may share a
-  // family, one per value of a second label).
+  // `fixed`: labels every gauge of this set carries besides `labels` (several sets may share a
+  // family, one per value of a further label).
+  ReplacedGauges(Family<Gauge>& family, std::vector<std::string> labels,
+                 std::map<std::string, std::string> fixed = {})
+      : family_(family), labels_(std::move(labels)), fixed_(std::move(fixed)) {}
   ReplacedGauges(Family<Gauge>& family, std::string label,
                  std::map<std::string, std::string> fixed = {})
-      : family_(family), label_(std::move(label)), fixed_(std::move(fixed)) {}
+      : ReplacedGauges(family, std::vector<std::string>{std::move(label)}, std::move(fixed)) {}
 
+  // Keyed by the values of `labels`, in their order.
+  using Values = std::map<std::vector<std::string>, double>;
+
+  // One label: `values` by its value, each gauge set to valueOf(value).
   template <typename Map, typename Value>
   void replace(const Map& values, Value valueOf) {
+    Values keyed;
+    for (const auto& [key, value] : values) keyed.emplace(std::vector{key}, valueOf(value));
+    replace(keyed);
+  }
+
+  void replace(const Values& values) {
     const std::scoped_lock lock(mutex_);
     for (auto it = gauges_.begin(); it != gauges_.end();) {
       if (values.contains(it->first)) {
@@ -76,20 +89,33 @@ class ReplacedGauges {
       auto [it, inserted] = gauges_.try_emplace(key, nullptr);
       if (inserted) {
         std::map<std::string, std::string> labels = fixed_;
-        labels[label_] = key;
+        for (std::size_t i = 0; i < labels_.size() && i < key.size(); ++i) {
+          labels[labels_[i]] = key[i];
+        }
         it->second = &family_.Add(labels);
       }
-      it->second->Set(valueOf(value));
+      it->second->Set(value);
     }
   }
 
  private:
   Family<Gauge>& family_;
-  const std::string label_;
+  const std::vector<std::string> labels_;
   const std::map<std::string, std::string> fixed_;
   std::mutex mutex_;
-  std::map<std::string, Gauge*> gauges_;
+  std::map<std::vector<std::string>, Gauge*> gauges_;
 };
+
+// Counts by partition and name as gauges labelled `partition` and the name's label.
+ReplacedGauges::Values byPartition(const PartitionCounts& counts) {
+  ReplacedGauges::Values values;
+  for (const auto& [partition, byName] : counts.byPartition) {
+    for (const auto& [name, n] : byName) {
+      values.emplace(std::vector{partition, name}, static_cast<double>(n));
+    }
+  }
+  return values;
+}
 
 // From a job's submission to its start: seconds for an idle cluster, days for a deep queue.
 const Histogram::BucketBoundaries& queueWaitBuckets() {
@@ -107,14 +133,14 @@ struct OperatorMetrics::Impl {
   std::shared_ptr<Registry> registry = std::make_shared<Registry>();
 
   ReplacedGauges jobs{gaugeFamily(*registry, "kubeslurm_jobs",
-                                  "SlurmJobs by Slurm job state (PENDING, RUNNING, ...), as of "
-                                  "the last scheduling cycle."),
-                      "state"};
+                                  "SlurmJobs by partition and Slurm job state (PENDING, RUNNING, "
+                                  "...), as of the last scheduling cycle."),
+                      std::vector<std::string>{"partition", "state"}};
   ReplacedGauges pendingReasons{
       gaugeFamily(*registry, "kubeslurm_pending_jobs",
-                  "Pending SlurmJobs by the reason squeue shows (Priority, Resources, "
-                  "Dependency, ...), as of the last scheduling cycle."),
-      "reason"};
+                  "Pending SlurmJobs by partition and the reason squeue shows (Priority, "
+                  "Resources, Dependency, ...), as of the last scheduling cycle."),
+      std::vector<std::string>{"partition", "reason"}};
   ReplacedGauges nodes{gaugeFamily(*registry, "kubeslurm_nodes",
                                    "GPU nodes by Slurm node state (idle, mixed, allocated, drain, "
                                    "down), as of the last scheduling cycle."),
@@ -239,12 +265,12 @@ OperatorMetrics::OperatorMetrics() : impl_(std::make_unique<Impl>()) {
 }
 OperatorMetrics::~OperatorMetrics() = default;
 
-void OperatorMetrics::setJobs(const std::map<std::string, std::int64_t>& byState) {
-  impl_->jobs.replace(byState, asDouble);
+void OperatorMetrics::setJobs(const PartitionCounts& byState) {
+  impl_->jobs.replace(byPartition(byState));
 }
 
-void OperatorMetrics::setPendingReasons(const std::map<std::string, std::int64_t>& byReason) {
-  impl_->pendingReasons.replace(byReason, asDouble);
+void OperatorMetrics::setPendingReasons(const PartitionCounts& byReason) {
+  impl_->pendingReasons.replace(byPartition(byReason));
 }
 
 void OperatorMetrics::setNodes(const std::map<std::string, std::int64_t>& byState) {

@@ -22,6 +22,28 @@ struct GpuCounts {
   std::int64_t unavailable = 0;  // on nodes drained, down or not ready
 };
 
+// Job counts by partition, then by a name: a Slurm job state, or a pending reason. The partition
+// is the job's effective one: the partition it asked for (even one that does not exist), else
+// the default partition's name ("" when it asked none and there is no default).
+struct PartitionCounts {
+  std::map<std::string, std::map<std::string, std::int64_t>> byPartition;
+
+  void add(const std::string& partition, const std::string& name, std::int64_t n = 1) {
+    byPartition[partition][name] += n;
+  }
+  // Summed over the partitions: the cluster's counts by name (what sdiag and squeue total).
+  std::map<std::string, std::int64_t> total() const {
+    std::map<std::string, std::int64_t> sum;
+    for (const auto& [partition, counts] : byPartition) {
+      for (const auto& [name, n] : counts) sum[name] += n;
+    }
+    return sum;
+  }
+  // Implicit on purpose: code that wants the cluster's counts (the query API's statistics)
+  // takes a CycleReport's counts as the by-name map they were before partitions.
+  operator std::map<std::string, std::int64_t>() const { return total(); }
+};
+
 // One partition's nodes and jobs, as Partition status counts them.
 struct PartitionFigures {
   GpuCounts gpus;  // `total` unused: allocated + foreign + free
@@ -60,10 +82,12 @@ class OperatorMetrics {
   OperatorMetrics(OperatorMetrics&&) = delete;
   OperatorMetrics& operator=(OperatorMetrics&&) = delete;
 
-  // Gauges replaced whole each cycle: a label value missing from the map is removed from the
-  // family, so that a state or reason that disappeared does not linger at its last value.
-  void setJobs(const std::map<std::string, std::int64_t>& byState);  // Slurm state names
-  void setPendingReasons(const std::map<std::string, std::int64_t>& byReason);
+  // Gauges replaced whole each cycle: a label value (or a partition and label value) missing
+  // from the map is removed from the family, so that a state or reason that disappeared does
+  // not linger at its last value.
+  // By partition and Slurm state name; by partition and pending reason.
+  void setJobs(const PartitionCounts& byState);
+  void setPendingReasons(const PartitionCounts& byReason);
   void setNodes(const std::map<std::string, std::int64_t>& byState);  // idle, mixed, drain...
   void setGpus(const GpuCounts& gpus);
   void setAccounts(const std::map<std::string, AccountFigures>& accounts);

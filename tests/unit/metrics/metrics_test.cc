@@ -1,5 +1,7 @@
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include <arpa/inet.h>
@@ -21,34 +23,79 @@ using ::testing::Not;
 
 TEST(MetricsTest, JobGaugesAreReplacedWhole) {
   OperatorMetrics metrics;
-  metrics.setJobs({{"PENDING", 3}, {"RUNNING", 2}});
+  metrics.setJobs({{{"batch", {{"PENDING", 3}, {"RUNNING", 2}}}}});
   std::string text = metrics.exposition();
   EXPECT_THAT(text, HasSubstr("# TYPE kubeslurm_jobs gauge\n"));
   EXPECT_THAT(text, HasSubstr("# HELP kubeslurm_jobs "));
-  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{state=\"PENDING\"} 3\n"));
-  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{state=\"RUNNING\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"PENDING\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"RUNNING\"} 2\n"));
 
-  metrics.setJobs({{"RUNNING", 5}});
+  metrics.setJobs({{{"batch", {{"RUNNING", 5}}}}});
   text = metrics.exposition();
-  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{state=\"PENDING\"}")));
-  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{state=\"RUNNING\"} 5\n"));
+  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"PENDING\"}")));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"RUNNING\"} 5\n"));
 
   // A value that went away and came back is a fresh series, not a leftover.
-  metrics.setJobs({{"PENDING", 1}});
+  metrics.setJobs({{{"batch", {{"PENDING", 1}}}}});
   text = metrics.exposition();
-  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{state=\"PENDING\"} 1\n"));
-  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{state=\"RUNNING\"}")));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"PENDING\"} 1\n"));
+  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"RUNNING\"}")));
+}
+
+TEST(MetricsTest, JobGaugesCarryTheirPartition) {
+  OperatorMetrics metrics;
+  // "gone": a partition a job asked for that does not exist; "": none asked and no default.
+  metrics.setJobs({{{"batch", {{"PENDING", 3}, {"RUNNING", 2}}},
+                    {"urgent", {{"PENDING", 1}}},
+                    {"gone", {{"PENDING", 1}}}}});
+  metrics.setPendingReasons(
+      {{{"batch", {{"Resources", 2}, {"Priority", 1}}}, {"urgent", {{"Resources", 1}}}}});
+  std::string text = metrics.exposition();
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"PENDING\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"urgent\",state=\"PENDING\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_jobs{partition=\"gone\",state=\"PENDING\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_pending_jobs{partition=\"batch\",reason=\"Resources\"} 2\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_pending_jobs{partition=\"batch\",reason=\"Priority\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_pending_jobs{partition=\"urgent\",reason=\"Resources\"} 1\n"));
+
+  // Replaced whole per (partition, value): urgent's Resources and gone's jobs went away.
+  metrics.setJobs({{{"batch", {{"PENDING", 3}, {"RUNNING", 2}}}}});
+  metrics.setPendingReasons({{{"batch", {{"Resources", 2}}}, {"urgent", {{"Priority", 1}}}}});
+  text = metrics.exposition();
+  EXPECT_THAT(text, Not(HasSubstr("partition=\"gone\"")));
+  EXPECT_THAT(text, Not(HasSubstr("kubeslurm_jobs{partition=\"urgent\"")));
+  EXPECT_THAT(text, Not(HasSubstr("partition=\"urgent\",reason=\"Resources\"")));
+  EXPECT_THAT(text, Not(HasSubstr("partition=\"batch\",reason=\"Priority\"")));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_pending_jobs{partition=\"urgent\",reason=\"Priority\"} 1\n"));
+}
+
+TEST(MetricsTest, PartitionCountsTotalOverPartitions) {
+  PartitionCounts counts;
+  counts.add("batch", "PENDING");
+  counts.add("batch", "PENDING");
+  counts.add("urgent", "PENDING");
+  counts.add("urgent", "RUNNING", 4);
+  const std::map<std::string, std::int64_t> total = counts;
+  EXPECT_EQ(total, (std::map<std::string, std::int64_t>{{"PENDING", 3}, {"RUNNING", 4}}));
+  EXPECT_EQ(counts.byPartition.at("batch").at("PENDING"), 2);
+  EXPECT_TRUE(PartitionCounts{}.total().empty());
 }
 
 TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
   OperatorMetrics metrics;
-  metrics.setPendingReasons({{"Resources", 4}, {"Priority", 7}});
+  metrics.setPendingReasons({{{"batch", {{"Resources", 4}, {"Priority", 7}}}}});
   metrics.setNodes({{"idle", 2}, {"drain", 1}});
   metrics.setAccounts({{"ml-research", {0.25, 3600.5, 0.4, 3}}, {"inference", {0.75, 10, 0.6, 0}}});
   metrics.setLeader(true);
   std::string text = metrics.exposition();
-  EXPECT_THAT(text, HasSubstr("kubeslurm_pending_jobs{reason=\"Resources\"} 4\n"));
-  EXPECT_THAT(text, HasSubstr("kubeslurm_pending_jobs{reason=\"Priority\"} 7\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_pending_jobs{partition=\"batch\",reason=\"Resources\"} 4\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kubeslurm_pending_jobs{partition=\"batch\",reason=\"Priority\"} 7\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_nodes{state=\"drain\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_fairshare{account=\"ml-research\"} 0.25\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_usage{account=\"ml-research\"} 3600.5\n"));
@@ -57,7 +104,7 @@ TEST(MetricsTest, PendingReasonsNodesAndAccounts) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_account_waiting_jobs{account=\"inference\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_leader 1\n"));
 
-  metrics.setPendingReasons({{"Priority", 1}});
+  metrics.setPendingReasons({{{"batch", {{"Priority", 1}}}}});
   metrics.setAccounts({{"inference", {0.5, 20}}});
   metrics.setLeader(false);
   text = metrics.exposition();
@@ -253,7 +300,7 @@ HttpResponse httpRequest(int port, const std::string& method, const std::string&
 
 TEST(HttpEndpointsTest, ServesMetricsAndProbes) {
   OperatorMetrics metrics;
-  metrics.setJobs({{"PENDING", 3}});
+  metrics.setJobs({{{"batch", {{"PENDING", 3}}}}});
   std::atomic<bool> synced = false;
   auto endpoints = HttpEndpoints::start(
       {.metricsAddress = "127.0.0.1:0", .probeAddress = "127.0.0.1:0"}, metrics,
@@ -271,7 +318,7 @@ TEST(HttpEndpointsTest, ServesMetricsAndProbes) {
   HttpResponse scraped = httpRequest(metricsPort, "GET", "/metrics");
   EXPECT_EQ(scraped.code, 200);
   EXPECT_THAT(scraped.headers, HasSubstr("content-type: text/plain"));
-  EXPECT_THAT(scraped.body, HasSubstr("kubeslurm_jobs{state=\"PENDING\"} 3\n"));
+  EXPECT_THAT(scraped.body, HasSubstr("kubeslurm_jobs{partition=\"batch\",state=\"PENDING\"} 3\n"));
   EXPECT_THAT(scraped.body, HasSubstr("# TYPE kubeslurm_scheduler_cycles_total counter\n"));
 
   HttpResponse healthz = httpRequest(probePort, "GET", "/healthz");
