@@ -83,6 +83,27 @@ struct Partition {
 // children (users, or accounts when no users are given) are the leaves that Fair Tree ranks and
 // that jobs are charged to: a job maps to the user association (account, user) if there is one,
 // else to the account association.
+// TRES a limit may cap: the two a GPU scheduler accounts for (sacctmgr's gres/gpu and node).
+struct TresLimit {
+  std::optional<std::uint64_t> gpus;   // gres/gpu
+  std::optional<std::uint64_t> nodes;  // node (MaxNodes= is MaxTRES=node)
+  friend bool operator==(const TresLimit&, const TresLimit&) = default;
+};
+
+// An association's limits (sacctmgr add/modify account|user ... set Grp*=, Max*=), enforced as
+// acct_policy.c does with AccountingStorageEnforce=limits. Grp* limits cap the association with
+// everything below it and are checked at every level up to the root; Max* limits hold per job
+// (MaxTRESPerJob, MaxWall) or per association (MaxJobs) and are inherited: a level that sets
+// none takes its parent's.
+struct AssociationLimits {
+  std::optional<std::uint32_t> grpJobs;   // running jobs at and below (AssocGrpJobsLimit)
+  TresLimit grpTres;                      // AssocGrpGRES, AssocGrpNodeLimit
+  std::optional<std::uint32_t> maxJobs;   // running jobs of the association (AssocMaxJobsLimit)
+  TresLimit maxTresPerJob;                // AssocMaxGRESPerJob, AssocMaxNodePerJobLimit
+  std::optional<Duration> maxWallPerJob;  // AssocMaxWallDurationPerJobLimit
+  friend bool operator==(const AssociationLimits&, const AssociationLimits&) = default;
+};
+
 struct Account {
   std::string name;
   std::string parent;        // empty for the root
@@ -92,6 +113,24 @@ struct Account {
   // everything below it.
   double rawUsage = 0.0;
   std::string user;  // empty: an account association
+  AssociationLimits limits = {};
+};
+
+// A quality of service (sacctmgr add qos). Its limits override the association's of the same kind
+// (a QOS GrpJobs makes the association's GrpJobs moot), as acct_policy.c checks them.
+struct Qos {
+  std::string name;
+  std::uint32_t priority = 0;  // the QOS priority factor's numerator
+  // preempt/qos: the QOS whose running jobs a job of this QOS may preempt (Preempt=).
+  std::vector<std::string> preempt;
+  // How jobs of this QOS are preempted; unset: SchedulerConfig::preemptMode.
+  std::optional<PreemptMode> preemptMode;
+  std::optional<std::uint32_t> grpJobs;         // QOSGrpJobsLimit
+  TresLimit grpTres;                            // QOSGrpGRES, QOSGrpNodeLimit
+  std::optional<std::uint32_t> maxJobsPerUser;  // QOSMaxJobsPerUserLimit
+  TresLimit maxTresPerUser;                     // QOSMaxGRESPerUser, QOSMaxNodePerUserLimit
+  TresLimit maxTresPerJob;                      // QOSMaxGRESPerJob, QOSMaxNodePerJobLimit
+  std::optional<Duration> maxWallPerJob;        // QOSMaxWallDurationPerJobLimit
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -105,6 +144,10 @@ struct Job {
   std::string user;
   std::string account;
   std::string partition;  // already defaulted by the caller
+  // sbatch -p a,b: the partitions after the first, in the order given. The job is tried in each
+  // (with that partition's priority and limits) and starts in the first where it fits; a running
+  // job's `partition` is the one it runs in.
+  std::vector<std::string> otherPartitions;
   std::string qos;
 
   // Request (per node unless stated).
@@ -136,7 +179,7 @@ struct Job {
   bool held = false;   // --hold / scontrol hold
   std::int32_t nice = 0;
   std::optional<std::uint32_t> adminPriority;  // --priority (fixed priority, as Slurm)
-  std::uint32_t qosPriority = 0;               // the QOS's Priority
+  std::uint32_t qosPriority = 0;  // the QOS's Priority; Snapshot::qos, when it defines it, wins
   std::uint32_t restarts = 0;
   Time submitTime = 0;
   Time eligibleTime = 0;  // when it became eligible (age accrues from here); 0 = submitTime
@@ -200,18 +243,34 @@ struct PriorityConfig {
 
 enum class SchedulingPolicy { kFifo, kPriority, kBackfill };
 
+// slurm.conf PreemptType: preempt/partition_prio (lower PriorityTier partitions with a
+// PreemptMode) or preempt/qos (the QOS a job's QOS lists in Preempt=).
+enum class PreemptType { kPartitionPriority, kQos };
+
 struct SchedulerConfig {
   PriorityConfig priority;
   SchedulingPolicy policy = SchedulingPolicy::kBackfill;
-  bool preemption = true;  // partition priority tiers
+  bool preemption = true;
+  PreemptType preemptType = PreemptType::kPartitionPriority;
+  // slurm.conf PreemptMode: how preempt/qos preempts jobs of a QOS that sets no PreemptMode.
+  PreemptMode preemptMode = PreemptMode::kRequeue;
 };
 
-// Bounded work per cycle, as Slurm's bf_max_job_test, bf_window, bf_resolution.
+// A wall-time cap on a cycle's backfill (bf_max_time). The core reads no clock: the caller's
+// deadline does, and a test's can count calls. Asked once per job backfill tests.
+class Deadline {
+ public:
+  virtual ~Deadline() = default;
+  virtual bool passed() const = 0;
+};
+
+// Bounded work per cycle, as Slurm's bf_max_job_test, bf_window, bf_resolution, bf_max_time.
 struct Budget {
   std::uint32_t maxJobsTested = 500;   // bf_max_job_test
   Duration window = 86400;             // bf_window: how far ahead reservations are planned
   Duration resolution = 60;            // bf_resolution: time-slot granularity
   std::uint32_t maxReservations = 64;  // blocked jobs that get a reservation
+  const Deadline* deadline = nullptr;  // bf_max_time; none: no cap
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -229,8 +288,11 @@ struct Snapshot {
   std::vector<std::string> topologyLabels;
   std::vector<Partition> partitions;
   std::vector<Account> accounts;  // the association tree
-  Time usageTime = 0;             // the time Account::rawUsage is as of
-  std::vector<Job> jobs;          // pending and running
+  // QOS definitions. Empty: QOS names are not checked and Job::qosPriority is taken as given.
+  // Otherwise a job whose QOS is not here is InvalidQOS.
+  std::vector<Qos> qos;
+  Time usageTime = 0;     // the time Account::rawUsage is as of
+  std::vector<Job> jobs;  // pending and running
   std::vector<FinishedJob> finished;
   std::vector<UnplannedJob> unplanned;
   SchedulerConfig config;
@@ -255,6 +317,7 @@ struct Start {
   JobId jobId = 0;
   std::vector<NodeIndex> nodes;  // one per rank, in rank order (topology order)
   bool backfilled = false;
+  std::string partition;  // where it starts: one of its partitions
 };
 
 struct Preemption {
@@ -295,7 +358,8 @@ struct CycleStats {  // as sdiag reports the main and backfill passes
   std::uint32_t jobsBackfilled = 0;
   std::uint32_t reservations = 0;
   std::uint32_t backfillDepth = 0;  // jobs tested by backfill
-  bool budgetExhausted = false;
+  bool budgetExhausted = false;     // bf_max_job_test or bf_max_time stopped backfill
+  bool deadlinePassed = false;      // it was bf_max_time
 };
 
 struct Plan {

@@ -4,8 +4,9 @@
 
 namespace kubeslurm::core {
 
-PreemptionFinder::PreemptionFinder(const ClusterState& state, Placer& placer)
-    : state_(state), placer_(placer) {
+PreemptionFinder::PreemptionFinder(const ClusterState& state, Placer& placer,
+                                   const AccountingPolicy* qos)
+    : state_(state), placer_(placer), qos_(qos) {
   const std::size_t jobs = state.snapshot().jobs.size();
   releaseStart_.assign(jobs + 1, 0);
   const auto& releases = state.releases();
@@ -29,16 +30,22 @@ std::uint32_t PreemptionFinder::tierOf(std::uint32_t jobIndex) const {
 }
 
 PreemptMode PreemptionFinder::modeFor(std::uint32_t victim) const {
-  const Partition* p = partitionOf(victim);
-  const PreemptMode mode = p != nullptr ? p->preemptMode : PreemptMode::kOff;
+  PreemptMode mode = PreemptMode::kOff;
+  if (qos_ != nullptr) {
+    const Qos* q = qos_->qosOf(state_.snapshot().jobs[victim]);
+    mode = q != nullptr && q->preemptMode ? *q->preemptMode : state_.snapshot().config.preemptMode;
+  } else if (const Partition* p = partitionOf(victim)) {
+    mode = p->preemptMode;
+  }
   if (mode == PreemptMode::kRequeue && !state_.snapshot().jobs[victim].requeue) {
     return PreemptMode::kCancel;
   }
   return mode;
 }
 
-// Running jobs of lower tiers that may be preempted and hold a node of the job's partition,
-// youngest first (latest start, then highest id).
+// Running jobs of lower tiers (preempt/qos: of the QOS the job's QOS may preempt) that may be
+// preempted and hold a node of the job's partition, youngest first (latest start, then highest
+// id).
 std::vector<std::uint32_t> PreemptionFinder::candidates(const JobView& job,
                                                         std::span<const std::uint8_t> taken) const {
   const auto& jobs = state_.snapshot().jobs;
@@ -46,10 +53,10 @@ std::vector<std::uint32_t> PreemptionFinder::candidates(const JobView& job,
   const PartitionInfo& partition = state_.partition(job.partition);
   std::vector<std::uint32_t> out;
   for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-    if (jobs[j].phase != JobPhase::kRunning || taken[j] != 0 || tierOf(j) >= tier ||
-        modeFor(j) == PreemptMode::kOff) {
+    if (jobs[j].phase != JobPhase::kRunning || taken[j] != 0 || modeFor(j) == PreemptMode::kOff) {
       continue;
     }
+    if (qos_ != nullptr ? !qos_->mayPreempt(jobs[job.job], jobs[j]) : tierOf(j) >= tier) continue;
     const auto& nodes = jobs[j].allocatedNodes;
     if (std::any_of(nodes.begin(), nodes.end(),
                     [&](NodeIndex n) { return n < state_.nodeCount() && partition.contains(n); })) {

@@ -1,6 +1,7 @@
-// Preemption by partition priority tier (Slurm's preempt/partition_prio, doc/html/preempt.shtml):
-// a job that cannot start may take the nodes of running jobs whose partition has a lower
-// PriorityTier and a PreemptMode other than OFF.
+// Preemption (doc/html/preempt.shtml), by partition priority tier (preempt/partition_prio: a job
+// that cannot start may take the nodes of running jobs whose partition has a lower PriorityTier
+// and a PreemptMode other than OFF) or by QOS (preempt/qos: of running jobs whose QOS is in the
+// Preempt= list of the job's QOS, the victim QOS's PreemptMode, else slurm.conf's).
 //
 // Victims are whole jobs (a gang is released whole or not at all), youngest first, and as few as
 // will do: the shortest youngest-first prefix of the candidates that lets the job be placed
@@ -12,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "operator/core/accounting_policy.h"
 #include "operator/core/cluster_state.h"
 #include "operator/core/job_view.h"
 #include "operator/core/placement.h"
@@ -25,13 +27,14 @@ struct PreemptionChoice {
 
 class PreemptionFinder {
  public:
-  PreemptionFinder(const ClusterState& state, Placer& placer);
+  // `qos` set: preempt/qos with its QOS table; nullptr: preempt/partition_prio.
+  PreemptionFinder(const ClusterState& state, Placer& placer, const AccountingPolicy* qos);
 
   // `taken[j]` marks running jobs already promised as victims this cycle.
   bool find(const JobView& job, std::span<const std::uint8_t> taken, PreemptionChoice& out);
 
-  // How the victim is preempted: its partition's PreemptMode, REQUEUE becoming CANCEL for a job
-  // that may not be requeued.
+  // How the victim is preempted: its partition's PreemptMode (preempt/qos: its QOS's, else the
+  // cluster's), REQUEUE becoming CANCEL for a job that may not be requeued.
   PreemptMode modeFor(std::uint32_t victim) const;
 
  private:
@@ -44,6 +47,7 @@ class PreemptionFinder {
 
   const ClusterState& state_;
   Placer& placer_;
+  const AccountingPolicy* qos_;
   std::vector<std::uint32_t> releaseStart_;  // CSR: each running job's releases
   std::vector<std::uint32_t> releaseList_;
   std::vector<NodeFree> scratchFree_;

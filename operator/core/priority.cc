@@ -247,8 +247,7 @@ void FairShareTree::appendRows(std::uint32_t a, std::uint32_t depth,
   for (std::uint32_t c : sortedChildren(a)) appendRows(c, depth + 1, out);
 }
 
-PriorityFactors computePriority(const Job& job, const Partition* partition,
-                                std::uint64_t partitionGpus, double fairShare, bool accruing,
+PriorityFactors computePriority(const Job& job, const PriorityInputs& inputs,
                                 const PriorityContext& context, Time now) {
   PriorityFactors f;
   if (job.adminPriority) {  // a priority set by an administrator replaces the formula
@@ -256,7 +255,7 @@ PriorityFactors computePriority(const Job& job, const Partition* partition,
     return f;
   }
   const PriorityConfig& c = *context.config;
-  if (accruing && c.maxAge > 0) {
+  if (inputs.accruing && c.maxAge > 0) {
     const Time since =
         std::max(job.eligibleTime != 0 ? job.eligibleTime : job.submitTime, job.beginTime);
     const Duration waited = now > since ? now - since : 0;
@@ -264,7 +263,7 @@ PriorityFactors computePriority(const Job& job, const Partition* partition,
         waited >= c.maxAge ? 1.0 : static_cast<double>(waited) / static_cast<double>(c.maxAge);
     f.age = age * c.weightAge;
   }
-  f.fairshare = fairShare * c.weightFairshare;
+  f.fairshare = inputs.fairShare * c.weightFairshare;
   if (context.clusterNodes > 0) {
     const double nodes = static_cast<double>(std::max<std::uint32_t>(job.minNodes, 1));
     const double perNodeCpu = static_cast<double>(
@@ -279,18 +278,18 @@ PriorityFactors computePriority(const Job& job, const Partition* partition,
     }
     f.jobSize = std::clamp(size, 0.0, 1.0) * c.weightJobSize;
   }
-  if (partition != nullptr && context.maxPartitionFactor > 0) {
-    f.partition = static_cast<double>(partition->priorityJobFactor) /
+  if (inputs.partition != nullptr && context.maxPartitionFactor > 0) {
+    f.partition = static_cast<double>(inputs.partition->priorityJobFactor) /
                   static_cast<double>(context.maxPartitionFactor) * c.weightPartition;
   }
   if (context.maxQosPriority > 0) {
-    f.qos = static_cast<double>(job.qosPriority) / static_cast<double>(context.maxQosPriority) *
+    f.qos = static_cast<double>(inputs.qosPriority) / static_cast<double>(context.maxQosPriority) *
             c.weightQos;
   }
-  if (partitionGpus > 0) {
+  if (inputs.partitionGpus > 0) {
     const double gpus =
         static_cast<double>(job.gpusPerNode) * std::max<std::uint32_t>(job.minNodes, 1);
-    f.tresGpu = gpus / static_cast<double>(partitionGpus) * c.weightTresGpu;
+    f.tresGpu = gpus / static_cast<double>(inputs.partitionGpus) * c.weightTresGpu;
   }
   f.nice = job.nice;
   const double total = f.age + f.fairshare + f.jobSize + f.partition + f.qos + f.tresGpu -

@@ -36,6 +36,12 @@ class FairShareTree {
   double factor(std::uint32_t association) const { return factor_[association]; }
   std::size_t size() const { return factor_.size(); }
   bool empty() const { return factor_.empty(); }
+  // The tree walked upward for Grp* limits: an association's record (nullptr for a synthetic
+  // root) and its parent (nullopt at the root).
+  const Account* accountOf(std::uint32_t association) const { return assoc_[association].account; }
+  std::optional<std::uint32_t> parentOf(std::uint32_t association) const {
+    return association == root_ ? std::nullopt : std::optional(assoc_[association].parent);
+  }
   // sshare's rows: the tree depth-first from the root, users before sub-accounts, by name.
   std::vector<FairShareRow> rows() const;
 
@@ -78,11 +84,17 @@ struct PriorityContext {
   std::uint32_t maxQosPriority = 0;
 };
 
-// The weighted factors and the total, as sprio shows them. `partitionGpus` is the GPU count of
-// the job's partition; `fairShare` the factor of its association (0 without accounting);
-// `accruing` whether its age counts (not while held, waiting on a dependency or its begin time).
-PriorityFactors computePriority(const Job& job, const Partition* partition,
-                                std::uint64_t partitionGpus, double fairShare, bool accruing,
+// What a job's factors are computed from besides the job itself.
+struct PriorityInputs {
+  const Partition* partition = nullptr;
+  std::uint64_t partitionGpus = 0;  // the GPU count of the job's partition
+  double fairShare = 0;             // the factor of its association (0 without accounting)
+  std::uint32_t qosPriority = 0;    // its QOS's Priority
+  bool accruing = true;  // whether its age counts (not while held, dependent or before --begin)
+};
+
+// The weighted factors and the total, as sprio shows them.
+PriorityFactors computePriority(const Job& job, const PriorityInputs& inputs,
                                 const PriorityContext& context, Time now);
 
 }  // namespace kubeslurm::core

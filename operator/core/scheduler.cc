@@ -1,6 +1,7 @@
 #include "operator/core/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "operator/core/backfill.h"
@@ -20,6 +21,10 @@ Verdict waiting(PendingReason reason, bool accruing = true) {
   return v;
 }
 
+// Cycle::taken_ values.
+constexpr std::uint8_t kStarted = 1;
+constexpr std::uint8_t kPreempting = 2;
+
 Time endOf(Time start, Duration duration) {
   return duration >= kUnlimited ? kUnlimited : start + duration;
 }
@@ -34,8 +39,10 @@ Cycle::Cycle(const Snapshot& snapshot, Time now, const Budget& budget)
       index_(state_),
       placer_(state_, index_),
       fairShare_(snapshot.accounts, snapshot.config.priority.fairTree),
+      policy_(snapshot, fairShare_),
       failedPartition_(snapshot.partitions.size(), 0),
-      victim_(snapshot.jobs.size(), 0) {}
+      victim_(snapshot.jobs.size(), 0),
+      taken_(snapshot.jobs.size(), 0) {}
 
 Plan Cycle::run() {
   examine();
@@ -58,7 +65,9 @@ PriorityContext Cycle::priorityContext() const {
     c.maxPartitionFactor = std::max(c.maxPartitionFactor, p.priorityJobFactor);
   }
   c.maxQosPriority = snapshot_.config.priority.maxQosPriority;
-  if (c.maxQosPriority == 0) {
+  if (c.maxQosPriority == 0 && policy_.qosDefined()) {
+    for (const Qos& q : snapshot_.qos) c.maxQosPriority = std::max(c.maxQosPriority, q.priority);
+  } else if (c.maxQosPriority == 0) {
     for (const Job& j : snapshot_.jobs)
       c.maxQosPriority = std::max(c.maxQosPriority, j.qosPriority);
   }
@@ -90,6 +99,9 @@ Verdict Cycle::staticVerdict(const Job& job, const std::optional<std::uint32_t>&
   }
   if (arrayLimited(job)) return waiting(PendingReason::kJobArrayTaskLimit);
   if (job.beginTime > now_) return waiting(PendingReason::kBeginTime, false);
+  if (policy_.qosDefined() && policy_.qosOf(job) == nullptr) {
+    return waiting(PendingReason::kInvalidQOS);
+  }
   if (!partition) return waiting(PendingReason::kPartitionConfig);
   return partitionVerdict(job, *partition);
 }
@@ -145,25 +157,42 @@ void Cycle::examine() {
   for (std::uint32_t j = 0; j < snapshot_.jobs.size(); ++j) {
     const Job& job = snapshot_.jobs[j];
     if (job.phase != JobPhase::kPending) continue;
-    PendingJob p;
-    p.job = j;
-    p.partition = state_.partitionIndex(job.partition);
-    const Partition* partition = p.partition ? &snapshot_.partitions[*p.partition] : nullptr;
-    p.tier = partition != nullptr ? partition->priorityTier : 0;
-    p.verdict = staticVerdict(job, p.partition);
-    if (p.verdict.reason == PendingReason::kNone) {
-      p.view = makeJobView(state_, j, *p.partition, now_);
-      p.verdict = nodeVerdict(p.view);
+    examineEntry(j, job.partition, context);
+    for (const std::string& other : job.otherPartitions) {
+      if (other == job.partition) continue;
+      examineEntry(j, other, context);
+      multiPartition_ = true;
     }
-    double fairShare = 0;
-    if (auto assoc = fairShare_.associationOf(job.account, job.user)) {
-      fairShare = fairShare_.factor(*assoc);
-    }
-    const std::uint64_t gpus = p.partition ? state_.partition(*p.partition).totalGpus : 0;
-    p.factors = computePriority(job, partition, gpus, fairShare, p.verdict.accruing, context, now_);
-    if (job.held) p.factors.priority = 0;  // priority 0 is how Slurm holds a job
-    pending_.push_back(std::move(p));
   }
+}
+
+// A job of several partitions is queued once per partition, each with that partition's
+// priority and limits (job_scheduler.c builds one job_queue record per part_ptr_list entry).
+void Cycle::examineEntry(std::uint32_t j, const std::string& partitionName,
+                         const PriorityContext& context) {
+  const Job& job = snapshot_.jobs[j];
+  PendingJob p;
+  p.job = j;
+  p.partition = state_.partitionIndex(partitionName);
+  const Partition* partition = p.partition ? &snapshot_.partitions[*p.partition] : nullptr;
+  p.tier = partition != nullptr ? partition->priorityTier : 0;
+  p.verdict = staticVerdict(job, p.partition);
+  if (p.verdict.reason == PendingReason::kNone) {
+    p.view = makeJobView(state_, j, *p.partition, now_);
+    p.verdict = nodeVerdict(p.view);
+  }
+  PriorityInputs inputs;
+  inputs.partition = partition;
+  inputs.partitionGpus = p.partition ? state_.partition(*p.partition).totalGpus : 0;
+  if (auto assoc = fairShare_.associationOf(job.account, job.user)) {
+    inputs.fairShare = fairShare_.factor(*assoc);
+  }
+  const Qos* qos = policy_.qosOf(job);
+  inputs.qosPriority = qos != nullptr ? qos->priority : job.qosPriority;
+  inputs.accruing = p.verdict.accruing;
+  p.factors = computePriority(job, inputs, context, now_);
+  if (job.held) p.factors.priority = 0;  // priority 0 is how Slurm holds a job
+  pending_.push_back(std::move(p));
 }
 
 // sort_job_queue2: partition PriorityTier, then priority; then submit time and id (FIFO ties).
@@ -181,7 +210,8 @@ void Cycle::order() {
     const Job& jx = snapshot_.jobs[x.job];
     const Job& jy = snapshot_.jobs[y.job];
     if (jx.submitTime != jy.submitTime) return jx.submitTime < jy.submitTime;
-    return jx.id < jy.id;
+    if (jx.id != jy.id) return jx.id < jy.id;
+    return a < b;  // one job's partitions, in the order it named them
   });
 }
 
@@ -191,7 +221,7 @@ void Cycle::order() {
 void Cycle::mainPass() {
   for (std::uint32_t i : order_) {
     PendingJob& p = pending_[i];
-    if (p.verdict.reason != PendingReason::kNone) continue;
+    if (p.verdict.reason != PendingReason::kNone || taken_[p.job] != 0) continue;
     ++plan_.stats.jobsConsidered;
     mainPassJob(p);
     if (p.preempting) preemptors_.push_back(i);
@@ -208,8 +238,12 @@ void Cycle::mainPassJob(PendingJob& p) {
     p.verdict.reason = PendingReason::kPriority;
     return;
   }
+  if (const PendingReason r = policy_.preSelect(snapshot_.jobs[p.job]); r != PendingReason::kNone) {
+    p.verdict.reason = r;
+    return;
+  }
   if (placer_.placeNow(p.view, nodes_)) {
-    start(p, nodes_, false);
+    if (!limited(p, nodes_.size())) start(p, nodes_, false);
     return;
   }
   if (!configFeasible(p.view)) {
@@ -230,14 +264,31 @@ void Cycle::mainPassJob(PendingJob& p) {
   }
 }
 
+// The limits that hold back a job about to start on `nodes` nodes (post-select): it does not
+// start, and its partition stays open.
+bool Cycle::limited(PendingJob& p, std::uint64_t nodes) {
+  const PendingReason r = policy_.postSelect(snapshot_.jobs[p.job], nodes);
+  if (r == PendingReason::kNone) return false;
+  p.verdict.reason = r;
+  return true;
+}
+
 bool Cycle::tryPreempt(PendingJob& p) {
-  // Only jobs above some preemptable partition's tier can preempt anything.
-  const bool anyBelow = std::any_of(
-      snapshot_.partitions.begin(), snapshot_.partitions.end(), [&](const Partition& q) {
-        return q.priorityTier < p.tier && q.preemptMode != PreemptMode::kOff;
-      });
-  if (!anyBelow) return false;
-  if (!preemption_) preemption_.emplace(state_, placer_);
+  const Job& job = snapshot_.jobs[p.job];
+  const bool byQos = snapshot_.config.preemptType == PreemptType::kQos;
+  bool possible = false;
+  if (byQos) {
+    const Qos* qos = policy_.qosOf(job);
+    possible = qos != nullptr && !qos->preempt.empty();
+  } else {  // only jobs above some preemptable partition's tier can preempt anything
+    possible = std::any_of(snapshot_.partitions.begin(), snapshot_.partitions.end(),
+                           [&](const Partition& q) {
+                             return q.priorityTier < p.tier && q.preemptMode != PreemptMode::kOff;
+                           });
+  }
+  // Freeing nodes for a job its limits would hold back anyway helps nobody.
+  if (!possible || policy_.postSelect(job, p.view.minNodes) != PendingReason::kNone) return false;
+  if (!preemption_) preemption_.emplace(state_, placer_, byQos ? &policy_ : nullptr);
   PreemptionChoice choice;
   if (!preemption_->find(p.view, victim_, choice)) return false;
   const JobId preemptor = snapshot_.jobs[p.job].id;
@@ -247,6 +298,7 @@ bool Cycle::tryPreempt(PendingJob& p) {
   }
   for (NodeIndex n : choice.nodes) index_.close(n);
   p.preempting = true;
+  taken_[p.job] = kPreempting;
   p.estimatedStart = now_;
   p.estimatedNodes = std::move(choice.nodes);
   return true;
@@ -288,10 +340,11 @@ void Cycle::start(PendingJob& p, const std::vector<NodeIndex>& nodes, bool backf
     state_.addRelease({n, end, state_.takenBy(n, p.view.request), p.job});
   }
   placer_.commit(p.view, nodes);
-  plan_.starts.push_back({job.id, nodes, backfilled});
+  policy_.charge(job, nodes.size());
+  plan_.starts.push_back({job.id, nodes, backfilled, snapshot_.partitions[p.view.partition].name});
   if (backfilled) ++plan_.stats.jobsBackfilled;
   if (job.arrayJobId) ++arrayRunning_[*job.arrayJobId];
-  p.started = true;
+  taken_[p.job] = kStarted;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,10 +364,13 @@ void Cycle::backfillPass() {
   }
   FailedShapes failed;
   std::uint32_t tested = 0;
+  // backfill.c: a job of several partitions that "already added a backfill reservation" tests
+  // only an immediate start in the others.
+  std::vector<std::uint8_t> reserved(multiPartition_ ? snapshot_.jobs.size() : 0, 0);
   for (std::uint32_t i : order_) {
     PendingJob& p = pending_[i];
     const PendingReason reason = p.verdict.reason;
-    if (p.started || p.preempting ||
+    if (taken_[p.job] != 0 ||
         (reason != PendingReason::kResources && reason != PendingReason::kPriority)) {
       continue;
     }
@@ -322,18 +378,31 @@ void Cycle::backfillPass() {
       plan_.stats.budgetExhausted = true;
       break;
     }
+    if (budget_.deadline != nullptr && budget_.deadline->passed()) {
+      plan_.stats.budgetExhausted = true;
+      plan_.stats.deadlinePassed = true;
+      break;
+    }
     ++tested;
     if (arrayLimited(snapshot_.jobs[p.job])) {
       p.verdict.reason = PendingReason::kJobArrayTaskLimit;
       continue;
     }
-    const bool nowOnly = plan_.stats.reservations >= budget_.maxReservations;
+    if (const PendingReason r = policy_.preSelect(snapshot_.jobs[p.job]);
+        r != PendingReason::kNone) {
+      p.verdict.reason = r;
+      continue;
+    }
+    const bool nowOnly = plan_.stats.reservations >= budget_.maxReservations ||
+                         (multiPartition_ && reserved[p.job] != 0);
     if (failed.covers(p.view, nowOnly)) continue;
     Time start = now_;
     if (!backfiller.earliestStart(p.view, nowOnly, start, nodes_)) {
       failed.add(p.view, !nowOnly);
       continue;
     }
+    // backfill.c: no reservation for a job the limits hold back, even one that starts later.
+    if (limited(p, nodes_.size())) continue;
     backfiller.hold(p.view, start, nodes_);
     failed.clear();
     if (start == now_) {
@@ -342,6 +411,7 @@ void Cycle::backfillPass() {
       p.estimatedStart = start;
       p.estimatedNodes = nodes_;
       ++plan_.stats.reservations;
+      if (multiPartition_) reserved[p.job] = 1;
     }
   }
   plan_.stats.backfillDepth = tested;
@@ -350,21 +420,62 @@ void Cycle::backfillPass() {
 // ---------------------------------------------------------------------------------------------
 // Report
 
+// Which entry of a job of several partitions speaks for it: the one that will start it (a
+// preemptor, or the earliest reservation), else one competing for resources, else the first in
+// queue order. Slurm's squeue shows the reason of whichever partition it tried last, which
+// depends on its loop; the entry closest to starting is what a user can act on.
+bool Cycle::betterReport(const PendingJob& candidate, const PendingJob& chosen) {
+  if (candidate.preempting != chosen.preempting) return candidate.preempting;
+  if (candidate.estimatedStart && chosen.estimatedStart) {
+    return *candidate.estimatedStart < *chosen.estimatedStart;
+  }
+  if (candidate.estimatedStart || chosen.estimatedStart)
+    return candidate.estimatedStart.has_value();
+  auto competing = [](const PendingJob& p) {
+    return p.verdict.reason == PendingReason::kResources ||
+           p.verdict.reason == PendingReason::kPriority;
+  };
+  return competing(candidate) && !competing(chosen);
+}
+
 void Cycle::report() {
-  // Priorities go into the map in id order, each at its end: linear, not n log n.
+  // One decision per job, in queue order of its first entry: the entry that speaks for it.
+  constexpr auto kNoEntry = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> chosen;
+  std::vector<std::uint32_t> reportOrder;
+  if (multiPartition_) chosen.assign(snapshot_.jobs.size(), kNoEntry);
+  reportOrder.reserve(pending_.size());
+  for (std::uint32_t i : order_) {
+    const PendingJob& p = pending_[i];
+    if (!multiPartition_) {
+      reportOrder.push_back(i);
+      continue;
+    }
+    std::uint32_t& c = chosen[p.job];
+    if (c == kNoEntry) {
+      reportOrder.push_back(i);
+      c = i;
+    } else if (betterReport(p, pending_[c])) {
+      c = i;
+    }
+  }
+  // Priorities go into the map in id order, each at its end: linear, not n log n. A job of
+  // several partitions shows its first (highest) entry's.
   std::vector<std::pair<JobId, const PriorityFactors*>> byId;
-  byId.reserve(pending_.size());
-  for (const PendingJob& p : pending_) byId.emplace_back(snapshot_.jobs[p.job].id, &p.factors);
+  byId.reserve(reportOrder.size());
+  for (std::uint32_t i : reportOrder) {
+    byId.emplace_back(snapshot_.jobs[pending_[i].job].id, &pending_[i].factors);
+  }
   std::sort(byId.begin(), byId.end());
   for (const auto& [id, factors] : byId)
     plan_.priorities.emplace_hint(plan_.priorities.end(), id, *factors);
-  plan_.pending.reserve(pending_.size() - plan_.starts.size());
-  for (std::uint32_t i : order_) {
-    PendingJob& p = pending_[i];
-    const JobId id = snapshot_.jobs[p.job].id;
-    if (p.started) continue;
+  plan_.pending.reserve(reportOrder.size() - std::min(reportOrder.size(), plan_.starts.size()));
+  for (std::uint32_t first : reportOrder) {
+    const std::uint32_t job = pending_[first].job;
+    if (taken_[job] == kStarted) continue;
+    PendingJob& p = pending_[multiPartition_ ? chosen[job] : first];
     PendingDecision d;
-    d.jobId = id;
+    d.jobId = snapshot_.jobs[job].id;
     d.reason = p.verdict.reason;
     d.reasonDetail = std::move(p.verdict.detail);
     d.estimatedStart = p.estimatedStart;

@@ -112,6 +112,14 @@ class MakeJob {
     job_.qosPriority = priority;
     return *this;
   }
+  MakeJob& qosName(std::string v) {
+    job_.qos = std::move(v);
+    return *this;
+  }
+  MakeJob& alsoPartitions(std::vector<std::string> v) {
+    job_.otherPartitions = std::move(v);
+    return *this;
+  }
   MakeJob& require(std::vector<std::string> v) {
     job_.requiredNodes = std::move(v);
     return *this;
@@ -221,6 +229,15 @@ class MakeCluster {
   MakeCluster& account(std::string name, std::string parent, std::uint32_t shares, double usage = 0,
                        std::string user = "") {
     s_.accounts.push_back({std::move(name), std::move(parent), shares, usage, std::move(user)});
+    return *this;
+  }
+  // Limits of the association added last.
+  MakeCluster& limits(AssociationLimits l) {
+    s_.accounts.back().limits = std::move(l);
+    return *this;
+  }
+  MakeCluster& qos(Qos q) {
+    s_.qos.push_back(std::move(q));
     return *this;
   }
   Snapshot& ref() { return s_; }

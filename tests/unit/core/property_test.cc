@@ -72,6 +72,12 @@ class RandomCluster {
     high.nodes.resize(std::max<std::size_t>(1, nodes / 2));
     s.partitions = {low, high};
     s.config.preemption = chance(0.5);
+    if (chance(0.4)) {  // association limits over two accounts
+      s.accounts = {{"root", "", 1, 0, ""}, {"a0", "root", 1, 0, ""}, {"a1", "root", 1, 0, ""}};
+      s.accounts[1].limits.grpTres.gpus = pick(4, 40);
+      if (chance(0.5)) s.accounts[2].limits.grpJobs = static_cast<std::uint32_t>(pick(1, 5));
+      accounts_ = true;
+    }
     addRunning(s);
     addPending(s);
     return s;
@@ -90,6 +96,7 @@ class RandomCluster {
                 .time(static_cast<Duration>(pick(1, 20)) * 1800)
                 .obj();
     if (chance(0.15)) j.exclusive = true;
+    if (accounts_) j.account = chance(0.5) ? "a0" : "a1";
     return j;
   }
 
@@ -141,6 +148,7 @@ class RandomCluster {
       j.submitTime = kT0 - static_cast<Time>(pick(0, 5000));
       if (chance(0.3)) j.adminPriority = static_cast<std::uint32_t>(pick(1, 1000));
       if (chance(0.1)) j.maxSwitches = 1, j.switchesWait = 600;
+      if (chance(0.1)) j.otherPartitions = {j.partition == "low" ? "high" : "low"};
       sprinkle(s, j);
       s.jobs.push_back(j);
     }
@@ -174,6 +182,7 @@ class RandomCluster {
 
   std::mt19937 rng_;
   JobId nextId_ = 1;
+  bool accounts_ = false;
 };
 
 Resources holdOn(const Snapshot& s, const Job& j, NodeIndex n) {
@@ -253,7 +262,7 @@ void checkGangs(const Snapshot& s, const Plan& plan) {
     ASSERT_LE(st.nodes.size(), std::max(j.minNodes, j.maxNodes));
     std::set<NodeIndex> distinct(st.nodes.begin(), st.nodes.end());
     ASSERT_EQ(distinct.size(), st.nodes.size());
-    const Partition& part = j.partition == "low" ? s.partitions[0] : s.partitions[1];
+    const Partition& part = st.partition == "low" ? s.partitions[0] : s.partitions[1];
     for (NodeIndex n : st.nodes) {
       ASSERT_NE(std::find(part.nodes.begin(), part.nodes.end(), n), part.nodes.end());
       const Node& node = s.nodes[n];
@@ -275,6 +284,38 @@ void checkGangs(const Snapshot& s, const Plan& plan) {
   }
 }
 
+// Each job starts at most once, in one of its partitions; and starts never take an account past a
+// GrpTRES gres/gpu or GrpJobs limit (running jobs alone may already be past it).
+void checkStartsAndLimits(const Snapshot& s, const Plan& plan) {
+  std::map<JobId, const Job*> byId;
+  for (const Job& j : s.jobs) byId[j.id] = &j;
+  std::set<JobId> started;
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> gpus;  // running, started
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> jobs;
+  for (const Job& j : s.jobs) {
+    if (j.phase != JobPhase::kRunning) continue;
+    gpus[j.account].first += std::uint64_t{j.gpusPerNode} * j.allocatedNodes.size();
+    ++jobs[j.account].first;
+  }
+  for (const Start& st : plan.starts) {
+    ASSERT_TRUE(started.insert(st.jobId).second) << "job " << st.jobId << " started twice";
+    const Job& j = *byId.at(st.jobId);
+    ASSERT_TRUE(st.partition == j.partition ||
+                std::find(j.otherPartitions.begin(), j.otherPartitions.end(), st.partition) !=
+                    j.otherPartitions.end());
+    gpus[j.account].second += std::uint64_t{j.gpusPerNode} * st.nodes.size();
+    ++jobs[j.account].second;
+  }
+  for (const Account& a : s.accounts) {
+    if (a.limits.grpTres.gpus && gpus[a.name].second > 0) {
+      ASSERT_LE(gpus[a.name].first + gpus[a.name].second, *a.limits.grpTres.gpus) << a.name;
+    }
+    if (a.limits.grpJobs && jobs[a.name].second > 0) {
+      ASSERT_LE(jobs[a.name].first + jobs[a.name].second, *a.limits.grpJobs) << a.name;
+    }
+  }
+}
+
 TEST(Properties, RandomClustersKeepEveryInvariant) {
   for (std::uint32_t seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE(seed);
@@ -286,6 +327,7 @@ TEST(Properties, RandomClustersKeepEveryInvariant) {
     const Plan plan = core::plan(s, kT0, budget);
     checkGangs(s, plan);
     checkNoOverbooking(s, plan, kT0);
+    checkStartsAndLimits(s, plan);
     std::size_t pendingCount = 0;
     for (const Job& j : s.jobs) pendingCount += j.phase == JobPhase::kPending ? 1u : 0u;
     ASSERT_EQ(plan.pending.size() + plan.starts.size(), pendingCount);
