@@ -17,7 +17,18 @@
 #include "operator/slurm/names.h"
 
 namespace kubeslurm::controllers {
+
 namespace {
+
+// bf_max_time for the core, which reads no clock.
+class SteadyDeadline final : public core::Deadline {
+ public:
+  explicit SteadyDeadline(std::chrono::steady_clock::time_point at) : at_(at) {}
+  bool passed() const override { return std::chrono::steady_clock::now() >= at_; }
+
+ private:
+  std::chrono::steady_clock::time_point at_;
+};
 
 using nlohmann::json;
 
@@ -989,7 +1000,13 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   const auto began = std::chrono::steady_clock::now();
   SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now);
   trackUsage(index.snapshot, now);
-  core::Plan plan = core::plan(index.snapshot, now, options_.budget);
+  core::Budget budget = options_.budget;
+  std::optional<SteadyDeadline> deadline;
+  if (options_.backfillMaxTime.count() > 0) {
+    deadline.emplace(began + options_.backfillMaxTime);
+    budget.deadline = &*deadline;
+  }
+  core::Plan plan = core::plan(index.snapshot, now, budget);
   report.planSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   report.stats = plan.stats;

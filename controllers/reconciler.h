@@ -52,7 +52,9 @@ namespace kubeslurm::controllers {
 struct ReconcilerOptions {
   SnapshotOptions snapshot;
   AdmissionOptions admission;
-  core::Budget budget;
+  core::Budget budget;  // its deadline is set per cycle from backfillMaxTime
+  // bf_max_time: wall time backfill may take in one cycle; zero: no cap.
+  std::chrono::milliseconds backfillMaxTime{30000};
   GangBinderOptions binder;
   // Gangs of one plan admitted at once (each binds its ranks bindParallelism at a time).
   std::size_t admissionParallelism = 8;

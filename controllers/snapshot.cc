@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -136,6 +137,38 @@ core::Duration durationSeconds(const slurm::TimeLimit& limit) {
   return limit.seconds.value_or(core::kUnlimited);
 }
 
+// The Account CRD's limits as the core enforces them. The TRES a GPU scheduler tracks are limited:
+// "gres/gpu" and "node" (MaxNodes= is MaxTRES=node; the smaller wins when both are set).
+core::AssociationLimits associationLimits(const api::AccountLimits& limits) {
+  auto count = [](std::optional<std::int32_t> v) -> std::optional<std::uint32_t> {
+    if (!v) return std::nullopt;
+    return static_cast<std::uint32_t>(std::max(*v, 0));
+  };
+  auto tres = [](const std::map<std::string, std::int64_t>& byName, core::TresLimit& out) {
+    auto get = [&](const char* name) -> std::optional<std::uint64_t> {
+      auto it = byName.find(name);
+      if (it == byName.end()) return std::nullopt;
+      return static_cast<std::uint64_t>(std::max<std::int64_t>(it->second, 0));
+    };
+    out.gpus = get("gres/gpu");
+    out.nodes = get("node");
+  };
+  core::AssociationLimits out;
+  out.grpJobs = count(limits.grpJobs);
+  out.maxJobs = count(limits.maxJobs);
+  tres(limits.grpTres, out.grpTres);
+  tres(limits.maxTresPerJob, out.maxTresPerJob);
+  if (const auto nodes = count(limits.maxNodesPerJob)) {
+    out.maxTresPerJob.nodes =
+        std::min<std::uint64_t>(out.maxTresPerJob.nodes.value_or(*nodes), *nodes);
+  }
+  if (limits.maxWallDurationPerJob) {
+    const core::Duration wall = durationSeconds(limits.maxWallDurationPerJob->limit);
+    if (wall < core::kUnlimited) out.maxWallPerJob = wall;
+  }
+  return out;
+}
+
 std::uint32_t positive(std::optional<std::int32_t> value, std::uint32_t fallback) {
   if (!value) return fallback;
   return *value < 0 ? 0 : static_cast<std::uint32_t>(*value);
@@ -160,6 +193,7 @@ class Builder {
     buildAccounts();
     indexPods();
     buildJobs();
+    enforceSubmitLimits();
     chargeForeignPods();
     return std::move(out_);
   }
@@ -292,6 +326,7 @@ class Builder {
       account.parent = a->spec.parent.empty() && account.name != "root" ? "root" : a->spec.parent;
       account.shares = static_cast<std::uint32_t>(std::max(api::accountShares(a->spec), 0));
       account.rawUsage = std::max(a->status.rawUsage.value_or(0.0), 0.0);
+      if (a->spec.limits) account.limits = associationLimits(*a->spec.limits);
       out_.snapshot.accounts.push_back(std::move(account));
     }
     out_.snapshot.usageTime = oldestDecay.value_or(now_);
@@ -306,6 +341,61 @@ class Builder {
 
   void problem(const api::SlurmJobObject& job, std::string reason, std::string message) {
     out_.problems.push_back(JobProblem{jobKey(job), std::move(reason), std::move(message)});
+  }
+
+  // Account spec.limits.maxSubmitJobs (MaxSubmitJobs=: pending plus running jobs per user,
+  // inherited from the nearest account that sets it). Slurm refuses such a submission
+  // (ESLURM_ACCOUNTING_POLICY); here the SlurmJob already exists, so the jobs past the limit, by
+  // id, wait outside the plan with Slurm's reason and message until earlier ones end.
+  void enforceSubmitLimits() {
+    std::map<std::string, const api::Account*, std::less<>> byName;
+    bool any = false;
+    for (const api::Account& a : objects_.accounts) {
+      byName.emplace(a.metadata.name, &a);
+      any = any || (a.spec.limits && a.spec.limits->maxSubmitJobs);
+    }
+    if (!any) return;
+    auto limitOf = [&](std::string account) -> std::optional<std::int64_t> {
+      for (std::size_t depth = 0; depth <= byName.size() && !account.empty(); ++depth) {
+        auto it = byName.find(account);
+        if (it == byName.end()) return std::nullopt;
+        const auto& limits = it->second->spec.limits;
+        if (limits && limits->maxSubmitJobs) return std::max(*limits->maxSubmitJobs, 0);
+        const std::string& parent = it->second->spec.parent;
+        account = parent.empty() && account != "root" ? "root" : parent;
+      }
+      return std::nullopt;
+    };
+    auto userKey = [](const core::Job& j) { return j.account + '\0' + j.user; };
+    std::map<std::string, std::int64_t> live;
+    for (const core::Job& j : out_.snapshot.jobs) {
+      if (j.phase == core::JobPhase::kRunning) ++live[userKey(j)];
+    }
+    std::vector<core::Job> kept;
+    kept.reserve(out_.snapshot.jobs.size());
+    for (core::Job& j : out_.snapshot.jobs) {
+      if (j.phase == core::JobPhase::kPending) {
+        const auto limit = limitOf(j.account);
+        std::int64_t& count = live[userKey(j)];
+        if (limit && count >= *limit) {
+          auto key = out_.jobKeys.find(j.id);
+          if (key != out_.jobKeys.end()) {
+            out_.problems.push_back(JobProblem{
+                key->second,
+                std::string(
+                    slurm::pendingReasonName(slurm::PendingReason::kAssocMaxSubmitJobLimit)),
+                "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+                "limits)"});
+            out_.jobKeys.erase(key);
+          }
+          out_.snapshot.unplanned.push_back({j.id, j.arrayJobId, j.arrayTaskId, false});
+          continue;
+        }
+        ++count;
+      }
+      kept.push_back(std::move(j));
+    }
+    out_.snapshot.jobs = std::move(kept);
   }
 
   // A job left out of the plan still exists: its dependants must keep waiting for it.

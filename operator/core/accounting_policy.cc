@@ -75,8 +75,8 @@ auto AccountingPolicy::inherited(std::uint32_t association, Get get) const
   return std::nullopt;
 }
 
-std::string AccountingPolicy::userKey(std::uint32_t qos, std::string_view user) {
-  std::string key = std::to_string(qos);
+std::string AccountingPolicy::userKey(std::uint32_t index, std::string_view user) {
+  std::string key = std::to_string(index);
   key.push_back('\0');
   key.append(user);
   return key;
@@ -93,9 +93,9 @@ void AccountingPolicy::add(const Job& job, std::uint64_t nodes) {
     charge(qosUsage_[*q]);
     charge(qosUserUsage_[userKey(*q, job.user)]);
   }
-  for (auto a = associationOf(job); a; a = associations_.parentOf(*a)) {
-    charge(associationUsage_[*a]);
-  }
+  const auto own = associationOf(job);
+  if (own) ++associationUserJobs_[userKey(*own, job.user)];
+  for (auto a = own; a; a = associations_.parentOf(*a)) charge(associationUsage_[*a]);
 }
 
 void AccountingPolicy::charge(const Job& job, std::uint64_t nodes) {
@@ -128,8 +128,11 @@ PendingReason AccountingPolicy::preSelect(const Job& job) const {
     }
     if (a != own) continue;  // Max* limits are the job's own association's (inherited)
     const auto maxJobs = inherited(*a, [](const AssociationLimits& l) { return l.maxJobs; });
-    if ((q == nullptr || !q->maxJobsPerUser) && maxJobs && used.jobs >= *maxJobs) {
-      return PendingReason::kAssocMaxJobsLimit;
+    if ((q == nullptr || !q->maxJobsPerUser) && maxJobs) {
+      auto it = associationUserJobs_.find(userKey(*a, job.user));
+      if (it != associationUserJobs_.end() && it->second >= *maxJobs) {
+        return PendingReason::kAssocMaxJobsLimit;
+      }
     }
     const auto maxWall = inherited(*a, [](const AssociationLimits& l) { return l.maxWallPerJob; });
     if ((q == nullptr || !q->maxWallPerJob) && maxWall && job.timeLimit > *maxWall) {

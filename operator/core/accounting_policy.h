@@ -57,7 +57,7 @@ class AccountingPolicy {
   // Max* limits are inherited: the nearest value set from the association upward.
   template <typename Get>
   auto inherited(std::uint32_t association, Get get) const -> decltype(get(AssociationLimits{}));
-  static std::string userKey(std::uint32_t qos, std::string_view user);
+  static std::string userKey(std::uint32_t index, std::string_view user);
   void add(const Job& job, std::uint64_t nodes);
 
   const Snapshot& snapshot_;
@@ -67,6 +67,10 @@ class AccountingPolicy {
   std::vector<Usage> qosUsage_;
   std::unordered_map<std::string, Usage> qosUserUsage_;  // "qos index\0user"
   std::vector<Usage> associationUsage_;                  // each association and all below it
+  // Running jobs per (association, user), for MaxJobs: Slurm charges every job to a user
+  // association, so MaxJobs is per user; a job charged to an account association (the operator
+  // has no user associations) counts for its user there.
+  std::unordered_map<std::string, std::uint64_t> associationUserJobs_;
 };
 
 }  // namespace kubeslurm::core

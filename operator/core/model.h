@@ -98,7 +98,7 @@ struct TresLimit {
 struct AssociationLimits {
   std::optional<std::uint32_t> grpJobs;   // running jobs at and below (AssocGrpJobsLimit)
   TresLimit grpTres;                      // AssocGrpGRES, AssocGrpNodeLimit
-  std::optional<std::uint32_t> maxJobs;   // running jobs of the association (AssocMaxJobsLimit)
+  std::optional<std::uint32_t> maxJobs;   // running jobs per user (AssocMaxJobsLimit)
   TresLimit maxTresPerJob;                // AssocMaxGRESPerJob, AssocMaxNodePerJobLimit
   std::optional<Duration> maxWallPerJob;  // AssocMaxWallDurationPerJobLimit
   friend bool operator==(const AssociationLimits&, const AssociationLimits&) = default;

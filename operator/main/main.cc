@@ -65,6 +65,7 @@ Scheduling:
   --scheduling-interval SECONDS  a cycle at least this often (10); events wake it sooner
   --min-cycle-interval SECONDS   at most one cycle per this (0.2)
   --bf-max-job-test N --bf-window SECONDS --bf-resolution SECONDS   backfill budget
+  --bf-max-time SECONDS          wall time backfill may take per cycle (30; 0: no cap)
   --default-image IMAGE          image of script jobs that name none (busybox:1.36)
   --cluster-name NAME            SLURM_CLUSTER_NAME (kubeslurm)
   --cluster-domain DOMAIN        (cluster.local)
@@ -98,6 +99,7 @@ struct Flags {
   double interval = 10;
   double minInterval = 0.2;
   kubeslurm::core::Budget budget;
+  std::chrono::milliseconds backfillMaxTime{30000};
   std::string defaultImage = "busybox:1.36";
   std::string clusterName = "kubeslurm";
   std::string clusterDomain = "cluster.local";
@@ -187,6 +189,9 @@ int parseFlags(int argc, char** argv, Flags& f) {
     } else if (flag == "--bf-window") {
       ok = parseNumber(value, number) && number >= 1;
       f.budget.window = static_cast<kubeslurm::core::Duration>(number);
+    } else if (flag == "--bf-max-time") {
+      ok = parseNumber(value, number) && number >= 0;
+      f.backfillMaxTime = std::chrono::milliseconds(static_cast<std::int64_t>(number * 1000));
     } else if (flag == "--bf-resolution") {
       ok = parseNumber(value, number) && number >= 1;
       f.budget.resolution = static_cast<kubeslurm::core::Duration>(number);
@@ -649,6 +654,7 @@ int run(const Flags& f) {
 
   controllers::ReconcilerOptions options;
   options.budget = f.budget;
+  options.backfillMaxTime = f.backfillMaxTime;
   options.admission.clusterName = f.clusterName;
   options.admission.clusterDomain = f.clusterDomain;
   options.admission.schedulerName = f.schedulerName;

@@ -76,6 +76,9 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 {{- if not (kindIs "invalid" .resolution) }}
 - {{ printf "--bf-resolution=%v" (int64 .resolution) | quote }}
 {{- end }}
+{{- if not (kindIs "invalid" .maxTime) }}
+- {{ printf "--bf-max-time=%v" (.maxTime) | quote }}
+{{- end }}
 {{- end }}
 - {{ printf "--default-image=%v" ($o.defaultImage) | quote }}
 - {{ printf "--cluster-name=%v" ($o.clusterName) | quote }}

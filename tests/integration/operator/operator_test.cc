@@ -462,6 +462,40 @@ TEST_F(OperatorIT, FairShareOrdersTwoAccountsJobs) {
   EXPECT_LT(lightStart, heavyStart) << "the account that used nothing should start first";
 }
 
+// An Account's GrpTRES=gres/gpu=8 holds the second 8-GPU job with Slurm's AssocGrpGRES while
+// seven nodes stand idle, and it runs once the first ends.
+TEST_F(OperatorIT, AccountGpuLimitHoldsTheSecondJobUntilTheFirstEnds) {
+  const std::string account = "capped-" + ns_;
+  ASSERT_EQ(kubectl("apply -f - <<'EOF'\napiVersion: kubeslurm.io/v1alpha1\nkind: Account\n"
+                    "metadata:\n  name: " +
+                    account + "\nspec:\n  limits:\n    grpTres:\n      gres/gpu: 8\nEOF\n")
+                .exitCode,
+            0);
+  const auto gang = [&](const std::string& jobName, const std::string& seconds) {
+    return submit(jobName, "  account: " + account +
+                               "\n  nodes: 1\n  gpusPerNode: 8\n  timeLimit: \"5:00\"\n"
+                               "  script: |\n    #!/bin/sh\n    sleep " +
+                               seconds + "\n");
+  };
+  const std::string first = gang("first", "6");
+  ASSERT_TRUE(reaches(first, "RUNNING", 30s));
+  const std::string second = gang("second", "1");
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const json status = job(second).value("status", json::object());
+        return status.value("state", "") == "PENDING" &&
+               status.value("reason", "") == "AssocGrpGRES";
+      },
+      20s))
+      << job(second).dump();
+  EXPECT_EQ(state(first), "RUNNING");
+  EXPECT_TRUE(reaches(first, "COMPLETED", 60s));
+  EXPECT_TRUE(reaches(second, "COMPLETED", 60s));
+  EXPECT_GE(epochSeconds(job(second)["status"].value("startTime", "")),
+            epochSeconds(job(first)["status"].value("endTime", "")));
+  (void)kubectl("delete account " + account);
+}
+
 TEST_F(OperatorIT, JobThatCannotRunKeepsItsIdSaysWhyAndRunsOnceItCan) {
   const std::string name = submit("lost", R"(  partition: later
   nodes: 1

@@ -515,6 +515,72 @@ TEST(Snapshot, AccountsHangUnderRootWithTheirUsage) {
   EXPECT_EQ(index.snapshot.usageTime, kNow);
 }
 
+// maxSubmitJobs (inherited from the parent account) counts pending and running jobs per user:
+// past it, the newest pending jobs wait outside the plan with Slurm's reason and message; another
+// user of the account is not affected.
+TEST(Snapshot, MaxSubmitJobsKeepsTheNewestJobsOutOfThePlan) {
+  ClusterObjects objects = gpuCluster();
+  auto account = [](const std::string& name, Json spec) {
+    return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                  {"kind", "Account"},
+                                  {"metadata", {{"name", name}}},
+                                  {"spec", spec}}));
+  };
+  objects.accounts.push_back(account("research", {{"limits", {{"maxSubmitJobs", 2}}}}));
+  objects.accounts.push_back(account("ml", {{"parent", "research"}}));
+  const Json ml = {{"account", "ml"}};
+  objects.jobs.push_back(slurmJob("a", 51, "PENDING", ml));
+  objects.jobs.push_back(slurmJob("b", 52, "PENDING", ml));
+  objects.jobs.push_back(slurmJob("c", 53, "PENDING", ml));
+  objects.jobs.push_back(slurmJob("d", 54, "PENDING", {{"account", "ml"}, {"user", "bob"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  std::vector<core::JobId> planned;
+  for (const core::Job& j : index.snapshot.jobs) planned.push_back(j.id);
+  EXPECT_EQ(planned, (std::vector<core::JobId>{51, 52, 54}));
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].key, "team-a/c");
+  EXPECT_EQ(index.problems[0].reason, "AssocMaxSubmitJobLimit");
+  EXPECT_EQ(index.problems[0].message,
+            "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+            "limits)");
+  ASSERT_EQ(index.snapshot.unplanned.size(), 1U);
+  EXPECT_EQ(index.snapshot.unplanned[0].id, 53U);
+  EXPECT_FALSE(index.jobKeys.contains(53));
+}
+
+// spec.limits reach the core: gres/gpu and node TRES, MaxNodes as MaxTRES=node (the smaller of
+// the two), MaxWall in seconds, UNLIMITED as no limit.
+TEST(Snapshot, AccountLimitsReachTheCore) {
+  ClusterObjects objects = gpuCluster();
+  const Json spec = {{"limits",
+                      {{"maxJobs", 2},
+                       {"grpJobs", 5},
+                       {"maxNodesPerJob", 4},
+                       {"maxWallDurationPerJob", "1-00:00:00"},
+                       {"grpTres", {{"gres/gpu", 16}, {"node", 3}, {"cpu", 64}}},
+                       {"maxTresPerJob", {{"node", 8}, {"gres/gpu", 32}}}}}};
+  objects.accounts.push_back(ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                                    {"kind", "Account"},
+                                                    {"metadata", {{"name", "ml"}}},
+                                                    {"spec", spec}})));
+  objects.accounts.push_back(
+      ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                             {"kind", "Account"},
+                             {"metadata", {{"name", "open"}}},
+                             {"spec", {{"limits", {{"maxWallDurationPerJob", "UNLIMITED"}}}}}})));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.snapshot.accounts.size(), 3U);
+  const core::AssociationLimits& ml = index.snapshot.accounts[1].limits;
+  EXPECT_EQ(ml.maxJobs, 2U);
+  EXPECT_EQ(ml.grpJobs, 5U);
+  EXPECT_EQ(ml.grpTres.gpus, 16U);
+  EXPECT_EQ(ml.grpTres.nodes, 3U);
+  EXPECT_EQ(ml.maxTresPerJob.nodes, 4U);
+  EXPECT_EQ(ml.maxTresPerJob.gpus, 32U);
+  EXPECT_EQ(ml.maxWallPerJob, 86400);
+  EXPECT_EQ(index.snapshot.accounts[2].limits, core::AssociationLimits{});
+}
+
 TEST(Snapshot, TopologyFromPartitionLabelsConfOrDefaultLabels) {
   ClusterObjects objects = gpuCluster();
   objects.nodes[0] = node("gpu-1", 8, {{"kubeslurm.io/leaf", "s1"}, {"kubeslurm.io/spine", "p"}});

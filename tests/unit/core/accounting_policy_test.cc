@@ -91,6 +91,22 @@ TEST(AccountingPolicy, MaxJobsIsInheritedPerUserAssociation) {
   EXPECT_NE(testing::findStart(plan, 3), nullptr);
 }
 
+// Without user associations (the operator's Accounts), MaxJobs still counts per user.
+TEST(AccountingPolicy, MaxJobsCountsPerUserInAnAccountAssociation) {
+  MakeCluster c = eightNodes();
+  AssociationLimits one;
+  one.maxJobs = 1;
+  c.account("root", "", 1).account("ml", "root", 1).limits(one);
+  c.job(MakeJob().id(1).account("ml").user("alice").gpus(1).running(kT0 - 60, range(1, 1)));
+  c.job(MakeJob().id(2).account("ml").user("alice").gpus(1));
+  c.job(MakeJob().id(3).account("ml").user("bob").gpus(1));
+  c.job(MakeJob().id(4).account("ml").user("bob").gpus(1));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  EXPECT_EQ(testing::pendingOf(plan, 2).reason, PendingReason::kAssocMaxJobsLimit);
+  EXPECT_NE(testing::findStart(plan, 3), nullptr);
+  EXPECT_EQ(testing::pendingOf(plan, 4).reason, PendingReason::kAssocMaxJobsLimit);
+}
+
 // Per-job limits: MaxWall, and MaxTRESPerJob with node tested before gres/gpu (the order of
 // Slurm's TRES table), a TRES the job asks none of never holding it back.
 TEST(AccountingPolicy, PerJobLimits) {
