@@ -135,7 +135,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   env.partition = partition->metadata.name;
   env.account = planned->account;  // defaulted from the namespace's Account
   // slurmctld reports the QOS it applied; "normal" is the one every cluster has.
-  env.qos = job->request.qos.empty() ? "normal" : job->request.qos;
+  env.qos = planned->qos;  // defaulted from the Account's defaultQos, else "normal"
   env.clusterName = options.clusterName;
   env.submitDir = job->request.workDir;
   env.tasksPerNode = nodes->tasksPerNode;

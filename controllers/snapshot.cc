@@ -300,7 +300,22 @@ class Builder {
     return sorted;
   }
 
+  // A setting sacctmgr inherits down the tree (DefaultQOS, QOS, MaxSubmitJobs): the nearest
+  // account from `name` up to root that sets it.
+  template <typename Get>
+  auto inherited(std::string name, Get get) const -> decltype(get(api::Account{})) {
+    for (std::size_t depth = 0; depth <= accountByName_.size() && !name.empty(); ++depth) {
+      auto it = accountByName_.find(name);
+      if (it == accountByName_.end()) break;
+      if (auto value = get(*it->second)) return value;
+      const std::string& parent = it->second->spec.parent;
+      name = parent.empty() && name != "root" ? "root" : parent;
+    }
+    return {};
+  }
+
   void buildAccounts() {
+    for (const api::Account& a : objects_.accounts) accountByName_.emplace(a.metadata.name, &a);
     // The CRD's empty parent means "child of root" (sacctmgr's tree always has root); without
     // an Account named root, the core's tree gets one so top-level accounts stay siblings.
     bool haveRoot = false;
@@ -348,23 +363,16 @@ class Builder {
   // (ESLURM_ACCOUNTING_POLICY); here the SlurmJob already exists, so the jobs past the limit, by
   // id, wait outside the plan with Slurm's reason and message until earlier ones end.
   void enforceSubmitLimits() {
-    std::map<std::string, const api::Account*, std::less<>> byName;
-    bool any = false;
-    for (const api::Account& a : objects_.accounts) {
-      byName.emplace(a.metadata.name, &a);
-      any = any || (a.spec.limits && a.spec.limits->maxSubmitJobs);
+    if (std::none_of(objects_.accounts.begin(), objects_.accounts.end(), [](const api::Account& a) {
+          return a.spec.limits && a.spec.limits->maxSubmitJobs;
+        })) {
+      return;
     }
-    if (!any) return;
-    auto limitOf = [&](std::string account) -> std::optional<std::int64_t> {
-      for (std::size_t depth = 0; depth <= byName.size() && !account.empty(); ++depth) {
-        auto it = byName.find(account);
-        if (it == byName.end()) return std::nullopt;
-        const auto& limits = it->second->spec.limits;
-        if (limits && limits->maxSubmitJobs) return std::max(*limits->maxSubmitJobs, 0);
-        const std::string& parent = it->second->spec.parent;
-        account = parent.empty() && account != "root" ? "root" : parent;
-      }
-      return std::nullopt;
+    auto limitOf = [&](const std::string& account) {
+      return inherited(account, [](const api::Account& a) -> std::optional<std::int32_t> {
+        if (!a.spec.limits || !a.spec.limits->maxSubmitJobs) return std::nullopt;
+        return std::max(*a.spec.limits->maxSubmitJobs, 0);
+      });
     };
     auto userKey = [](const core::Job& j) { return j.account + '\0' + j.user; };
     std::map<std::string, std::int64_t> live;
@@ -506,6 +514,24 @@ class Builder {
     }
   }
 
+  // Account spec.defaultQos for a job that names none (else "normal", Slurm's default QOS), and
+  // spec.allowedQos (sacctmgr QOS=, inherited): Slurm refuses a job of any other QOS with
+  // ESLURM_INVALID_QOS, "Invalid qos specification".
+  bool qosAllowed(core::Job& job) const {
+    if (job.qos.empty()) {
+      job.qos = inherited(job.account, [](const api::Account& a) -> std::optional<std::string> {
+                  if (a.spec.defaultQos.empty()) return std::nullopt;
+                  return a.spec.defaultQos;
+                }).value_or("normal");
+    }
+    const auto allowed = inherited(
+        job.account, [](const api::Account& a) -> std::optional<std::vector<std::string>> {
+          if (a.spec.allowedQos.empty()) return std::nullopt;
+          return a.spec.allowedQos;
+        });
+    return !allowed || std::find(allowed->begin(), allowed->end(), job.qos) != allowed->end();
+  }
+
   std::string defaultAccount(const std::string& ns) const {
     return defaultAccountFor(objects_.accounts, ns);
   }
@@ -552,6 +578,12 @@ class Builder {
       return;
     }
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
+    if (!qosAllowed(*core)) {
+      problem(job, std::string(slurm::pendingReasonName(slurm::PendingReason::kInvalidQOS)),
+              "Invalid qos specification");
+      unplanned(job, id);
+      return;
+    }
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kPending;
     out_.jobKeys.emplace(id, jobKey(job));
@@ -636,6 +668,7 @@ class Builder {
   SnapshotIndex out_;
   std::map<std::string, core::NodeIndex, std::less<>> nodeIndex_;
   std::map<std::string, std::vector<const api::Pod*>> podsByJob_;
+  std::map<std::string, const api::Account*, std::less<>> accountByName_;
   std::set<const api::Pod*> chargedByJob_;
 };
 

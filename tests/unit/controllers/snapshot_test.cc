@@ -548,6 +548,35 @@ TEST(Snapshot, MaxSubmitJobsKeepsTheNewestJobsOutOfThePlan) {
   EXPECT_FALSE(index.jobKeys.contains(53));
 }
 
+// An account's defaultQos (inherited) names the QOS of jobs that ask none, else "normal"; a QOS
+// outside allowedQos is refused as Slurm refuses it ("Invalid qos specification").
+TEST(Snapshot, AccountQosDefaultAndAllowedList) {
+  ClusterObjects objects = gpuCluster();
+  auto account = [](const std::string& name, Json spec) {
+    return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                  {"kind", "Account"},
+                                  {"metadata", {{"name", name}}},
+                                  {"spec", spec}}));
+  };
+  objects.accounts.push_back(
+      account("research", {{"defaultQos", "standby"}, {"allowedQos", {"standby", "high"}}}));
+  objects.accounts.push_back(account("ml", {{"parent", "research"}}));
+  objects.accounts.push_back(account("ops", Json::object()));
+  objects.jobs.push_back(slurmJob("a", 61, "PENDING", {{"account", "ml"}}));
+  objects.jobs.push_back(slurmJob("b", 62, "PENDING", {{"account", "ml"}, {"qos", "high"}}));
+  objects.jobs.push_back(slurmJob("c", 63, "PENDING", {{"account", "ml"}, {"qos", "normal"}}));
+  objects.jobs.push_back(slurmJob("d", 64, "PENDING", {{"account", "ops"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  std::map<core::JobId, std::string> qos;
+  for (const core::Job& j : index.snapshot.jobs) qos[j.id] = j.qos;
+  EXPECT_EQ(qos,
+            (std::map<core::JobId, std::string>{{61, "standby"}, {62, "high"}, {64, "normal"}}));
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].key, "team-a/c");
+  EXPECT_EQ(index.problems[0].reason, "InvalidQOS");
+  EXPECT_EQ(index.problems[0].message, "Invalid qos specification");
+}
+
 // spec.limits reach the core: gres/gpu and node TRES, MaxNodes as MaxTRES=node (the smaller of
 // the two), MaxWall in seconds, UNLIMITED as no limit.
 TEST(Snapshot, AccountLimitsReachTheCore) {
