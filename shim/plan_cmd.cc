@@ -1,7 +1,7 @@
 // `kubeslurm plan --scenario FILE.yaml [-o text|json]`: what the scheduler would do now with the
 // cluster and queue a scenario file declares. One line per pending job, in the file's order:
 //
-//   JOBID start NODELIST [backfill]
+//   JOBID start NODELIST [backfill] [partition=NAME]   (NAME: for a job of several partitions)
 //   JOBID pending REASON [(DETAIL)] [est. start TIME on NODELIST]
 //   JOBID preempted by JOBID REQUEUE|CANCEL        (running jobs the plan would preempt)
 //
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,12 +29,13 @@ namespace {
 constexpr std::string_view kUsage =
     "Usage: kubeslurm plan --scenario FILE.yaml [-o text|json]\n"
     "\n"
-    "Loads a what-if scenario (nodes, topology, partitions, accounts, running and pending jobs)\n"
-    "and prints what the scheduler would decide now, one line per pending job:\n"
-    "  JOBID start NODELIST [backfill]\n"
+    "Loads a what-if scenario (nodes, topology, partitions, accounts, QOS, running and pending\n"
+    "jobs) and prints what the scheduler would decide now, one line per pending job:\n"
+    "  JOBID start NODELIST [backfill] [partition=NAME]\n"
     "  JOBID pending REASON [(DETAIL)] [est. start TIME on NODELIST]\n"
     "  JOBID preempted by JOBID REQUEUE|CANCEL\n"
-    "Format: docs/plan-and-simulate.md; example: deploy/examples/scenario.yaml\n";
+    "Format: docs/plan-and-simulate.md; examples: deploy/examples/scenario.yaml,\n"
+    "deploy/examples/scenario-limits.yaml (QOS, limits, jobs of several partitions)\n";
 
 struct PlanArgs {
   std::string scenario;
@@ -118,23 +120,31 @@ std::string_view preemptModeName(core::PreemptMode mode) {
 struct Decisions {
   std::map<core::JobId, const core::Start*> starts;
   std::map<core::JobId, const core::PendingDecision*> pending;
+  std::set<core::JobId> severalPartitions;  // sbatch -p a,b
 };
 
-Decisions indexDecisions(const core::Plan& plan) {
+Decisions indexDecisions(const core::Snapshot& snapshot, const core::Plan& plan) {
   Decisions d;
   for (const core::Start& start : plan.starts) d.starts[start.jobId] = &start;
   for (const core::PendingDecision& pending : plan.pending) d.pending[pending.jobId] = &pending;
+  for (const core::Job& job : snapshot.jobs) {
+    if (!job.otherPartitions.empty()) d.severalPartitions.insert(job.id);
+  }
   return d;
 }
 
 void printText(const Scenario& scenario, const core::Plan& plan, const CliIo& io) {
-  const Decisions decisions = indexDecisions(plan);
   const core::Snapshot& snapshot = scenario.snapshot;
+  const Decisions decisions = indexDecisions(snapshot, plan);
   for (core::JobId id : scenario.pendingOrder) {
     io.out << id;
     if (auto start = decisions.starts.find(id); start != decisions.starts.end()) {
       io.out << " start " << hostlist(snapshot, start->second->nodes)
-             << (start->second->backfilled ? " backfill" : "") << "\n";
+             << (start->second->backfilled ? " backfill" : "");
+      if (decisions.severalPartitions.contains(id)) {
+        io.out << " partition=" << start->second->partition;
+      }
+      io.out << "\n";
       continue;
     }
     const auto pending = decisions.pending.find(id);
@@ -165,8 +175,8 @@ nlohmann::json factorsJson(const core::PriorityFactors& f) {
 }
 
 void printJson(const Scenario& scenario, const core::Plan& plan, const CliIo& io) {
-  const Decisions decisions = indexDecisions(plan);
   const core::Snapshot& snapshot = scenario.snapshot;
+  const Decisions decisions = indexDecisions(snapshot, plan);
   nlohmann::json jobs = nlohmann::json::array();
   for (core::JobId id : scenario.pendingOrder) {
     nlohmann::json job = {{"id", id}};
@@ -175,6 +185,7 @@ void printJson(const Scenario& scenario, const core::Plan& plan, const CliIo& io
       job["nodes"] = hostlist(snapshot, start->second->nodes);
       job["nodeList"] = rankNames(snapshot, start->second->nodes);
       job["backfilled"] = start->second->backfilled;
+      job["partition"] = start->second->partition;
     } else if (auto pending = decisions.pending.find(id); pending != decisions.pending.end()) {
       const core::PendingDecision& d = *pending->second;
       job["action"] = "pending";

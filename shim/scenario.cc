@@ -28,6 +28,7 @@ namespace {
 constexpr std::uint64_t kMaxNodes = 100000;
 constexpr std::size_t kMaxJobs = 100000;
 constexpr std::int64_t kMaxSeconds = std::int64_t{100} * 365 * 86400;  // 100 years
+constexpr std::string_view kDefaultQos = "normal";  // the QOS every Slurm database has
 
 #define RETURN_IF_ERROR(expr)                                     \
   do {                                                            \
@@ -104,13 +105,14 @@ class Loader {
     if (root.IsNull()) return error(root, "", "the scenario is empty");
     if (!root.IsMap()) return error(root, "", "expected a mapping at the top level");
     RETURN_IF_ERROR(checkKeys(root, "",
-                              {"now", "nodes", "topology", "partitions", "accounts", "running",
-                               "pending", "finished", "config", "budget"}));
+                              {"now", "nodes", "topology", "partitions", "accounts", "qos",
+                               "running", "pending", "finished", "config", "budget"}));
     RETURN_IF_ERROR(loadNow(root));
     RETURN_IF_ERROR(loadNodes(root));
     RETURN_IF_ERROR(loadTopology(root));
     RETURN_IF_ERROR(loadPartitions(root));
     RETURN_IF_ERROR(loadAccounts(root));
+    RETURN_IF_ERROR(loadQos(root));
     RETURN_IF_ERROR(loadConfig(root));
     RETURN_IF_ERROR(loadBudget(root));
     RETURN_IF_ERROR(loadFinished(root));
@@ -227,6 +229,98 @@ class Loader {
               (limit.status().message().empty() ? "" : " (" + limit.status().message() + ")"));
     }
     out = limit->isUnlimited() ? core::kUnlimited : std::min(*limit->seconds, core::kUnlimited);
+    return Status::ok();
+  }
+
+  // ---- limits (the Account CRD's spec.limits vocabulary) ---------------------------------
+
+  template <typename T>
+  Status getOptionalInteger(const YAML::Node& map, std::string_view key, const std::string& path,
+                            std::optional<T>& out) const {
+    auto value = scalar(map, key, path);
+    if (!value.isOk()) return value.status();
+    if (!*value) return Status::ok();
+    T parsed{};
+    RETURN_IF_ERROR(getInteger<T>(map, key, path, parsed, 0));
+    out = parsed;
+    return Status::ok();
+  }
+
+  // A TRES map ({gres/gpu: 16, node: 2}), sacctmgr's GrpTRES=/MaxTRES* by TRES name. The core
+  // counts node and gres/gpu; the CRD's cpu and mem are refused rather than silently ignored.
+  Status getTres(const YAML::Node& map, std::string_view key, const std::string& path,
+                 core::TresLimit& out) const {
+    const YAML::Node node = map[std::string(key)];
+    if (!node.IsDefined() || node.IsNull()) return Status::ok();
+    const std::string tresPath = join(path, key);
+    if (!node.IsMap()) {
+      return error(node, tresPath, "expected a map of TRES name to count, such as {gres/gpu: 16}");
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar()) return error(it->first, tresPath, "keys must be TRES names");
+      const std::string& name = it->first.Scalar();
+      std::optional<std::uint64_t>* slot = nullptr;
+      if (name == "gres/gpu") {
+        slot = &out.gpus;
+      } else if (name == "node") {
+        slot = &out.nodes;
+      } else if (name == "cpu" || name == "mem") {
+        return error(it->first, join(tresPath, name),
+                     "TRES " + quoted(name) +
+                         " is not modelled by plan, which counts only gres/gpu and node");
+      } else {
+        return error(it->first, join(tresPath, name),
+                     "unknown TRES " + quoted(name) + " (expected gres/gpu or node)");
+      }
+      RETURN_IF_ERROR(getOptionalInteger<std::uint64_t>(node, name, tresPath, *slot));
+    }
+    return Status::ok();
+  }
+
+  // maxWallDurationPerJob: Slurm's time format; UNLIMITED is no limit.
+  Status getWallLimit(const YAML::Node& limits, const std::string& path,
+                      std::optional<core::Duration>& out) const {
+    std::optional<core::Duration> wall;
+    RETURN_IF_ERROR(getSlurmDuration(limits, "maxWallDurationPerJob", path, wall));
+    if (wall && *wall < core::kUnlimited) out = wall;
+    return Status::ok();
+  }
+
+  // maxTresPerJob, and maxNodesPerJob: sacctmgr's MaxNodes= is MaxTRES=node.
+  Status getPerJobTres(const YAML::Node& limits, const std::string& path,
+                       core::TresLimit& out) const {
+    RETURN_IF_ERROR(getTres(limits, "maxTresPerJob", path, out));
+    std::optional<std::uint64_t> maxNodes;
+    RETURN_IF_ERROR(getOptionalInteger<std::uint64_t>(limits, "maxNodesPerJob", path, maxNodes));
+    if (!maxNodes) return Status::ok();
+    if (out.nodes && *out.nodes != *maxNodes) {
+      return error(limits["maxNodesPerJob"], join(path, "maxNodesPerJob"),
+                   "disagrees with maxTresPerJob.node (MaxNodes= is MaxTRES=node); give one");
+    }
+    out.nodes = maxNodes;
+    return Status::ok();
+  }
+
+  // An account's limits: the Account CRD's spec.limits keys.
+  Status getAccountLimits(const YAML::Node& entry, const std::string& entryPath,
+                          core::AssociationLimits& out) const {
+    const YAML::Node limits = entry["limits"];
+    if (!limits.IsDefined() || limits.IsNull()) return Status::ok();
+    const std::string path = join(entryPath, "limits");
+    RETURN_IF_ERROR(expectMap(limits, path));
+    if (const YAML::Node submit = limits["maxSubmitJobs"]; submit.IsDefined()) {
+      return error(submit, join(path, "maxSubmitJobs"),
+                   "a submit-time limit (sbatch is refused beyond it), which a plan of jobs "
+                   "already queued cannot apply; leave it out of the scenario");
+    }
+    RETURN_IF_ERROR(checkKeys(limits, path,
+                              {"maxJobs", "maxNodesPerJob", "maxWallDurationPerJob", "grpJobs",
+                               "grpTres", "maxTresPerJob"}));
+    RETURN_IF_ERROR(getOptionalInteger<std::uint32_t>(limits, "maxJobs", path, out.maxJobs));
+    RETURN_IF_ERROR(getOptionalInteger<std::uint32_t>(limits, "grpJobs", path, out.grpJobs));
+    RETURN_IF_ERROR(getTres(limits, "grpTres", path, out.grpTres));
+    RETURN_IF_ERROR(getPerJobTres(limits, path, out.maxTresPerJob));
+    RETURN_IF_ERROR(getWallLimit(limits, path, out.maxWallPerJob));
     return Status::ok();
   }
 
@@ -557,7 +651,7 @@ class Loader {
       const YAML::Node entry = (*list)[i];
       const std::string path = item("accounts", i);
       RETURN_IF_ERROR(expectMap(entry, path));
-      RETURN_IF_ERROR(checkKeys(entry, path, {"name", "parent", "shares", "usage"}));
+      RETURN_IF_ERROR(checkKeys(entry, path, {"name", "parent", "shares", "usage", "limits"}));
       core::Account account;
       RETURN_IF_ERROR(getString(entry, "name", path, account.name));
       if (account.name.empty()) return error(entry, path, "name is required");
@@ -577,10 +671,12 @@ class Loader {
         }
         account.rawUsage = value;
       }
+      RETURN_IF_ERROR(getAccountLimits(entry, path, account.limits));
       if (account.name == "root") {
         if (entry["parent"].IsDefined()) return error(entry, path, "root has no parent");
         accounts[0].shares = account.shares;
         accounts[0].rawUsage = account.rawUsage;
+        accounts[0].limits = account.limits;
         continue;
       }
       for (const core::Account& other : accounts) {
@@ -618,11 +714,83 @@ class Loader {
     return Status::ok();
   }
 
+  // QOS definitions (sacctmgr add qos). When there are any, a QOS "normal" exists as in every
+  // Slurm database (added when the list lacks it), and jobs that name no QOS get it.
+  Status loadQos(const YAML::Node& root) {
+    auto list = sequence(root, "qos");
+    if (!list.isOk()) return list.status();
+    std::vector<core::Qos>& out = scenario_.snapshot.qos;
+    std::vector<std::pair<YAML::Node, std::string>> preemptPaths;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const YAML::Node entry = (*list)[i];
+      const std::string path = item("qos", i);
+      RETURN_IF_ERROR(expectMap(entry, path));
+      RETURN_IF_ERROR(
+          checkKeys(entry, path, {"name", "priority", "preempt", "preemptMode", "limits"}));
+      core::Qos qos;
+      RETURN_IF_ERROR(getString(entry, "name", path, qos.name));
+      if (qos.name.empty()) return error(entry, path, "name is required");
+      if (std::any_of(out.begin(), out.end(),
+                      [&](const core::Qos& other) { return other.name == qos.name; })) {
+        return error(entry["name"], join(path, "name"),
+                     "qos " + quoted(qos.name) + " is declared twice");
+      }
+      RETURN_IF_ERROR(getInteger<std::uint32_t>(entry, "priority", path, qos.priority));
+      RETURN_IF_ERROR(getNameList(entry, "preempt", path, qos.preempt));
+      preemptPaths.emplace_back(entry["preempt"], join(path, "preempt"));
+      if (const YAML::Node mode = entry["preemptMode"]; mode.IsDefined() && !mode.IsNull()) {
+        core::PreemptMode parsed = core::PreemptMode::kOff;
+        RETURN_IF_ERROR(getPreemptMode(entry, path, parsed));
+        qos.preemptMode = parsed;
+      }
+      RETURN_IF_ERROR(getQosLimits(entry, path, qos));
+      out.push_back(std::move(qos));
+    }
+    // sacctmgr refuses a Preempt= naming a QOS it does not know, or the QOS itself.
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      for (const std::string& name : out[i].preempt) {
+        const auto& [node, path] = preemptPaths[i];
+        if (name == out[i].name) return error(node, path, "a qos cannot preempt itself");
+        if (std::none_of(out.begin(), out.end(),
+                         [&](const core::Qos& q) { return q.name == name; })) {
+          return error(node, path, "no qos named " + quoted(name));
+        }
+      }
+    }
+    if (!out.empty() && std::none_of(out.begin(), out.end(),
+                                     [](const core::Qos& q) { return q.name == kDefaultQos; })) {
+      core::Qos normal;
+      normal.name = kDefaultQos;
+      out.push_back(std::move(normal));
+    }
+    return Status::ok();
+  }
+
+  // A QOS's limits: the Account CRD's keys where they overlap, and the per-user ones.
+  Status getQosLimits(const YAML::Node& entry, const std::string& entryPath, core::Qos& out) const {
+    const YAML::Node limits = entry["limits"];
+    if (!limits.IsDefined() || limits.IsNull()) return Status::ok();
+    const std::string path = join(entryPath, "limits");
+    RETURN_IF_ERROR(expectMap(limits, path));
+    RETURN_IF_ERROR(checkKeys(limits, path,
+                              {"grpJobs", "grpTres", "maxJobsPerUser", "maxTresPerUser",
+                               "maxTresPerJob", "maxNodesPerJob", "maxWallDurationPerJob"}));
+    RETURN_IF_ERROR(getOptionalInteger<std::uint32_t>(limits, "grpJobs", path, out.grpJobs));
+    RETURN_IF_ERROR(getTres(limits, "grpTres", path, out.grpTres));
+    RETURN_IF_ERROR(
+        getOptionalInteger<std::uint32_t>(limits, "maxJobsPerUser", path, out.maxJobsPerUser));
+    RETURN_IF_ERROR(getTres(limits, "maxTresPerUser", path, out.maxTresPerUser));
+    RETURN_IF_ERROR(getPerJobTres(limits, path, out.maxTresPerJob));
+    RETURN_IF_ERROR(getWallLimit(limits, path, out.maxWallPerJob));
+    return Status::ok();
+  }
+
   Status loadConfig(const YAML::Node& root) {
     const YAML::Node config = root["config"];
     if (!config.IsDefined() || config.IsNull()) return Status::ok();
     RETURN_IF_ERROR(expectMap(config, "config"));
-    RETURN_IF_ERROR(checkKeys(config, "config", {"policy", "preemption", "priority"}));
+    RETURN_IF_ERROR(checkKeys(config, "config",
+                              {"policy", "preemption", "preemptType", "preemptMode", "priority"}));
     core::SchedulerConfig& out = scenario_.snapshot.config;
     auto policy = scalar(config, "policy", "config");
     if (!policy.isOk()) return policy.status();
@@ -640,6 +808,16 @@ class Loader {
       }
     }
     RETURN_IF_ERROR(getBool(config, "preemption", "config", out.preemption));
+    RETURN_IF_ERROR(getPreemptType(config, out.preemptType));
+    if (const YAML::Node mode = config["preemptMode"]; mode.IsDefined() && !mode.IsNull()) {
+      core::PreemptMode parsed = core::PreemptMode::kRequeue;
+      RETURN_IF_ERROR(getPreemptMode(config, "config", parsed));
+      if (parsed == core::PreemptMode::kOff) {
+        return error(mode, "config.preemptMode",
+                     "expected REQUEUE or CANCEL (to turn preemption off: preemption: false)");
+      }
+      out.preemptMode = parsed;
+    }
     const YAML::Node priority = config["priority"];
     if (!priority.IsDefined() || priority.IsNull()) return Status::ok();
     const std::string path = "config.priority";
@@ -665,6 +843,24 @@ class Loader {
     if (duration) p.decayHalfLife = std::max<core::Duration>(1, *duration);
     RETURN_IF_ERROR(getBool(priority, "favorSmall", path, p.favorSmall));
     RETURN_IF_ERROR(getBool(priority, "fairTree", path, p.fairTree));
+    return Status::ok();
+  }
+
+  // slurm.conf PreemptType without its "preempt/" prefix (which is accepted too).
+  Status getPreemptType(const YAML::Node& config, core::PreemptType& out) const {
+    auto value = scalar(config, "preemptType", "config");
+    if (!value.isOk()) return value.status();
+    if (!*value) return Status::ok();
+    std::string text = lower(**value);
+    if (text.starts_with("preempt/")) text.erase(0, std::string_view("preempt/").size());
+    if (text == "partition_prio") {
+      out = core::PreemptType::kPartitionPriority;
+    } else if (text == "qos") {
+      out = core::PreemptType::kQos;
+    } else {
+      return error(config["preemptType"], "config.preemptType",
+                   "expected partition_prio or qos, got " + quoted(**value));
+    }
     return Status::ok();
   }
 
@@ -742,15 +938,15 @@ class Loader {
       if (running) {
         RETURN_IF_ERROR(checkKeys(
             entry, path,
-            {"id", "name", "user", "account", "partition", "nodes", "gpusPerNode", "ntasksPerNode",
-             "cpusPerTask", "memory", "exclusive", "endsIn", "elapsed"}));
+            {"id", "name", "user", "account", "partition", "qos", "nodes", "gpusPerNode",
+             "ntasksPerNode", "cpusPerTask", "memory", "exclusive", "endsIn", "elapsed"}));
       } else {
         RETURN_IF_ERROR(checkKeys(
             entry, path,
             {"id",          "name",          "user",        "account",    "partition", "nodes",
              "gpusPerNode", "ntasksPerNode", "cpusPerTask", "memory",     "timeLimit", "exclusive",
              "priority",    "submit",        "nice",        "dependency", "switches",  "nodelist",
-             "exclude",     "constraint",    "begin",       "hold"}));
+             "exclude",     "constraint",    "begin",       "hold",       "qos"}));
       }
       core::Job job;
       RETURN_IF_ERROR(getJobId(entry, path, job.id));
@@ -773,15 +969,12 @@ class Loader {
     return nullptr;
   }
 
-  Status loadCommonJobFields(const YAML::Node& entry, const std::string& path, core::Job& job) {
-    job.name = "job" + std::to_string(job.id);
-    RETURN_IF_ERROR(getString(entry, "name", path, job.name));
-    job.user = "root";
-    RETURN_IF_ERROR(getString(entry, "user", path, job.user));
-    job.account = "root";
-    RETURN_IF_ERROR(getString(entry, "account", path, job.account));
-    RETURN_IF_ERROR(getString(entry, "partition", path, job.partition));
-    if (job.partition.empty()) {
+  // partition: one name, or several as sbatch -p a,b (a list or a comma string): the first is
+  // Job::partition, the rest Job::otherPartitions. Absent: the default partition.
+  Status getJobPartitions(const YAML::Node& entry, const std::string& path, core::Job& job) const {
+    std::vector<std::string> names;
+    RETURN_IF_ERROR(getNameList(entry, "partition", path, names));
+    if (names.empty()) {
       const auto& partitions = scenario_.snapshot.partitions;
       const auto it = std::find_if(partitions.begin(), partitions.end(),
                                    [](const core::Partition& p) { return p.isDefault; });
@@ -789,10 +982,35 @@ class Loader {
         return error(entry, path, "no partition given and no partition is the default");
       }
       job.partition = it->name;
-    } else if (findPartition(job.partition) == nullptr) {
-      return error(entry["partition"], join(path, "partition"),
-                   "no partition named " + quoted(job.partition));
+      return Status::ok();
     }
+    const YAML::Node node = entry["partition"];
+    const std::string partitionPath = join(path, "partition");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (findPartition(names[i]) == nullptr) {
+        return error(node, partitionPath, "no partition named " + quoted(names[i]));
+      }
+      if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
+          names.begin() + static_cast<std::ptrdiff_t>(i)) {
+        return error(node, partitionPath, "partition " + quoted(names[i]) + " is named twice");
+      }
+    }
+    job.partition = names.front();
+    job.otherPartitions.assign(names.begin() + 1, names.end());
+    return Status::ok();
+  }
+
+  Status loadCommonJobFields(const YAML::Node& entry, const std::string& path, core::Job& job) {
+    job.name = "job" + std::to_string(job.id);
+    RETURN_IF_ERROR(getString(entry, "name", path, job.name));
+    job.user = "root";
+    RETURN_IF_ERROR(getString(entry, "user", path, job.user));
+    job.account = "root";
+    RETURN_IF_ERROR(getString(entry, "account", path, job.account));
+    RETURN_IF_ERROR(getJobPartitions(entry, path, job));
+    // Slurm gives a job that names no QOS its association's default, "normal" unless set.
+    if (!scenario_.snapshot.qos.empty()) job.qos = kDefaultQos;
+    RETURN_IF_ERROR(getString(entry, "qos", path, job.qos));
     RETURN_IF_ERROR(
         getInteger<std::uint32_t>(entry, "gpusPerNode", path, job.gpusPerNode, 0, 1024));
     RETURN_IF_ERROR(
@@ -815,6 +1033,10 @@ class Loader {
   // Running jobs: placed on the named nodes, or on the first nodes of their partition with room.
   Status loadRunning(const YAML::Node& entry, const std::string& path, core::Job& job) {
     job.phase = core::JobPhase::kRunning;
+    if (!job.otherPartitions.empty()) {
+      return error(entry["partition"], join(path, "partition"),
+                   "a running job runs in one partition; name only that one");
+    }
     if (!entry["endsIn"].IsDefined()) return error(entry, path, "endsIn (seconds) is required");
     std::int64_t endsIn = 0;
     std::int64_t elapsed = 0;

@@ -1,6 +1,7 @@
 // What-if scenarios for `kubeslurm plan`: a YAML file that declares a cluster (nodes, topology,
-// partitions, accounts), what runs on it now, and what waits, loaded into a core::Snapshot.
-// docs/plan-and-simulate.md documents the format; deploy/examples/scenario.yaml is an example.
+// partitions, accounts and their limits, QOS), what runs on it now, and what waits, loaded into
+// a core::Snapshot. docs/plan-and-simulate.md documents the format; deploy/examples/scenario.yaml
+// and deploy/examples/scenario-limits.yaml are examples.
 #pragma once
 
 #include <cstdint>

@@ -188,6 +188,123 @@ TEST(PlanCommandTest, UnreadableOrInvalidScenarioExitsOneWithTheReason) {
       << run.err;
 }
 
+// ---- QOS, association limits, preempt/qos, jobs of several partitions ---------------------
+
+constexpr std::string_view kTwoNodes = R"(now: 2026-11-21T04:30:00
+nodes:
+  - {names: "n[1-2]", gpus: 8}
+)";
+
+// A Grp limit holds the job back with Slurm's reason and does not block the partition: the job
+// behind it, of another account, starts.
+TEST(PlanCommandTest, AnAssociationLimitHoldsAJobWithSlurmsReason) {
+  const PlanRun run = runPlanOn(std::string(kTwoNodes) + R"(accounts:
+  - {name: ml, limits: {grpTres: {gres/gpu: 8}}}
+running:
+  - {id: 1, account: ml, nodes: n1, gpusPerNode: 8, endsIn: 600}
+pending:
+  - {id: 10, account: ml, gpusPerNode: 8, timeLimit: "1:00:00"}
+  - {id: 11, gpusPerNode: 8, timeLimit: "1:00:00"}
+)");
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.out, "10 pending AssocGrpGRES\n11 start n2\n");
+}
+
+TEST(PlanCommandTest, QosLimitsAndUnknownQosPendWithSlurmsReasons) {
+  const PlanRun run = runPlanOn(std::string(kTwoNodes) + R"(qos:
+  - {name: small, limits: {maxTresPerUser: {gres/gpu: 8}, maxNodesPerJob: 1}}
+running:
+  - {id: 1, user: ann, qos: small, nodes: n1, gpusPerNode: 8, endsIn: 600}
+pending:
+  - {id: 10, user: ann, qos: small, gpusPerNode: 8, timeLimit: "1:00:00"}
+  - {id: 11, user: bob, qos: small, nodes: 2, gpusPerNode: 1, timeLimit: "1:00:00"}
+  - {id: 12, qos: gold, timeLimit: "1:00:00"}
+  - {id: 13, gpusPerNode: 8, timeLimit: "1:00:00"}
+)");
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "10 pending QOSMaxGRESPerUser\n11 pending QOSMaxNodePerJobLimit\n"
+            "12 pending InvalidQOS\n13 start n2\n");
+}
+
+// preempt/qos: the running job of the QOS the preemptor's QOS lists is the victim, although
+// the other one started later (partition_prio would take the youngest); PreemptMode comes from
+// config when the victim's QOS sets none.
+TEST(PlanCommandTest, PreemptQosChoosesAJobOfTheListedQos) {
+  const std::string scenario = std::string(kTwoNodes) + R"(qos:
+  - {name: high, preempt: [low]}
+  - {name: low}
+config: {preemptType: qos, preemptMode: CANCEL}
+running:
+  - {id: 1, qos: low, nodes: n1, gpusPerNode: 8, endsIn: 600, elapsed: 60}
+  - {id: 2, nodes: n2, gpusPerNode: 8, endsIn: 600}
+pending:
+  - {id: 10, qos: high, gpusPerNode: 8, timeLimit: "1:00:00"}
+)";
+  PlanRun run = runPlanOn(scenario);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "10 pending Resources est. start 2026-11-21T04:30:00 on n1\n"
+            "1 preempted by 10 CANCEL\n");
+  // The QOS's own PreemptMode wins over slurm.conf's.
+  std::string requeue = scenario;
+  requeue.replace(requeue.find("{name: low}"), 11, "{name: low, preemptMode: REQUEUE}");
+  run = runPlanOn(requeue);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_NE(run.out.find("1 preempted by 10 REQUEUE\n"), std::string::npos) << run.out;
+  // preempt/partition_prio: one partition, one tier: nothing to preempt.
+  std::string byPartition = scenario;
+  byPartition.replace(byPartition.find("preemptType: qos"), 16, "preemptType: partition_prio");
+  run = runPlanOn(byPartition);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.out.find("preempted"), std::string::npos) << run.out;
+}
+
+// sbatch -p a,b: a full first partition, so the job starts in the second, and says so.
+TEST(PlanCommandTest, AJobOfTwoPartitionsStartsInTheSecond) {
+  const std::string scenario = std::string(kTwoNodes) + R"(partitions:
+  - {name: a, nodes: n1, default: true}
+  - {name: b, nodes: n2}
+running:
+  - {id: 1, nodes: n1, gpusPerNode: 8, endsIn: 600}
+pending:
+  - {id: 10, partition: "a,b", gpusPerNode: 8, timeLimit: "1:00:00"}
+)";
+  PlanRun run = runPlanOn(scenario);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.out, "10 start n2 partition=b\n");
+  run = runPlanOn(scenario, {"-o", "json"});
+  ASSERT_EQ(run.rc, 0) << run.err;
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  EXPECT_EQ(out["jobs"][0]["partition"], "b");
+  // A job of one partition prints none in text; JSON names it on every start.
+  run = runPlanOn(goalC({}, 1), {"-o", "json"});
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["jobs"][0]["partition"], "train");
+  EXPECT_EQ(runPlanOn(goalC({}, 1)).out, "100 start gpu-node-001\n");
+}
+
+TEST(PlanCommandTest, LimitsExampleLoadsAndPlans) {
+  const std::filesystem::path example =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
+      "deploy" / "examples" / "scenario-limits.yaml";
+  std::ifstream in(example);
+  ASSERT_TRUE(in) << example;
+  std::ostringstream text;
+  text << in.rdbuf();
+  const PlanRun run = runPlanOn(text.str());
+  ASSERT_EQ(run.rc, 0) << run.err;
+  // docs/plan-and-simulate.md shows this output.
+  EXPECT_EQ(run.out,
+            "10 pending AssocGrpGRES\n"
+            "11 pending QOSMaxGRESPerUser\n"
+            "12 pending AssocMaxWallDurationPerJobLimit\n"
+            "13 pending Resources est. start 2026-11-21T04:30:00 on gpu-node-005\n"
+            "14 start gpu-node-007 partition=spot\n"
+            "15 pending InvalidQOS\n"
+            "3 preempted by 13 REQUEUE\n");
+}
+
 // ---- the scenario loader -----------------------------------------------------------------
 
 StatusOr<Scenario> load(std::string_view yaml) {
@@ -308,7 +425,7 @@ TEST(ScenarioTest, ErrorsNameTheLineAndTheKey) {
       "s.yaml:4:24: pending[0].timeLimit: invalid time \"soon\" (Invalid --time specification)");
   EXPECT_EQ(loadError("nodes:\n  - {names: n1}\nsurprise: 1\n"),
             "s.yaml:3:1: surprise: unknown key (expected one of: now, nodes, topology, "
-            "partitions, accounts, running, pending, finished, config, budget)");
+            "partitions, accounts, qos, running, pending, finished, config, budget)");
   EXPECT_EQ(loadError("nodes:\n  - {names: n1}\npending:\n  - {id: 1}\n  - {id: 1}\n"),
             "s.yaml:5:10: pending[1].id: job id 1 is used twice");
   EXPECT_EQ(loadError("nodes:\n  - {names: n1}\npending:\n  - {id: 1, partition: nope}\n"),
@@ -344,6 +461,198 @@ TEST(ScenarioTest, RejectsInconsistentScenarios) {
            nodes + "config: {policy: random}\n",
            nodes + "topology: \"SwitchName=s1 Nodes=n[1-2] Bogus=1\"\n",
            std::string("nodes:\n  - {names: \"n[1-999999]\"}\n"),  // too many nodes
+       }) {
+    EXPECT_FALSE(load(bad).isOk()) << "loaded:\n" << bad;
+  }
+}
+
+TEST(ScenarioTest, ReadsQosDefinitions) {
+  auto scenario = load(std::string(kTwoNodes) + R"(qos:
+  - name: high
+    priority: 100
+    preempt: [low, scavenger]
+    preemptMode: CANCEL
+    limits:
+      grpJobs: 4
+      grpTres: {gres/gpu: 32, node: 4}
+      maxJobsPerUser: 2
+      maxTresPerUser: {gres/gpu: 16}
+      maxTresPerJob: {node: 2}
+      maxWallDurationPerJob: "2-00:00:00"
+  - {name: low, preempt: scavenger}
+  - {name: scavenger, limits: {maxNodesPerJob: 1, maxWallDurationPerJob: UNLIMITED}}
+running:
+  - {id: 1, qos: low, nodes: n1, endsIn: 60}
+pending:
+  - {id: 2, qos: high}
+  - {id: 3}
+)");
+  ASSERT_TRUE(scenario.isOk()) << scenario.status().toString();
+  const core::Snapshot& s = scenario->snapshot;
+  ASSERT_EQ(s.qos.size(), 4U);  // and "normal", which every Slurm database has
+  const core::Qos& high = s.qos[0];
+  EXPECT_EQ(high.name, "high");
+  EXPECT_EQ(high.priority, 100U);
+  EXPECT_EQ(high.preempt, (std::vector<std::string>{"low", "scavenger"}));
+  EXPECT_EQ(high.preemptMode, core::PreemptMode::kCancel);
+  EXPECT_EQ(high.grpJobs, 4U);
+  EXPECT_EQ(high.grpTres.gpus, 32U);
+  EXPECT_EQ(high.grpTres.nodes, 4U);
+  EXPECT_EQ(high.maxJobsPerUser, 2U);
+  EXPECT_EQ(high.maxTresPerUser.gpus, 16U);
+  EXPECT_FALSE(high.maxTresPerUser.nodes.has_value());
+  EXPECT_EQ(high.maxTresPerJob.nodes, 2U);
+  EXPECT_EQ(high.maxWallPerJob, 2 * 86400);
+  EXPECT_EQ(s.qos[1].preempt, std::vector<std::string>{"scavenger"});
+  EXPECT_FALSE(s.qos[1].preemptMode.has_value());
+  EXPECT_EQ(s.qos[2].maxTresPerJob.nodes, 1U);
+  EXPECT_FALSE(s.qos[2].maxWallPerJob.has_value());  // UNLIMITED: no limit
+  EXPECT_EQ(s.qos[3].name, "normal");
+  EXPECT_EQ(s.jobs[0].qos, "low");
+  EXPECT_EQ(s.jobs[1].qos, "high");
+  EXPECT_EQ(s.jobs[2].qos, "normal");
+  // Without QOS definitions, names go unchecked and a job without one has none.
+  auto bare = load(std::string(kTwoNodes) + "pending:\n  - {id: 1}\n  - {id: 2, qos: any}\n");
+  ASSERT_TRUE(bare.isOk()) << bare.status().toString();
+  EXPECT_TRUE(bare->snapshot.qos.empty());
+  EXPECT_EQ(bare->snapshot.jobs[0].qos, "");
+  EXPECT_EQ(bare->snapshot.jobs[1].qos, "any");
+  // A normal the file defines is kept as given.
+  auto own = load(std::string(kTwoNodes) + "qos:\n  - {name: normal, priority: 5}\n");
+  ASSERT_TRUE(own.isOk()) << own.status().toString();
+  ASSERT_EQ(own->snapshot.qos.size(), 1U);
+  EXPECT_EQ(own->snapshot.qos[0].priority, 5U);
+}
+
+TEST(ScenarioTest, ReadsAccountLimitsWithTheCrdsKeys) {
+  auto scenario = load(std::string(kTwoNodes) + R"(accounts:
+  - name: ml
+    limits:
+      maxJobs: 3
+      maxNodesPerJob: 2
+      maxWallDurationPerJob: "1-00:00:00"
+      grpJobs: 10
+      grpTres: {gres/gpu: 64, node: 8}
+      maxTresPerJob: {gres/gpu: 16, node: 2}
+  - {name: root, limits: {grpJobs: 20}}
+  - {name: vision, parent: ml}
+)");
+  ASSERT_TRUE(scenario.isOk()) << scenario.status().toString();
+  const core::Snapshot& s = scenario->snapshot;
+  ASSERT_EQ(s.accounts.size(), 3U);
+  EXPECT_EQ(s.accounts[0].limits.grpJobs, 20U);
+  const core::AssociationLimits& l = s.accounts[1].limits;
+  EXPECT_EQ(l.maxJobs, 3U);
+  EXPECT_EQ(l.grpJobs, 10U);
+  EXPECT_EQ(l.grpTres.gpus, 64U);
+  EXPECT_EQ(l.grpTres.nodes, 8U);
+  EXPECT_EQ(l.maxTresPerJob.gpus, 16U);
+  EXPECT_EQ(l.maxTresPerJob.nodes, 2U);
+  EXPECT_EQ(l.maxWallPerJob, 86400);
+  EXPECT_EQ(s.accounts[2].limits, core::AssociationLimits{});
+}
+
+TEST(ScenarioTest, ReadsPreemptTypeAndMode) {
+  for (const auto& [text, type] :
+       {std::pair{"qos", core::PreemptType::kQos},
+        std::pair{"preempt/qos", core::PreemptType::kQos},
+        std::pair{"partition_prio", core::PreemptType::kPartitionPriority},
+        std::pair{"preempt/partition_prio", core::PreemptType::kPartitionPriority}}) {
+    auto scenario = load(std::string(kTwoNodes) + "config: {preemptType: " + text + "}\n");
+    ASSERT_TRUE(scenario.isOk()) << scenario.status().toString();
+    EXPECT_EQ(scenario->snapshot.config.preemptType, type) << text;
+    EXPECT_EQ(scenario->snapshot.config.preemptMode, core::PreemptMode::kRequeue);
+  }
+  auto cancel = load(std::string(kTwoNodes) + "config: {preemptMode: cancel}\n");
+  ASSERT_TRUE(cancel.isOk()) << cancel.status().toString();
+  EXPECT_EQ(cancel->snapshot.config.preemptMode, core::PreemptMode::kCancel);
+}
+
+TEST(ScenarioTest, ReadsJobsOfSeveralPartitions) {
+  auto scenario = load(std::string(kTwoNodes) + R"(partitions:
+  - {name: a, default: true}
+  - {name: b}
+  - {name: c}
+running:
+  - {id: 1, partition: b, nodes: 1, endsIn: 60}
+pending:
+  - {id: 2, partition: "c,a,b"}
+  - {id: 3, partition: [b, a]}
+  - {id: 4}
+)");
+  ASSERT_TRUE(scenario.isOk()) << scenario.status().toString();
+  const auto& jobs = scenario->snapshot.jobs;
+  EXPECT_EQ(jobs[0].partition, "b");
+  EXPECT_TRUE(jobs[0].otherPartitions.empty());
+  EXPECT_EQ(jobs[1].partition, "c");
+  EXPECT_EQ(jobs[1].otherPartitions, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(jobs[2].partition, "b");
+  EXPECT_EQ(jobs[2].otherPartitions, std::vector<std::string>{"a"});
+  EXPECT_EQ(jobs[3].partition, "a");
+  EXPECT_TRUE(jobs[3].otherPartitions.empty());
+}
+
+TEST(ScenarioTest, LimitsQosAndPartitionListErrorsNameTheKey) {
+  const std::string nodes(kTwoNodes);
+  const std::string ab = nodes + "partitions:\n  - {name: a, default: true}\n  - {name: b}\n";
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q, limits: {maxWall: 1}}\n"),
+            "s.yaml:5:24: qos[0].limits.maxWall: unknown key (expected one of: grpJobs, grpTres, "
+            "maxJobsPerUser, maxTresPerUser, maxTresPerJob, maxNodesPerJob, "
+            "maxWallDurationPerJob)");
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q, colour: red}\n"),
+            "s.yaml:5:15: qos[0].colour: unknown key (expected one of: name, priority, preempt, "
+            "preemptMode, limits)");
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q, limits: {grpTres: {gres/tpu: 1}}}\n"),
+            "s.yaml:5:34: qos[0].limits.grpTres.gres/tpu: unknown TRES \"gres/tpu\" "
+            "(expected gres/gpu or node)");
+  EXPECT_EQ(loadError(nodes + "accounts:\n  - {name: a, limits: {grpTres: {cpu: 64}}}\n"),
+            "s.yaml:5:34: accounts[0].limits.grpTres.cpu: TRES \"cpu\" is not modelled by plan, "
+            "which counts only gres/gpu and node");
+  EXPECT_EQ(loadError(nodes + "accounts:\n  - {name: a, limits: {maxSubmitJobs: 10}}\n"),
+            "s.yaml:5:39: accounts[0].limits.maxSubmitJobs: a submit-time limit (sbatch is "
+            "refused beyond it), which a plan of jobs already queued cannot apply; leave it out "
+            "of the scenario");
+  EXPECT_EQ(loadError(nodes + "accounts:\n  - {name: a, limits: {maxNodes: 1}}\n"),
+            "s.yaml:5:24: accounts[0].limits.maxNodes: unknown key (expected one of: maxJobs, "
+            "maxNodesPerJob, maxWallDurationPerJob, grpJobs, grpTres, maxTresPerJob)");
+  EXPECT_EQ(loadError(nodes + "accounts:\n  - {name: a, limits: {grpJobs: -1}}\n"),
+            "s.yaml:5:33: accounts[0].limits.grpJobs: expected a whole number from 0 to "
+            "4294967295, got \"-1\"");
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q, preempt: [r]}\n"),
+            "s.yaml:5:24: qos[0].preempt: no qos named \"r\"");
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q, preempt: q}\n"),
+            "s.yaml:5:24: qos[0].preempt: a qos cannot preempt itself");
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q}\n  - {name: q}\n"),
+            "s.yaml:6:12: qos[1].name: qos \"q\" is declared twice");
+  EXPECT_EQ(loadError(nodes + "qos:\n  - {name: q, preemptMode: SUSPEND}\n"),
+            "s.yaml:5:28: qos[0].preemptMode: expected OFF, REQUEUE or CANCEL, got \"SUSPEND\"");
+  EXPECT_EQ(loadError(nodes + "config: {preemptType: preempt/none}\n"),
+            "s.yaml:4:23: config.preemptType: expected partition_prio or qos, got "
+            "\"preempt/none\"");
+  EXPECT_EQ(loadError(nodes + "config: {preemptMode: OFF}\n"),
+            "s.yaml:4:23: config.preemptMode: expected REQUEUE or CANCEL (to turn preemption "
+            "off: preemption: false)");
+  EXPECT_EQ(loadError(ab + "pending:\n  - {id: 1, partition: \"a,c\"}\n"),
+            "s.yaml:8:24: pending[0].partition: no partition named \"c\"");
+  EXPECT_EQ(loadError(ab + "pending:\n  - {id: 1, partition: [a, b, a]}\n"),
+            "s.yaml:8:24: pending[0].partition: partition \"a\" is named twice");
+  EXPECT_EQ(loadError(ab + "running:\n  - {id: 1, partition: \"a,b\", nodes: 1, endsIn: 5}\n"),
+            "s.yaml:8:24: running[0].partition: a running job runs in one partition; name only "
+            "that one");
+  EXPECT_EQ(loadError(nodes + "accounts:\n  - {name: a, limits: {maxNodesPerJob: 1, maxTresPerJob: "
+                              "{node: 2}}}\n"),
+            "s.yaml:5:40: accounts[0].limits.maxNodesPerJob: disagrees with maxTresPerJob.node "
+            "(MaxNodes= is MaxTRES=node); give one");
+  for (const std::string& bad : {
+           nodes + "qos: {name: q}\n",
+           nodes + "qos:\n  - {priority: 1}\n",
+           nodes + "qos:\n  - {name: q, priority: -1}\n",
+           nodes + "qos:\n  - {name: q, limits: [1]}\n",
+           nodes + "qos:\n  - {name: q, limits: {grpTres: 8}}\n",
+           nodes + "qos:\n  - {name: q, limits: {grpTres: {node: [1]}}}\n",
+           nodes + "qos:\n  - {name: q, limits: {maxTresPerUser: {gres/gpu: lots}}}\n",
+           nodes + "qos:\n  - {name: q, limits: {maxWallDurationPerJob: soon}}\n",
+           nodes + "pending:\n  - {id: 1, qos: [a]}\n",
        }) {
     EXPECT_FALSE(load(bad).isOk()) << "loaded:\n" << bad;
   }
