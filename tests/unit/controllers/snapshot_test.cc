@@ -128,6 +128,15 @@ api::SlurmJobObject slurmJob(const std::string& name, std::int64_t id, const std
   return ok(api::decodeSlurmJob(object));
 }
 
+api::Account account(const std::string& name, const Json& spec,
+                     const Json& status = Json::object()) {
+  return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                {"kind", "Account"},
+                                {"metadata", {{"name", name}}},
+                                {"spec", spec},
+                                {"status", status}}));
+}
+
 core::NodeIndex indexOf(const SnapshotIndex& index, const std::string& name) {
   auto it = std::find(index.nodeNames.begin(), index.nodeNames.end(), name);
   EXPECT_NE(it, index.nodeNames.end()) << name;
@@ -486,13 +495,6 @@ TEST(Snapshot, DuplicateJobIdKeepsTheFirstAndReportsTheOther) {
 
 TEST(Snapshot, AccountsHangUnderRootWithTheirUsage) {
   ClusterObjects objects = gpuCluster();
-  auto account = [](const std::string& name, Json spec, Json status) {
-    return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                  {"kind", "Account"},
-                                  {"metadata", {{"name", name}}},
-                                  {"spec", spec},
-                                  {"status", status}}));
-  };
   objects.accounts.push_back(
       account("ml", {{"shares", 3}},
               {{"rawUsage", 5000.5}, {"lastDecay", api::formatTimestamp(kNow - 60)}}));
@@ -520,12 +522,6 @@ TEST(Snapshot, AccountsHangUnderRootWithTheirUsage) {
 // user of the account is not affected.
 TEST(Snapshot, MaxSubmitJobsKeepsTheNewestJobsOutOfThePlan) {
   ClusterObjects objects = gpuCluster();
-  auto account = [](const std::string& name, Json spec) {
-    return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                  {"kind", "Account"},
-                                  {"metadata", {{"name", name}}},
-                                  {"spec", spec}}));
-  };
   objects.accounts.push_back(account("research", {{"limits", {{"maxSubmitJobs", 2}}}}));
   objects.accounts.push_back(account("ml", {{"parent", "research"}}));
   const Json ml = {{"account", "ml"}};
@@ -552,12 +548,6 @@ TEST(Snapshot, MaxSubmitJobsKeepsTheNewestJobsOutOfThePlan) {
 // outside allowedQos is refused as Slurm refuses it ("Invalid qos specification").
 TEST(Snapshot, AccountQosDefaultAndAllowedList) {
   ClusterObjects objects = gpuCluster();
-  auto account = [](const std::string& name, Json spec) {
-    return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                  {"kind", "Account"},
-                                  {"metadata", {{"name", name}}},
-                                  {"spec", spec}}));
-  };
   objects.accounts.push_back(
       account("research", {{"defaultQos", "standby"}, {"allowedQos", {"standby", "high"}}}));
   objects.accounts.push_back(account("ml", {{"parent", "research"}}));
@@ -588,15 +578,9 @@ TEST(Snapshot, AccountLimitsReachTheCore) {
                        {"maxWallDurationPerJob", "1-00:00:00"},
                        {"grpTres", {{"gres/gpu", 16}, {"node", 3}, {"cpu", 64}}},
                        {"maxTresPerJob", {{"node", 8}, {"gres/gpu", 32}}}}}};
-  objects.accounts.push_back(ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                                    {"kind", "Account"},
-                                                    {"metadata", {{"name", "ml"}}},
-                                                    {"spec", spec}})));
+  objects.accounts.push_back(account("ml", spec));
   objects.accounts.push_back(
-      ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                             {"kind", "Account"},
-                             {"metadata", {{"name", "open"}}},
-                             {"spec", {{"limits", {{"maxWallDurationPerJob", "UNLIMITED"}}}}}})));
+      account("open", {{"limits", {{"maxWallDurationPerJob", "UNLIMITED"}}}}));
   const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
   ASSERT_EQ(index.snapshot.accounts.size(), 3U);
   const core::AssociationLimits& ml = index.snapshot.accounts[1].limits;
