@@ -43,6 +43,7 @@ AccountingPolicy::AccountingPolicy(const Snapshot& snapshot, const FairShareTree
 }
 
 std::optional<std::uint32_t> AccountingPolicy::qosIndex(const Job& job) const {
+  if (qosByName_.empty()) return std::nullopt;
   auto it = qosByName_.find(job.qos);
   if (it == qosByName_.end()) return std::nullopt;
   return it->second;
