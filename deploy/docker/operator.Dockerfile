@@ -6,7 +6,8 @@
 #   docker build -f deploy/docker/operator.Dockerfile -t kubeslurm/kubeslurm-operator:0.1.0 .
 #   (or: cmake --build build --target docker-images, where docker is installed)
 #
-# Not built in this repository's CI: the build machines have no Docker (docs/deploy.md).
+# Built and run by tests/integration/images_test.sh (label long; not in CI, whose machines have no
+# container engine): docs/deploy.md.
 
 ARG DEBIAN_IMAGE=debian:12
 
@@ -17,6 +18,7 @@ RUN apt-get update \
       build-essential cmake ninja-build pkg-config \
       libcpprest-dev libyaml-cpp-dev libssl-dev prometheus-cpp-dev libcivetweb-dev \
       nlohmann-json3-dev libspdlog-dev \
+      libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -33,6 +35,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates libcpprest2.10 libyaml-cpp0.7 libssl3 libprometheus-cpp-core1.0 \
       libprometheus-cpp-pull1.0 libcivetweb1 libspdlog1.10 libfmt9 libbrotli1 libstdc++6 \
+      libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libc-ares2 libre2-9 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/bin/kubeslurm-operator /usr/local/bin/kubeslurm-operator
 # 65532: "nonroot" by convention (distroless), the uid the chart runs the pod as.

@@ -8,7 +8,8 @@
 #
 # A pod can run it directly, or copy /opt/kubeslurm/bin into a shared emptyDir from an init
 # container (`cp -a /opt/kubeslurm/bin/. /kubeslurm/`) so that the user's own image gets the tools.
-# Not built in this repository's CI: the build machines have no Docker (docs/deploy.md).
+# Built and run by tests/integration/images_test.sh (label long; not in CI, whose machines have no
+# container engine): docs/deploy.md.
 
 ARG DEBIAN_IMAGE=debian:12
 
@@ -18,6 +19,7 @@ RUN apt-get update \
       build-essential cmake ninja-build pkg-config \
       libcpprest-dev libyaml-cpp-dev libssl-dev prometheus-cpp-dev libcivetweb-dev \
       nlohmann-json3-dev libspdlog-dev \
+      libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -35,6 +37,7 @@ FROM ${DEBIAN_IMAGE}-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates libcpprest2.10 libyaml-cpp0.7 libssl3 libbrotli1 libstdc++6 \
+      libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libc-ares2 libre2-9 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/bin/ /opt/kubeslurm/bin/
 ENV PATH=/opt/kubeslurm/bin:$PATH
