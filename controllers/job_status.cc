@@ -136,6 +136,12 @@ bool cancelRequested(const api::SlurmJobObject& job) {
   return cancel != nullptr && cancel->is_boolean() && cancel->get<bool>();
 }
 
+bool requeueRequested(const api::SlurmJobObject& job) {
+  const std::int64_t handled =
+      job.status ? job.status->requeuesHandled.value_or(0) : std::int64_t{0};
+  return job.requeueRequests.value_or(0) > handled;
+}
+
 GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api::Pod> pods,
                             const NodeHealth& nodes) {
   GangObservation gang;
@@ -233,7 +239,41 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     return d;
   };
 
+  // scontrol requeue|requeuehold (spec.requeueRequests above status.requeuesHandled), with
+  // slurmctld's checks in its order (Slurm 22.05 src/slurmctld/job_mgr.c _job_requeue_op): a
+  // job that may not be requeued is refused (ESLURM_DISABLED, "Requested operation is presently
+  // disabled"), then a pending one (ESLURM_JOB_PENDING, "Job is pending execution"). A running
+  // job, or a finished one (COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL, PREEMPTED...),
+  // goes back to the queue as its next attempt (restart_cnt++), through the same path as a
+  // node-failure requeue: REQUEUED until its pods are gone, then PENDING and planned again.
+  // Each count is handled once, refused or not, so a restarted operator does not repeat it.
+  auto handleRequeue = [&]() {
+    d.status.requeuesHandled = job.requeueRequests;
+    std::string refusal;
+    if (!job.request.requeue.value_or(true)) {
+      refusal =
+          "Requested operation is presently disabled (the job was submitted with --no-requeue)";
+    } else if (!slurm::isFinished(state) && state != slurm::JobState::kRunning) {
+      refusal = "Job is pending execution";
+    } else if (cancelRequested(job)) {
+      refusal = "spec.cancel is set: clear it to run the job again";
+    }
+    if (!refusal.empty()) {
+      return done(JobEvent{"Warning", "RequeueRefused", "requeue refused: " + refusal});
+    }
+    // A held job (requeuehold sets spec.hold with the request) waits for scontrol release;
+    // otherwise BeginTime, which squeue shows for a requeued job (batch_requeue_fini).
+    requeue(
+        d.status, before.restarts.value_or(0) + 1,
+        job.request.hold ? slurm::PendingReason::kJobHeldUser : slurm::PendingReason::kBeginTime);
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/false);
+    return done(JobEvent{"Normal", "Requeued",
+                         std::string("job requeued") + (job.request.hold ? " and held" : "") +
+                             " (scontrol requeue)"});
+  };
+
   if (slurm::isFinished(state)) {
+    if (requeueRequested(job)) return handleRequeue();
     // The job is over; ranks still running (ranks > 0 holding their nodes after the script,
     // or a gang whose deletes were lost) are stopped. The status is final.
     d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
@@ -250,6 +290,8 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
     return done(JobEvent{"Normal", "Cancelled", "job cancelled (scancel)"});
   }
+
+  if (requeueRequested(job)) return handleRequeue();
 
   if (!running && (gang.kubeletRejected || gang.nodeFailed)) {
     // The gang never ran: roll it back whole (invariant 1) and queue the job again without

@@ -104,6 +104,12 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
 // spec.cancel is true: scancel asked for the job to end (CANCELLED).
 bool cancelRequested(const api::SlurmJobObject& job);
 
+// spec.requeueRequests is above status.requeuesHandled: `scontrol requeue` asked for the job to
+// run again. decideStatus requeues a running or finished job (REQUEUED, restarts + 1, its pods
+// deleted with the grace period) or refuses as slurmctld does (a pending job, --no-requeue, and
+// a job whose spec.cancel is still set), and records the count as handled either way.
+bool requeueRequested(const api::SlurmJobObject& job);
+
 // A new job's first status: its id, PENDING with reason None (what squeue shows before the
 // first scheduling pass), attempt 0, submitted when the object was created (`created`, else
 // `now`).

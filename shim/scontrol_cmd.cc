@@ -1,8 +1,9 @@
 // `scontrol`: the hostlist entities of `show` exactly as Slurm 22.05's scontrol prints them
 // (stdout, stderr and exit code pinned by tests/integration/slurm_diff against the real
 // binary), scontrol's option parsing and keyword abbreviations, and its interactive mode; and
-// the commands the cluster answers: show job|partition|node (scontrol_show.h), hold, release
-// and update of jobs (JSON merge patches of the SlurmJob's spec, which the operator acts on).
+// the commands the cluster answers: show job|partition|node (scontrol_show.h), hold, release,
+// requeue, requeuehold and update of jobs (JSON merge patches of the SlurmJob's spec, which the
+// operator acts on).
 // Only those connect, on first use. Other controller commands say they are not available.
 #include <algorithm>
 #include <cctype>
@@ -86,6 +87,7 @@ enum class Action {
   kRelease,
   kUpdate,
   kRequeue,
+  kRequeueHold,
   kNeedsCluster,  // talks to slurmctld or slurmdbd
   kLocalOnly,     // works on a Slurm host without a controller; not offered by kubeslurm yet
 };
@@ -122,7 +124,7 @@ const std::vector<TopCommand>& topCommands() {
       {{"reboot_nodes", 3}, Action::kNeedsCluster},
       {{"reconfigure", 3}, Action::kNeedsCluster},
       {{"requeue", 3}, Action::kRequeue},
-      {{"requeuehold", 11, true}, Action::kRequeue},
+      {{"requeuehold", 11, true}, Action::kRequeueHold},
       {{"hold", 4, true}, Action::kHold},
       {{"holdu", 5, true}, Action::kHold},
       {{"uhold", 5, true}, Action::kHold},
@@ -489,9 +491,8 @@ class Scontrol {
         update(argv);
         return;
       case Action::kRequeue:
-        exitCode_ = 1;
-        io_.err << "scontrol: error: " << command->keyword.name
-                << " is not supported by kubeslurm yet\n";
+      case Action::kRequeueHold:
+        requeue(argv, command->action == Action::kRequeueHold);
         return;
       case Action::kNeedsCluster:
         exitCode_ = 1;
@@ -838,6 +839,225 @@ class Scontrol {
       pos = comma + 1;
     }
     return out;
+  }
+
+  // ---- requeue, requeuehold (Slurm 22.05 src/scontrol/scontrol.c and update_job.c:
+  // parse_requeue_flags, scontrol_requeue, scontrol_requeue_hold; the checks are slurmctld's,
+  // src/slurmctld/job_mgr.c _job_requeue_op, with slurm_errno.c's texts) ----
+
+  struct RequeueFlags {
+    bool incomplete = false;   // only jobs that have not finished
+    bool specialExit = false;  // State=SpecialExit: JOB_SPECIAL_EXIT, not modelled
+  };
+
+  // parse_requeue_flags: "Incomplete" may be shortened to any prefix; "State=" takes
+  // "SpecialExit" or "SE", compared on their own lengths, so anything after them is ignored.
+  static bool parseRequeueFlag(const std::string& word, RequeueFlags& flags) {
+    if (keywordMatches(word, "incomplete", word.size())) {
+      flags.incomplete = true;
+      return true;
+    }
+    if (!keywordMatches(word, "state=", 6)) return false;
+    const std::string value = word.substr(6);
+    if (keywordMatches(value, "specialexit", 11) || keywordMatches(value, "se", 2)) {
+      flags.specialExit = true;
+      return true;
+    }
+    return false;
+  }
+
+  void requeue(const std::vector<std::string>& argv, bool hold) {
+    if (argv.size() < 2) {
+      exitCode_ = 1;
+      if (quiet_ != 1) io_.err << "too few arguments for keyword:" << argv[0] << "\n";
+      return;
+    }
+    RequeueFlags flags;
+    std::size_t first = 1;
+    while (first < argv.size() && parseRequeueFlag(argv[first], flags)) ++first;
+    if (first == argv.size()) return;  // flags and no job: scontrol does nothing
+    if (flags.specialExit) {
+      exitCode_ = 1;
+      io_.err << "scontrol: error: State=SpecialExit is not supported by kubeslurm\n";
+      return;
+    }
+    std::optional<std::vector<api::SlurmJobObject>> jobs;
+    for (std::size_t i = first; i < argv.size(); ++i) {
+      std::string_view word = argv[i];
+      // scontrol_requeue takes "JobId=" and "Job=" before the list; scontrol_requeue_hold
+      // does not.
+      if (!hold) {
+        if (keywordMatches(word, "jobid=", 6)) {
+          word.remove_prefix(6);
+        } else if (keywordMatches(word, "job=", 4)) {
+          word.remove_prefix(4);
+        }
+      }
+      if (word.empty()) continue;  // "JobId=" alone names no job: nothing to do
+      if (!looksLikeJobIds(word)) {
+        exitCode_ = 1;
+        if (quiet_ != 1) io_.err << "Invalid job id specified for job " << word << "\n";
+        continue;
+      }
+      if (!jobs) {
+        jobs = loadJobs();
+        if (!jobs) return;
+      }
+      for (const std::string& id : splitComma(std::string(word))) {
+        if (!requeueJob(*jobs, id, flags, hold)) return;
+      }
+    }
+  }
+
+  // update_job.c _is_job_id: digits, one '_' and one '+' per id, bracketed ranges, ',' lists.
+  static bool looksLikeJobIds(std::string_view text) {
+    bool plus = false;
+    bool under = false;
+    int brackets = 0;
+    for (const char c : text) {
+      if (c == '+') {
+        if (plus) return false;
+        plus = true;
+      } else if (c == '_') {
+        if (under) return false;
+        under = true;
+      } else if (c == '[') {
+        ++brackets;
+      } else if (c == ']') {
+        --brackets;
+      } else if (c == '-') {
+        if (brackets == 0 && !under) return false;
+      } else if (c == ',' || c == ' ') {
+        if (brackets == 0) plus = under = false;
+      } else if (c < '0' || c > '9') {
+        return false;
+      }
+    }
+    return brackets == 0;
+  }
+
+  // slurmctld's refusal of one record, in _job_requeue_op's order; "" when it may be
+  // requeued. `skip`: the Incomplete flag and a job that is not running (success, no change).
+  static std::string requeueRefusal(const api::SlurmJobObject& job, const RequeueFlags& flags,
+                                    bool& skip) {
+    const slurm::JobState state = stateOf(job);
+    skip = flags.incomplete && state != slurm::JobState::kRunning &&
+           state != slurm::JobState::kSuspended;
+    if (skip) return {};
+    if (!job.request.requeue.value_or(true)) return "Requested operation is presently disabled";
+    if (state == slurm::JobState::kPending || state == slurm::JobState::kRequeued) {
+      return "Job is pending execution";
+    }
+    return {};
+  }
+
+  // The id of a record as slurmctld names an array task in its answers ("6_2").
+  static std::string recordId(const api::SlurmJobObject& job) {
+    const api::SlurmJobStatus& s = *job.status;
+    if (s.arrayJobId && s.arrayTaskId) {
+      return std::to_string(*s.arrayJobId) + "_" + std::to_string(*s.arrayTaskId);
+    }
+    return std::to_string(s.jobId.value_or(0));
+  }
+
+  // One id: every record it names (an array's tasks; the array's own object stands for tasks
+  // not yet created) is checked, and each one that may be requeued gets spec.requeueRequests
+  // + 1 (with spec.hold for requeuehold, and spec.cancel cleared, or the operator would cancel
+  // the next run at once). Errors as scontrol_requeue prints them: "<error> for job <id>" for a
+  // single record, "<task>: <error>" per record of an array. False: stop (API error).
+  bool requeueJob(const std::vector<api::SlurmJobObject>& jobs, const std::string& idText,
+                  const RequeueFlags& flags, bool hold) {
+    const auto id = parseId(idText);
+    if (!id) {
+      exitCode_ = 1;
+      io_.err << "scontrol: error: Invalid job id: " << idText << "\n";
+      return true;
+    }
+    std::vector<const api::SlurmJobObject*> records = findJobs(jobs, id->first, id->second);
+    if (records.size() > 1) {
+      std::erase_if(records, [](const api::SlurmJobObject* job) { return isArrayParent(*job); });
+    }
+    if (records.empty()) {
+      exitCode_ = 1;
+      if (quiet_ != 1) io_.err << "Invalid job id specified for job " << idText << "\n";
+      return true;
+    }
+    for (const api::SlurmJobObject* job : records) {
+      bool skip = false;
+      const std::string refusal = requeueRefusal(*job, flags, skip);
+      if (skip) continue;
+      if (!refusal.empty()) {
+        exitCode_ = 1;
+        if (quiet_ == 1) continue;
+        if (records.size() == 1) {
+          io_.err << refusal << " for job " << idText << "\n";
+        } else {
+          io_.err << recordId(*job) << ": " << refusal << "\n";
+        }
+        continue;
+      }
+      if (!addRequeueRequest(*job, hold)) return false;
+    }
+    return true;
+  }
+
+  // spec.requeueRequests + 1 as a merge patch that carries the resourceVersion it was read
+  // at: two concurrent requeues must not both write the same count (the API server answers
+  // 409 to a stale one, and the count is read again).
+  bool addRequeueRequest(const api::SlurmJobObject& listed, bool hold) {
+    ClusterSession* s = session();
+    kube::Json object = listed.raw;
+    constexpr int kAttempts = 5;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      auto current = api::decodeSlurmJob(object);
+      if (!current.isOk()) {
+        exitCode_ = 1;
+        io_.err << "scontrol: error: " << current.status().message() << "\n";
+        return true;
+      }
+      kube::Json spec = {{"requeueRequests", current->requeueRequests.value_or(0) + 1}};
+      if (hold) spec["hold"] = true;
+      if (const kube::Json* cancel = specField(object, "cancel"); cancel != nullptr) {
+        spec["cancel"] = nullptr;
+      }
+      kube::Json body = {{"spec", spec}};
+      if (const std::string version = resourceVersionOf(object); !version.empty()) {
+        body["metadata"] = {{"resourceVersion", version}};
+      }
+      auto patched =
+          s->writer->patch(kube::resources::slurmJobs(), listed.namespaceName, listed.name, body);
+      if (patched.isOk()) return true;
+      if (patched.status().code() != StatusCode::kAborted) {
+        apiError("slurm_requeue error", patched.status());
+        return false;
+      }
+      auto fresh = s->reader->get(kube::resources::slurmJobs(), listed.namespaceName, listed.name);
+      if (!fresh.isOk()) {
+        apiError("slurm_requeue error", fresh.status());
+        return false;
+      }
+      object = std::move(fresh).value();
+    }
+    apiError("slurm_requeue error",
+             Status(StatusCode::kAborted, "the job kept changing; try again"));
+    return false;
+  }
+
+  static const kube::Json* specField(const kube::Json& object, const std::string& key) {
+    if (!object.is_object()) return nullptr;
+    const auto spec = object.find("spec");
+    if (spec == object.end() || !spec->is_object()) return nullptr;
+    const auto field = spec->find(key);
+    return field == spec->end() || field->is_null() ? nullptr : &*field;
+  }
+
+  static std::string resourceVersionOf(const kube::Json& object) {
+    if (!object.is_object()) return {};
+    const auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object()) return {};
+    const auto version = meta->find("resourceVersion");
+    return version != meta->end() && version->is_string() ? version->get<std::string>()
+                                                          : std::string();
   }
 
   // update_job.c: Tag=Value words, each tag shortened to at least its minimum length.

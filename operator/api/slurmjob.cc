@@ -181,6 +181,7 @@ json encodeStatus(const SlurmJobStatus& s) {
   if (s.arrayJobId) status["arrayJobId"] = *s.arrayJobId;
   if (s.arrayTaskId) status["arrayTaskId"] = *s.arrayTaskId;
   if (s.priority) status["priority"] = *s.priority;
+  if (s.requeuesHandled) status["requeuesHandled"] = *s.requeuesHandled;
   return status;
 }
 
@@ -465,6 +466,7 @@ SlurmJobStatus decodeStatus(const json& status) {
   s.arrayJobId = integer("arrayJobId");
   s.arrayTaskId = integer("arrayTaskId");
   s.priority = integer("priority");
+  s.requeuesHandled = integer("requeuesHandled");
   return s;
 }
 
@@ -479,6 +481,7 @@ json freshSpec(const SlurmJobObject& job) {
   spec["script"] = job.script;
   if (!job.scriptPath.empty()) spec["scriptPath"] = job.scriptPath;
   if (!job.scriptArgs.empty()) spec["scriptArgs"] = job.scriptArgs;
+  if (job.requeueRequests) spec["requeueRequests"] = *job.requeueRequests;
   return spec;
 }
 
@@ -491,25 +494,27 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
   job.script = in.text("script");
   job.scriptPath = in.text("scriptPath");
   job.scriptArgs = in.strings(spec, "scriptArgs", "scriptArgs");
+  job.requeueRequests = in.integer("requeueRequests", 0, INT64_MAX);
   return in.status();
 }
 
 // Every spec and status member the codec reads or writes; the rest of the object is the user's
 // (or another controller's) and passes through untouched.
-constexpr std::array<const char*, 49> kSpecKeys = {
-    "jobName",      "user",      "partition",     "account",       "qos",           "timeLimit",
-    "timeMin",      "array",     "dependency",    "requeue",       "nice",          "priority",
-    "begin",        "deadline",  "signal",        "hold",          "comment",       "mailType",
-    "mailUser",     "nodes",     "maxNodes",      "ntasks",        "ntasksPerNode", "cpusPerTask",
-    "gres",         "gpus",      "gpusPerNode",   "gpusPerTask",   "memory",        "memoryPerCpu",
-    "memoryPerGpu", "exclusive", "exclusiveMode", "oversubscribe", "nodeList",      "exclude",
-    "constraint",   "switches",  "output",        "error",         "input",         "workDir",
-    "export",       "openMode",  "container",     "script",        "scriptPath",    "scriptArgs",
-    "cancel"};
-constexpr std::array<const char*, 15> kStatusKeys = {
-    "jobId",    "state",      "stateCode",  "reason",      "reasonDetail",
-    "nodeList", "submitTime", "startTime",  "endTime",     "estimatedStart",
-    "exitCode", "restarts",   "arrayJobId", "arrayTaskId", "priority"};
+constexpr std::array<const char*, 50> kSpecKeys = {
+    "jobName",      "user",        "partition",     "account",       "qos",
+    "timeLimit",    "timeMin",     "array",         "dependency",    "requeue",
+    "nice",         "priority",    "begin",         "deadline",      "signal",
+    "hold",         "comment",     "mailType",      "mailUser",      "nodes",
+    "maxNodes",     "ntasks",      "ntasksPerNode", "cpusPerTask",   "gres",
+    "gpus",         "gpusPerNode", "gpusPerTask",   "memory",        "memoryPerCpu",
+    "memoryPerGpu", "exclusive",   "exclusiveMode", "oversubscribe", "nodeList",
+    "exclude",      "constraint",  "switches",      "output",        "error",
+    "input",        "workDir",     "export",        "openMode",      "container",
+    "script",       "scriptPath",  "scriptArgs",    "cancel",        "requeueRequests"};
+constexpr std::array<const char*, 16> kStatusKeys = {
+    "jobId",      "state",       "stateCode", "reason",         "reasonDetail", "nodeList",
+    "submitTime", "startTime",   "endTime",   "estimatedStart", "exitCode",     "restarts",
+    "arrayJobId", "arrayTaskId", "priority",  "requeuesHandled"};
 
 // Writes `fresh`'s members named in `keys` over `base` (a key `fresh` lacks is removed), then
 // puts back each of `base`'s own members whose return leaves the decoded value unchanged, so
@@ -586,7 +591,7 @@ bool operator==(const SlurmJobObject& a, const SlurmJobObject& b) {
   return a.name == b.name && a.generateName == b.generateName &&
          a.namespaceName == b.namespaceName && a.user == b.user && a.request == b.request &&
          a.script == b.script && a.scriptPath == b.scriptPath && a.scriptArgs == b.scriptArgs &&
-         a.status == b.status;
+         a.requeueRequests == b.requeueRequests && a.status == b.status;
 }
 
 nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {

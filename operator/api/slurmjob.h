@@ -55,6 +55,9 @@ struct SlurmJobStatus {
   std::optional<std::int64_t> arrayJobId;
   std::optional<std::int64_t> arrayTaskId;
   std::optional<std::int64_t> priority;
+  // The spec.requeueRequests count the operator last acted on (requeued the job, or refused
+  // as slurmctld would): a larger spec count is a request still to handle.
+  std::optional<std::int64_t> requeuesHandled;
   friend bool operator==(const SlurmJobStatus&, const SlurmJobStatus&) = default;
 };
 
@@ -67,6 +70,10 @@ struct SlurmJobObject {
   std::string script;
   std::string scriptPath;
   std::vector<std::string> scriptArgs;
+  // spec.requeueRequests: how many times `scontrol requeue|requeuehold` asked for the job to
+  // go back to the queue. An event, not a state, so a count: the operator acts on each one
+  // above status.requeuesHandled once.
+  std::optional<std::int64_t> requeueRequests;
   std::optional<SlurmJobStatus> status;
   nlohmann::json raw = nlohmann::json::object();  // the object as decoded; {} for a new one
   // The job's content: every field but `raw`.

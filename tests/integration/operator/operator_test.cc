@@ -671,6 +671,56 @@ TEST_F(OperatorIT, NodeFailureRequeuesTheJobOntoOtherNodesAndScancelEndsIt) {
   EXPECT_EQ(job(name)["status"].value("exitCode", ""), "0:15");
 }
 
+// scontrol requeue on a running job (docs/cli.md: spec.requeueRequests + 1; Slurm 22.05
+// src/slurmctld/job_mgr.c _job_requeue_op): the ranks are stopped, the job goes back to the
+// queue with restarts 1 and the same job id (REQUEUED, then PENDING once its pods are gone),
+// runs again as attempt 1 and completes. The request is handled once (status.requeuesHandled).
+TEST_F(OperatorIT, RequeueRequestStopsARunningJobAndRunsItAgain) {
+  const std::string name = submit("again", R"(  nodes: 2
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 8
+)");
+  ASSERT_FALSE(name.empty());
+  ASSERT_TRUE(reaches(name, "RUNNING", 60s));
+  const std::int64_t jobId = job(name)["status"].value("jobId", std::int64_t{0});
+  ASSERT_GT(jobId, 0);
+  ASSERT_EQ(kubectl("-n " + ns_ + " patch sj " + name +
+                    " --type merge -p '{\"spec\":{\"requeueRequests\":1}}'")
+                .exitCode,
+            0);
+
+  // Back in the queue as attempt 1, then running again on attempt-1 pods only.
+  std::set<std::string> seen;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const json j = job(name);
+        if (!j.is_object() || !j.contains("status")) return false;
+        const std::string state = j["status"].value("state", "");
+        const std::int64_t restarts = j["status"].value("restarts", std::int64_t{0});
+        if (restarts == 1) seen.insert(state);
+        return restarts == 1 && state == "RUNNING";
+      },
+      90s))
+      << job(name).dump();
+  EXPECT_TRUE(seen.contains("REQUEUED") || seen.contains("PENDING"))
+      << "states seen with restarts 1: " << ::testing::PrintToString(seen);
+  for (const json& pod : rankPods(name)) {
+    if (pod["metadata"].contains("deletionTimestamp")) continue;
+    EXPECT_EQ(pod["metadata"]["labels"].value("kubeslurm.io/attempt", ""), "1") << pod.dump();
+  }
+  const std::vector<std::string> reasons = events(name);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "Requeued"), reasons.end());
+
+  ASSERT_TRUE(reaches(name, "COMPLETED", 60s));
+  const json done = job(name);
+  EXPECT_EQ(done["status"].value("jobId", std::int64_t{0}), jobId);
+  EXPECT_EQ(done["status"].value("restarts", std::int64_t{0}), 1);
+  EXPECT_EQ(done["status"].value("requeuesHandled", std::int64_t{0}), 1);
+  EXPECT_EQ(done["status"].value("exitCode", ""), "0:0");
+}
+
 // sbatch --array=0-3%2 (reference "Job arrays"): every task is a SlurmJob of its own, owned by
 // the array's, with a job id of its own and SLURM_ARRAY_* in its ranks; at most 2 run at once,
 // the others waiting with reason JobArrayTaskLimit; the array's object sums them up and ends

@@ -174,6 +174,36 @@ TEST(SlurmJobRoundTrip, ChangedSpecFieldIsRewrittenAndClearedOneRemoved) {
   EXPECT_EQ(out["spec"]["rendezvous"], in["spec"]["rendezvous"]);
 }
 
+// scontrol requeue's counter and the operator's record of the requests it handled: both ways,
+// absent when unset, and a status write keeps the spec's count (it is the CLI's).
+TEST(SlurmJobCodec, RequeueRequestsAndRequeuesHandled) {
+  SlurmJobObject job = richJob();
+  EXPECT_FALSE(encodeSlurmJob(job)["spec"].contains("requeueRequests"));
+  EXPECT_FALSE(encodeSlurmJob(job)["status"].contains("requeuesHandled"));
+  job.requeueRequests = 2;
+  job.status->requeuesHandled = 1;
+  const json object = encodeSlurmJob(job);
+  EXPECT_EQ(object["spec"]["requeueRequests"], 2);
+  EXPECT_EQ(object["status"]["requeuesHandled"], 1);
+  StatusOr<SlurmJobObject> decoded = decodeSlurmJob(object);
+  ASSERT_TRUE(decoded.isOk()) << decoded.status().toString();
+  EXPECT_EQ(*decoded, job);
+  EXPECT_EQ(decoded->requeueRequests, 2);
+  EXPECT_EQ(decoded->status->requeuesHandled, 1);
+
+  SlurmJobObject written = *decoded;
+  written.status->requeuesHandled = 2;
+  EXPECT_EQ(changedPaths(object, encodeSlurmJob(written)),
+            (std::vector<std::string>{"/status/requeuesHandled"}));
+
+  json negative = object;
+  negative["spec"]["requeueRequests"] = -1;
+  EXPECT_EQ(decodeSlurmJob(negative).status().message(), "spec.requeueRequests: out of range");
+  negative["spec"]["requeueRequests"] = "1";
+  EXPECT_EQ(decodeSlurmJob(negative).status().message(),
+            "spec.requeueRequests: must be an integer");
+}
+
 TEST(SlurmJobRoundTrip, WrongTypesAreErrorsNotExceptions) {
   EXPECT_FALSE(decodeSlurmJob(json::parse(R"({"apiVersion": 1, "kind": "SlurmJob"})")).isOk());
   EXPECT_EQ(decodeSlurmJob(json::parse(R"({"apiVersion": "kubeslurm.io/v1alpha1",

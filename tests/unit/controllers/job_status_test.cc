@@ -470,5 +470,161 @@ TEST(DecideStatus, AFinishedJobOnlyStopsWhatStillRuns) {
   EXPECT_EQ(d.deletePods, (std::vector<std::string>{"train-x7k2p-1", "train-x7k2p-3"}));
 }
 
+// scontrol requeue (spec.requeueRequests above status.requeuesHandled) on a running job:
+// slurmctld's _job_requeue_op (Slurm 22.05 src/slurmctld/job_mgr.c) counts a restart and
+// deallocates the nodes; here the job is REQUEUED as its next attempt, as a node-failure
+// requeue, its ranks are stopped with KillWait, and PENDING once they are gone.
+TEST(DecideStatus, RequeueRequestSendsARunningJobBackToTheQueue) {
+  const api::SlurmJobObject job =
+      slurmJob("RUNNING", {{"requeueRequests", 1}},
+               {{"startTime", api::formatTimestamp(kStart)}, {"nodeList", "train-x7k2p-[0-3]"}});
+  ASSERT_TRUE(requeueRequested(job));
+  const std::vector<api::Pod> pods = gang({"Running", "Running", "Running", "Running"});
+  JobStatusPolicy policy;
+  policy.gracePeriodSeconds = 30;
+  const StatusDecision d = decide(job, pods, kNow, policy);
+  EXPECT_TRUE(d.changed);
+  EXPECT_EQ(d.status.state, "REQUEUED");
+  EXPECT_EQ(d.status.stateCode, "RQ");
+  EXPECT_EQ(d.status.restarts, 1);
+  EXPECT_EQ(d.status.requeuesHandled, 1);
+  // batch_requeue_fini pushes the begin time: squeue shows (BeginTime).
+  EXPECT_EQ(d.status.reason, "BeginTime");
+  EXPECT_FALSE(d.status.startTime.has_value());
+  EXPECT_FALSE(d.status.endTime.has_value());
+  EXPECT_TRUE(d.status.nodeList.empty());
+  EXPECT_EQ(d.deletePods.size(), 4U);
+  EXPECT_EQ(d.gracePeriodSeconds, 30);  // SIGTERM, then SIGKILL after KillWait, as scancel
+  ASSERT_TRUE(d.event.has_value());
+  EXPECT_EQ(d.event->reason, "Requeued");
+
+  // Handled once: observed again with the old pods still terminating, nothing more happens.
+  api::SlurmJobObject requeued = job;
+  requeued.status = d.status;
+  EXPECT_FALSE(requeueRequested(requeued));
+  const StatusDecision again = decide(requeued, markDeleting(pods));
+  EXPECT_FALSE(again.changed);
+  EXPECT_TRUE(again.deletePods.empty());
+  expectIdempotent(job, d, pods);
+  // The old attempt gone: PENDING, planned again; its next gang runs as attempt 1.
+  const StatusDecision later = decide(requeued, {});
+  EXPECT_EQ(later.status.state, "PENDING");
+  EXPECT_EQ(later.status.restarts, 1);
+  requeued.status = later.status;
+  requeued.status->state = "RUNNING";
+  const StatusDecision rerun =
+      decide(requeued, gang({"Running", "Running", "Running", "Running"}, 1));
+  EXPECT_EQ(rerun.status.state, "RUNNING");
+  EXPECT_EQ(rerun.status.restarts, 1);
+
+  // A second request (the count raised again) requeues once more.
+  api::SlurmJobObject twice = slurmJob(
+      "RUNNING", {{"requeueRequests", 2}},
+      {{"startTime", api::formatTimestamp(kStart)}, {"restarts", 1}, {"requeuesHandled", 1}});
+  const StatusDecision second =
+      decide(twice, gang({"Running", "Running", "Running", "Running"}, 1));
+  EXPECT_EQ(second.status.state, "REQUEUED");
+  EXPECT_EQ(second.status.restarts, 2);
+  EXPECT_EQ(second.status.requeuesHandled, 2);
+}
+
+// "Requeue a running, suspended or finished Slurm batch job into pending state" (scontrol.1):
+// every finished state, the exit code of the last run kept until the next one ends.
+TEST(DecideStatus, RequeueRequestRunsAFinishedJobAgain) {
+  for (const std::string state :
+       {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY"}) {
+    SCOPED_TRACE(state);
+    const api::SlurmJobObject job =
+        slurmJob(state, {{"requeueRequests", 1}},
+                 {{"exitCode", "3:0"}, {"endTime", api::formatTimestamp(kStart + 100)}});
+    // Finished ranks kept for their logs hold the names of the next attempt's ranks.
+    RankSpec done;
+    done.rank = 1;
+    done.node = "gpu-2";
+    done.phase = "Succeeded";
+    const std::vector<api::Pod> pods = {failedRank(0, 3), rankPod(done)};
+    const StatusDecision d = decide(job, pods);
+    EXPECT_EQ(d.status.state, "REQUEUED");
+    EXPECT_EQ(d.status.restarts, 1);
+    EXPECT_EQ(d.status.requeuesHandled, 1);
+    EXPECT_FALSE(d.status.endTime.has_value());
+    EXPECT_EQ(d.status.exitCode, "3:0");
+    EXPECT_EQ(d.deletePods.size(), 2U);
+    expectIdempotent(job, d, pods);
+  }
+}
+
+// requeuehold: the CLI sets spec.hold with the request; the job waits as JobHeldUser
+// (_job_requeue_op: WAIT_HELD_USER, priority 0) until scontrol release.
+TEST(DecideStatus, RequeueHoldLeavesTheJobHeld) {
+  const api::SlurmJobObject job = slurmJob("RUNNING", {{"requeueRequests", 1}, {"hold", true}},
+                                           {{"startTime", api::formatTimestamp(kStart)}});
+  const StatusDecision d = decide(job, gang({"Running", "Running", "Running", "Running"}));
+  EXPECT_EQ(d.status.state, "REQUEUED");
+  EXPECT_EQ(d.status.reason, "JobHeldUser");
+  EXPECT_EQ(d.status.restarts, 1);
+  ASSERT_TRUE(d.event.has_value());
+  EXPECT_EQ(d.event->message, "job requeued and held (scontrol requeue)");
+}
+
+// _job_requeue_op's refusals, in its order: a job that may not be requeued
+// (ESLURM_DISABLED, whatever its state), then a pending one (ESLURM_JOB_PENDING). A refused
+// request is handled too: it never fires later.
+TEST(DecideStatus, RequeueRequestRefusals) {
+  struct Case {
+    std::string state;
+    Json spec;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"RUNNING", {{"requeue", false}}, "Requested operation is presently disabled"},
+      {"COMPLETED", {{"requeue", false}}, "Requested operation is presently disabled"},
+      {"PENDING", {{"requeue", false}}, "Requested operation is presently disabled"},
+      {"PENDING", Json::object(), "Job is pending execution"},
+      {"REQUEUED", Json::object(), "Job is pending execution"},
+      // spec.cancel left set (the CLI clears it): the next run would be cancelled at once.
+      {"CANCELLED", {{"cancel", true}}, "spec.cancel is set"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.state + " " + c.spec.dump());
+    Json spec = c.spec;
+    spec["requeueRequests"] = 3;
+    const api::SlurmJobObject job =
+        slurmJob(c.state, spec,
+                 {{"requeuesHandled", 2},
+                  {"reason", c.state == "RUNNING" ? "None" : "Priority"},
+                  {"startTime", api::formatTimestamp(kStart)},
+                  {"nodeList", "train-x7k2p-[0-3]"}});
+    // A running job's ranks run; the others have none (a REQUEUED job's are gone).
+    const std::vector<api::Pod> pods = c.state == "RUNNING"
+                                           ? gang({"Running", "Running", "Running", "Running"})
+                                           : std::vector<api::Pod>{};
+    const StatusDecision d = decide(job, pods);
+    EXPECT_TRUE(d.changed);
+    EXPECT_EQ(d.status.state, c.state);
+    EXPECT_EQ(d.status.restarts, 0);
+    EXPECT_EQ(d.status.requeuesHandled, 3);
+    EXPECT_TRUE(d.deletePods.empty());
+    ASSERT_TRUE(d.event.has_value());
+    EXPECT_EQ(d.event->type, "Warning");
+    EXPECT_EQ(d.event->reason, "RequeueRefused");
+    EXPECT_NE(d.event->message.find(c.message), std::string::npos) << d.event->message;
+    api::SlurmJobObject refused = job;
+    refused.status = d.status;
+    EXPECT_FALSE(requeueRequested(refused));
+    if (c.state != "REQUEUED") expectIdempotent(job, d, pods);  // REQUEUED moves on to PENDING
+  }
+}
+
+// scancel and a requeue request both pending on a running job: the cancel is taken (its
+// request is older: the CLI's requeue clears spec.cancel), and the requeue is then refused.
+TEST(DecideStatus, CancelBeatsARequeueRequestOnARunningJob) {
+  const api::SlurmJobObject job = slurmJob("RUNNING", {{"cancel", true}, {"requeueRequests", 1}},
+                                           {{"startTime", api::formatTimestamp(kStart)}});
+  const StatusDecision d = decide(job, gang({"Running", "Running", "Running", "Running"}));
+  EXPECT_EQ(d.status.state, "CANCELLED");
+  EXPECT_FALSE(d.status.requeuesHandled.has_value());
+}
+
 }  // namespace
 }  // namespace kubeslurm::controllers
