@@ -27,6 +27,7 @@ const std::vector<Command>& commands() {
        "show job|partition|node|hostnames|hostlist, hold, release, update"},
       {"sprio", runSprio, "pending jobs' priority factors (from the operator's query API)"},
       {"sshare", runSshare, "the fair-share tree (from the operator's query API)"},
+      {"sdiag", runSdiag, "the scheduler's statistics (from the operator's query API)"},
       {"plan", runPlan, "what-if: what the scheduler would do with a scenario file"},
       {"simulate", runSimulate, "replay a workload trace (SWF, Alibaba) through the scheduler"},
       {"completion", runCompletion, "bash completion: source <(kubeslurm completion bash)"},

@@ -16,6 +16,7 @@ int runSinfo(const std::vector<std::string>& args, CliIo& io);
 int runSacct(const std::vector<std::string>& args, CliIo& io);
 int runSprio(const std::vector<std::string>& args, CliIo& io);
 int runSshare(const std::vector<std::string>& args, CliIo& io);
+int runSdiag(const std::vector<std::string>& args, CliIo& io);
 int runPlan(const std::vector<std::string>& args, CliIo& io);
 int runSimulate(const std::vector<std::string>& args, CliIo& io);
 int runCompletion(const std::vector<std::string>& args, CliIo& io);

@@ -69,20 +69,21 @@ _kubeslurm_complete() {
   local options=""
   case $cmd in
     sbatch) options=$_kubeslurm_sbatch_options ;;
-    squeue) options="--account --all-namespaces --array --format --Format --jobs --long --name --noheader --partition --qos --sort --start --states --user --scheduler" ;;
+    squeue) options="--account --all-namespaces --array --format --Format --iterate --jobs --long --me --name --nodelist --noheader --partition --qos --sort --start --states --user --version --scheduler" ;;
     scancel) options="--account --batch --full --interactive --name --partition --qos --quiet --signal --state --user --verbose" ;;
     sinfo) options="--all --dead --exact --format --long --Node --noheader --partition --responding --list-reasons --summarize --states --sort" ;;
     sacct) options="--allocations --allusers --accounts --brief --endtime --format --jobs --long --name --noheader --parsable --parsable2 --partition --starttime --state --user" ;;
     sprio) options="--format --jobs --long --norm --noheader --partition --sort --user --weights --scheduler --scheduler-ca --scheduler-server-name" ;;
     sshare) options="--accounts --all --format --long --noheader --parsable --parsable2 --users --Users --scheduler --scheduler-ca --scheduler-server-name" ;;
+    sdiag) options="--all --reset --sort-by-id --sort-by-time --sort-by-time2 --usage --version --scheduler --scheduler-ca --scheduler-server-name" ;;
     scontrol)
       if [[ $cur != -* ]]; then
         local sub=${COMP_WORDS[first]:-}
         if ((COMP_CWORD == first)); then
-          mapfile -t COMPREPLY < <(compgen -W "show hold release requeue update version help" -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -W "show hold release requeue requeuehold update version help" -- "$cur")
         elif [[ $sub == show && COMP_CWORD -eq $((first + 1)) ]]; then
           mapfile -t COMPREPLY < <(compgen -W "job partition node hostnames hostlist hostlistsorted" -- "$cur")
-        elif [[ $sub == show && ${COMP_WORDS[first+1]} == job ]] || [[ $sub == hold || $sub == release || $sub == requeue ]]; then
+        elif [[ $sub == show && ${COMP_WORDS[first+1]} == job ]] || [[ $sub == hold || $sub == release || $sub == requeue || $sub == requeuehold ]]; then
           mapfile -t COMPREPLY < <(compgen -W "$(_kubeslurm_jobs)" -- "$cur")
         elif [[ $sub == show && ${COMP_WORDS[first+1]} == partition ]]; then
           mapfile -t COMPREPLY < <(compgen -W "$(_kubeslurm_partitions)" -- "$cur")
@@ -125,7 +126,7 @@ int runCompletion(const std::vector<std::string>& args, CliIo& io) {
   io.out << "'\n";
   io.out << "_kubeslurm_sbatch_options='" << sbatchOptions() << "'\n";
   io.out << "complete -F _kubeslurm_complete kubeslurm sbatch squeue scancel sinfo sacct scontrol "
-            "sprio sshare\n";
+            "sprio sshare sdiag\n";
   return 0;
 }
 

@@ -1,9 +1,14 @@
 // `squeue`: lists the SlurmJobs (and the Partitions, for the default partition and time
 // limits) and prints them through squeue_format.h. Our flags are in kube_access.h; squeue's
 // own -A is --accounts, so "every namespace" is --all-namespaces only.
+#include "shim/squeue_cmd.h"
+
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <ostream>
+#include <thread>
+#include <tuple>
 
 #include "operator/api/kubeslurm_types.h"
 #include "operator/api/slurmjob.h"
@@ -48,10 +53,41 @@ void addSchedNodes(const ClusterSession& session, const SchedulerFlags& flags,
   }
 }
 
+// One listing, as squeue.c _print_job does it; returns the exit code of this listing.
+int listOnce(const ClusterSession& session, const SchedulerFlags& schedulerFlags,
+             const QueryConnector& queries, const SqueueOptions& options, SqueueContext context,
+             CliIo& io) {
+  auto jobs = kube::listAll(*session.reader, kube::resources::slurmJobs(), session.namespaceName,
+                            kube::ListOptions{});
+  if (!jobs.isOk()) {
+    io.out << squeueDateLine(options, context);
+    // What squeue says when it cannot reach slurmctld, then the cause.
+    if (jobs.status().code() == StatusCode::kUnavailable) {
+      io.err << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+    }
+    io.err << "squeue: error: " << jobs.status().message() << "\n";
+    return 1;
+  }
+  // Partitions only refine the output (default partition, default time limits): a user who may
+  // not list them still gets the jobs.
+  auto partitions =
+      kube::listAll(*session.reader, kube::resources::partitions(), "", kube::ListOptions{});
+  if (partitions.isOk()) addPartitions(*partitions, context);
+
+  std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
+  if (queries && wantsSchedNodes(options)) {
+    addSchedNodes(session, schedulerFlags, queries, io, context);
+  }
+  const SqueueOutput output = formatSqueue(objects, options, context);
+  io.out << output.out;
+  io.err << output.err;
+  return output.exitCode;
+}
+
 }  // namespace
 
-int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
-                  const QueryConnector& queries) {
+int runSqueueIn(const std::vector<std::string>& args, CliIo& io,
+                const SqueueEnvironment& environment) {
   std::vector<std::string> squeueArgs = args;
   auto flags = takeKubeFlags(squeueArgs, /*allowAllNamespaces=*/true);
   auto schedulerFlags = takeSchedulerFlags(squeueArgs);
@@ -60,48 +96,78 @@ int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connect
            << (flags.isOk() ? schedulerFlags.status() : flags.status()).message() << "\n";
     return 1;
   }
-  const SqueueParse parse = parseSqueueArgs(squeueArgs);
+  SqueueParse parse = parseSqueueArgs(squeueArgs);
   if (parse.exit) {
     io.out << parse.exit->out;
     io.err << parse.exit->err;
     return parse.exit->exitCode;
   }
-  auto session = connect(*flags, io);
+  auto session = environment.connect(*flags, io);
   if (!session.isOk()) {
     io.err << "squeue: error: " << session.status().message() << "\n";
     return 1;
   }
-  auto jobs = kube::listAll(*session->reader, kube::resources::slurmJobs(), session->namespaceName,
-                            kube::ListOptions{});
-  if (!jobs.isOk()) {
-    // What squeue says when it cannot reach slurmctld, then the cause.
-    if (jobs.status().code() == StatusCode::kUnavailable) {
-      io.err << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
-    }
-    io.err << "squeue: error: " << jobs.status().message() << "\n";
-    return 1;
+  SqueueOptions& options = parse.options;
+  if (options.me) {
+    // The Slurm user sbatch writes into spec.user: the kubeconfig user, else $USER.
+    std::string caller = session->user;
+    if (caller.empty() && io.getenv) caller = io.getenv("USER").value_or("");
+    options.users = {caller};
   }
   SqueueContext context;
   context.now = io.now;
   context.utcOffsetSeconds = io.utcOffsetSeconds;
-  // Partitions only refine the output (default partition, default time limits): a user who may
-  // not list them still gets the jobs.
-  auto partitions =
-      kube::listAll(*session->reader, kube::resources::partitions(), "", kube::ListOptions{});
-  if (partitions.isOk()) addPartitions(*partitions, context);
-
-  std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
-  if (queries && wantsSchedNodes(parse.options)) {
-    addSchedNodes(*session, *schedulerFlags, queries, io, context);
+  // squeue.c main: list, and with -i print a blank line, sleep and list again until stopped;
+  // a failed listing makes the exit code 1 but does not stop the loop.
+  int exitCode = 0;
+  std::int64_t waited = 0;
+  for (int iteration = 1;; ++iteration) {
+    if (listOnce(*session, *schedulerFlags, environment.queries, options, context, io) != 0) {
+      exitCode = 1;
+    }
+    if (options.iterate <= 0) break;
+    io.out << "\n";
+    io.out.flush();
+    io.err.flush();
+    if (!io.out || (environment.maxIterations > 0 && iteration >= environment.maxIterations)) {
+      break;
+    }
+    const std::chrono::seconds pause(options.iterate);
+    if (environment.sleep) {
+      if (!environment.sleep(pause)) break;
+    } else {
+      std::this_thread::sleep_for(pause);
+    }
+    waited += options.iterate;
+    if (environment.clock) {
+      std::tie(context.now, context.utcOffsetSeconds) = environment.clock();
+    } else {
+      context.now = io.now + waited;
+    }
   }
-  const SqueueOutput output = formatSqueue(objects, parse.options, context);
-  io.out << output.out;
-  io.err << output.err;
-  return output.exitCode;
+  return exitCode;
+}
+
+int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                  const QueryConnector& queries) {
+  SqueueEnvironment environment;
+  environment.connect = connect;
+  environment.queries = queries;
+  return runSqueueIn(args, io, environment);
 }
 
 int runSqueue(const std::vector<std::string>& args, CliIo& io) {
-  return runSqueueWith(args, io, kubeConnector(), grpcQueryConnector());
+  SqueueEnvironment environment;
+  environment.connect = kubeConnector();
+  environment.queries = grpcQueryConnector();
+  environment.clock = [] {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    return std::pair<std::int64_t, std::int32_t>(static_cast<std::int64_t>(now),
+                                                 static_cast<std::int32_t>(local.tm_gmtoff));
+  };
+  return runSqueueIn(args, io, environment);
 }
 
 }  // namespace kubeslurm::shim

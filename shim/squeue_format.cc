@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -540,8 +541,51 @@ bool inList(const std::vector<std::string>& list, const std::string& value, bool
   });
 }
 
+// Whether `host` is one of `list`'s hosts, by the name the list prints for it (what
+// hostset_intersects compares): the range's prefix, then the number zero-padded to its width.
+bool hostIn(const slurm::Hostlist& list, std::string_view host) {
+  for (const slurm::HostRange& range : list.ranges()) {
+    if (range.single) {
+      if (range.prefix == host) return true;
+      continue;
+    }
+    if (!host.starts_with(range.prefix)) continue;
+    const std::string_view digits = host.substr(range.prefix.size());
+    std::uint64_t number = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() ||
+        number < range.lo || number > range.hi) {
+      continue;
+    }
+    std::string text = std::to_string(number);
+    if (range.width > 0 && text.size() < static_cast<std::size_t>(range.width)) {
+      text.insert(0, static_cast<std::size_t>(range.width) - text.size(), '0');
+    }
+    if (text == digits) return true;
+  }
+  return false;
+}
+
+// The most hosts of one job's NODELIST looked at: a job spans a few hundred nodes at most.
+constexpr std::int32_t kMaxJobHosts = 1 << 16;
+
+// print.c _filter_job: "(params.nodes) && (job->nodes == NULL || !hostset_intersects(...))".
+bool onNodes(const Row& row, const slurm::Hostlist& wanted) {
+  if (row.nodes.empty()) return false;
+  auto hosts = slurm::Hostlist::parse(row.nodes);
+  if (!hosts.isOk()) return false;
+  bool found = false;
+  std::int32_t seen = 0;
+  hosts->forEachHost([&](std::string_view host) {
+    found = hostIn(wanted, host);
+    return !found && ++seen < kMaxJobHosts;
+  });
+  return found;
+}
+
 bool keep(const Row& row, const SqueueOptions& options) {
   if (!matchesJobs(row, options.jobs)) return false;
+  if (options.nodes && !onNodes(row, *options.nodes)) return false;
   if (!options.accounts.empty() && (!row.account || !inList(options.accounts, *row.account, true)))
     return false;
   if (!options.qos.empty() && (!row.qos || !inList(options.qos, *row.qos, true))) return false;
@@ -742,9 +786,15 @@ std::string dateLine(const SqueueContext& context) {
 
 }  // namespace
 
+std::string squeueDateLine(const SqueueOptions& options, const SqueueContext& context) {
+  if (options.noHeader || (!options.longList && options.iterate <= 0)) return "";
+  return dateLine(context);
+}
+
 SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
                           const SqueueOptions& options, const SqueueContext& context) {
-  SqueueOutput result;
+  // squeue.c main prints the date before it asks slurmctld, so even before an error.
+  SqueueOutput result{squeueDateLine(options, context), "", 0};
   std::vector<const api::SlurmJobObject*> accepted;
   JobIndex index;
   std::map<std::int64_t, std::optional<std::uint32_t>> throttles;
@@ -798,7 +848,6 @@ SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
                                             ? parseShortFormat(format, result.err)
                                             : parseLongFormat(formatLong, result.err);
 
-  if (options.longList && !options.noHeader) result.out += dateLine(context);
   if (!options.noHeader) printLine(result.out, items, nullptr, context);
 
   std::vector<Row> rows;
@@ -826,47 +875,30 @@ SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
 
 namespace {
 
-// squeue's long options (opts.c), for getopt_long's prefix matching. 0: takes no value,
-// 1: requires one, 2: optional (only attached with '=').
-struct LongOption {
-  std::string_view name;
-  int argument;
-  char key;  // the short option it stands for, or '\0' for long-only ones
-};
-
+// squeue's options (opts.c parse_command_line), for getoptLong.
+constexpr std::string_view kShortOptions = "A:ahi:j::lL:n:M:O:o:p:Pq:R:rs::S:t:u:U:vVw:";
 constexpr std::array kLongOptions = {
-    LongOption{"accounts", 1, 'A'},    LongOption{"all", 0, 'a'},
-    LongOption{"array", 0, 'r'},       LongOption{"array-unique", 0, '\0'},
-    LongOption{"Format", 1, 'O'},      LongOption{"format", 1, 'o'},
-    LongOption{"federation", 0, '\0'}, LongOption{"help", 0, '\0'},
-    LongOption{"hide", 0, '\0'},       LongOption{"iterate", 1, 'i'},
-    LongOption{"jobs", 2, 'j'},        LongOption{"local", 0, '\0'},
-    LongOption{"long", 0, 'l'},        LongOption{"licenses", 1, 'L'},
-    LongOption{"cluster", 1, 'M'},     LongOption{"clusters", 1, 'M'},
-    LongOption{"me", 0, '\0'},         LongOption{"name", 1, 'n'},
-    LongOption{"noconvert", 0, '\0'},  LongOption{"node", 1, 'w'},
-    LongOption{"nodes", 1, 'w'},       LongOption{"nodelist", 1, 'w'},
-    LongOption{"noheader", 0, 'h'},    LongOption{"partitions", 1, 'p'},
-    LongOption{"priority", 0, 'P'},    LongOption{"qos", 1, 'q'},
-    LongOption{"reservation", 1, 'R'}, LongOption{"sib", 0, '\0'},
-    LongOption{"sibling", 0, '\0'},    LongOption{"sort", 1, 'S'},
-    LongOption{"start", 0, '\0'},      LongOption{"steps", 2, 's'},
-    LongOption{"states", 1, 't'},      LongOption{"usage", 0, '\0'},
-    LongOption{"user", 1, 'u'},        LongOption{"users", 1, 'u'},
-    LongOption{"verbose", 0, 'v'},     LongOption{"version", 0, 'V'},
-    LongOption{"json", 0, '\0'},       LongOption{"yaml", 0, '\0'},
+    LongOptionSpec{"accounts", 1, 'A'},    LongOptionSpec{"all", 0, 'a'},
+    LongOptionSpec{"array", 0, 'r'},       LongOptionSpec{"array-unique", 0, '\0'},
+    LongOptionSpec{"Format", 1, 'O'},      LongOptionSpec{"format", 1, 'o'},
+    LongOptionSpec{"federation", 0, '\0'}, LongOptionSpec{"help", 0, '\0'},
+    LongOptionSpec{"hide", 0, '\0'},       LongOptionSpec{"iterate", 1, 'i'},
+    LongOptionSpec{"jobs", 2, 'j'},        LongOptionSpec{"local", 0, '\0'},
+    LongOptionSpec{"long", 0, 'l'},        LongOptionSpec{"licenses", 1, 'L'},
+    LongOptionSpec{"cluster", 1, 'M'},     LongOptionSpec{"clusters", 1, 'M'},
+    LongOptionSpec{"me", 0, '\0'},         LongOptionSpec{"name", 1, 'n'},
+    LongOptionSpec{"noconvert", 0, '\0'},  LongOptionSpec{"node", 1, 'w'},
+    LongOptionSpec{"nodes", 1, 'w'},       LongOptionSpec{"nodelist", 1, 'w'},
+    LongOptionSpec{"noheader", 0, 'h'},    LongOptionSpec{"partitions", 1, 'p'},
+    LongOptionSpec{"priority", 0, 'P'},    LongOptionSpec{"qos", 1, 'q'},
+    LongOptionSpec{"reservation", 1, 'R'}, LongOptionSpec{"sib", 0, '\0'},
+    LongOptionSpec{"sibling", 0, '\0'},    LongOptionSpec{"sort", 1, 'S'},
+    LongOptionSpec{"start", 0, '\0'},      LongOptionSpec{"steps", 2, 's'},
+    LongOptionSpec{"states", 1, 't'},      LongOptionSpec{"usage", 0, '\0'},
+    LongOptionSpec{"user", 1, 'u'},        LongOptionSpec{"users", 1, 'u'},
+    LongOptionSpec{"verbose", 0, 'v'},     LongOptionSpec{"version", 0, 'V'},
+    LongOptionSpec{"json", 0, '\0'},       LongOptionSpec{"yaml", 0, '\0'},
 };
-
-// Short options and whether they take a value (1) or an optional attached one (2):
-// "A:ahi:j::lL:n:M:O:o:p:Pq:R:rs::S:t:u:U:vVw:".
-int shortArgument(char c) {
-  constexpr std::string_view kWithValue = "AiLnMOopqRStuUw";
-  constexpr std::string_view kFlags = "ahlPrvV";
-  if (kWithValue.find(c) != std::string_view::npos) return 1;
-  if (c == 'j' || c == 's') return 2;
-  if (kFlags.find(c) != std::string_view::npos) return 0;
-  return -1;
-}
 
 std::vector<std::string> commaList(std::string_view text) {
   std::vector<std::string> items;
@@ -968,9 +1000,40 @@ std::optional<SqueueOutput> apply(SqueueParse& parse, char key, std::string_view
       return std::nullopt;
     case 'u':
       o.users = commaList(*value);
+      o.me = false;
       return std::nullopt;
+    case 'i': {
+      // atoi(optarg), then "error("--iterate=%s\n", optarg); exit(1)" when not positive; the
+      // message's own newline and log's make a blank line.
+      const std::string& text = *value;
+      char* end = nullptr;
+      const long seconds = std::strtol(text.c_str(), &end, 10);
+      if (seconds <= 0) return failure("squeue: error: --iterate=" + text + "\n\n");
+      o.iterate = static_cast<int>(std::min<long>(seconds, std::numeric_limits<int>::max()));
+      return std::nullopt;
+    }
+    case 'w': {
+      // hostset_create logs what it cannot parse with error(), then opts.c its own line.
+      std::vector<std::string> diagnostics;
+      auto hosts = slurm::Hostlist::parse(*value, &diagnostics);
+      if (!hosts.isOk()) {
+        std::string err;
+        for (const std::string& line : diagnostics) err += "squeue: error: " + line + "\n";
+        return failure(err + "squeue: error: '" + *value + "' invalid entry for --nodelist\n");
+      }
+      o.nodes = std::move(hosts).value();
+      return std::nullopt;
+    }
+    case 'V':
+      return SqueueOutput{"slurm-wlm 22.05.8\n", "", 0};
     default:
       break;
+  }
+  if (longName == "me") {
+    // OPT_LONG_ME: the user list becomes the caller alone.
+    o.me = true;
+    o.users.clear();
+    return std::nullopt;
   }
   if (longName == "start") {
     o.start = true;
@@ -980,7 +1043,8 @@ std::optional<SqueueOutput> apply(SqueueParse& parse, char key, std::string_view
     return SqueueOutput{
         "Usage: squeue [-A account] [--job jobid] [-n name] [-o format] [-O fields]\n"
         "              [-p partitions] [--qos qos] [--sort fields] [--start]\n"
-        "              [-t states] [-u user_name] [--usage] [-ahjlr]\n"
+        "              [-t states] [-u user_name] [--me] [-w hostlist] [-i seconds]\n"
+        "              [--usage] [-ahjlrV]\n"
         "kubeslurm: --namespace NS, --all-namespaces, --kubeconfig FILE, --context NAME\n",
         "", 0};
   }
@@ -994,98 +1058,19 @@ std::optional<SqueueOutput> apply(SqueueParse& parse, char key, std::string_view
 SqueueParse parseSqueueArgs(const std::vector<std::string>& args) {
   SqueueParse parse;
   bool jobFlag = false;
-  std::vector<std::string> operands;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& word = args[i];
-    if (word == "--") {
-      operands.insert(operands.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                      args.end());
-      break;
-    }
-    if (word.starts_with("--")) {
-      const std::size_t eq = word.find('=');
-      const std::string name = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      const LongOption* match = nullptr;
-      std::vector<const LongOption*> candidates;
-      for (const LongOption& option : kLongOptions) {
-        if (option.name == name) {
-          match = &option;
-          break;
-        }
-        if (option.name.starts_with(name)) candidates.push_back(&option);
-      }
-      if (match == nullptr && !candidates.empty()) {
-        const bool same = std::ranges::all_of(candidates, [&](const LongOption* c) {
-          return c->key != '\0' && c->key == candidates.front()->key &&
-                 c->argument == candidates.front()->argument;
-        });
-        if (candidates.size() == 1 || same) {
-          match = candidates.front();
-        } else {
-          std::string err =
-              "squeue: option '" + word.substr(0, eq) + "' is ambiguous; possibilities:";
-          for (const LongOption* c : candidates) err += " '--" + std::string(c->name) + "'";
-          parse.exit = failure(err + "\n" + std::string(kTryHelp));
-          return parse;
-        }
-      }
-      if (match == nullptr) {
-        parse.exit =
-            failure("squeue: unrecognized option '" + word + "'\n" + std::string(kTryHelp));
-        return parse;
-      }
-      std::optional<std::string> value;
-      if (eq != std::string::npos) {
-        if (match->argument == 0) {
-          parse.exit = failure("squeue: option '--" + std::string(match->name) +
-                               "' doesn't allow an argument\n" + std::string(kTryHelp));
-          return parse;
-        }
-        value = word.substr(eq + 1);
-      } else if (match->argument == 1) {
-        if (i + 1 >= args.size()) {
-          parse.exit = failure("squeue: option '--" + std::string(match->name) +
-                               "' requires an argument\n" + std::string(kTryHelp));
-          return parse;
-        }
-        value = args[++i];
-      }
-      if (auto exit = apply(parse, match->key, match->name, value, jobFlag)) {
-        parse.exit = std::move(exit);
-        return parse;
-      }
-      continue;
-    }
-    if (word.size() < 2 || word[0] != '-') {
-      operands.push_back(word);
-      continue;
-    }
-    for (std::size_t k = 1; k < word.size(); ++k) {
-      const char c = word[k];
-      const int argument = shortArgument(c);
-      if (argument < 0) {
-        parse.exit =
-            failure(std::string("squeue: invalid option -- '") + c + "'\n" + std::string(kTryHelp));
-        return parse;
-      }
-      std::optional<std::string> value;
-      if (argument > 0 && k + 1 < word.size()) {
-        value = word.substr(k + 1);
-        k = word.size();
-      } else if (argument == 1) {
-        if (i + 1 >= args.size()) {
-          parse.exit = failure(std::string("squeue: option requires an argument -- '") + c + "'\n" +
-                               std::string(kTryHelp));
-          return parse;
-        }
-        value = args[++i];
-      }
-      if (auto exit = apply(parse, c, "", value, jobFlag)) {
-        parse.exit = std::move(exit);
-        return parse;
-      }
+  const GetoptResult got = getoptLong("squeue", args, kShortOptions, kLongOptions);
+  // getopt_long hands squeue one option at a time: what comes before a bad word still acts.
+  for (const ParsedOption& option : got.options) {
+    if (auto exit = apply(parse, option.key, option.longName, option.value, jobFlag)) {
+      parse.exit = std::move(exit);
+      return parse;
     }
   }
+  if (got.error) {
+    parse.exit = failure(*got.error + "\n" + std::string(kTryHelp));
+    return parse;
+  }
+  const std::vector<std::string>& operands = got.operands;
   std::size_t next = 0;
   if (next < operands.size() && jobFlag) {
     if (auto err = addJobs(operands[next++], parse.options.jobs)) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "operator/api/slurmjob.h"
+#include "operator/slurm/hostlist.h"
 #include "operator/slurm/names.h"
 #include "operator/slurm/time_format.h"
 
@@ -49,6 +50,15 @@ struct SqueueOptions {
   std::vector<std::string> qos;           // -q
   std::vector<SqueueJobSelector> jobs;    // -j
   std::optional<std::string> sort;        // -S
+  // --me: the caller's jobs (squeue_cmd.cc fills `users` with the Slurm user sbatch records).
+  // A later -u replaces it and a later --me replaces -u, as opts.c's last one wins.
+  bool me = false;
+  // -w/--nodelist: jobs whose NODELIST shares a host with this list (print.c _filter_job's
+  // hostset_intersects). Pending jobs have no nodes, so they never match.
+  std::optional<slurm::Hostlist> nodes;
+  // -i/--iterate: seconds between reprints; 0 prints once. With it squeue prints the time
+  // before each listing (squeue.c main: print_date() unless -h), as -l does.
+  int iterate = 0;
 };
 
 // What squeue would print and exit with.
@@ -81,5 +91,9 @@ struct SqueueContext {
 
 SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
                           const SqueueOptions& options, const SqueueContext& context);
+
+// The line squeue prints before a listing with -l or -i (print_date(): slurm_ctime2's
+// "%a %b %d %T %Y" in local time, then a newline); formatSqueue adds it itself. "" with -h.
+std::string squeueDateLine(const SqueueOptions& options, const SqueueContext& context);
 
 }  // namespace kubeslurm::shim

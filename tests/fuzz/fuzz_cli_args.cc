@@ -1,8 +1,9 @@
 // The Slurm commands' argument parsers and format strings (outside input: what a user types):
-// sprio, sshare, sacct, sinfo, squeue.
-// The first byte picks the command; the rest is the argument list, one argument per line. Each
-// parse that succeeds is also formatted against a small fixed state, so -o/--format strings
-// and sort keys reach the formatters.
+// sprio, sshare, sacct, sinfo, squeue (with --me, -w hostlists, -i), sdiag.
+// The first byte picks the command (0 sprio, 1 sshare, 2 sacct, 3 sinfo, 5 sdiag, else
+// squeue); the rest is the argument list, one argument per line. Each parse that succeeds is
+// also formatted against a small fixed state, so -o/--format strings, sort keys and -w
+// hostlists reach the formatters.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "shim/priority_format.h"
 #include "shim/sacct_format.h"
+#include "shim/sdiag_format.h"
 #include "shim/sinfo_format.h"
 #include "shim/squeue_format.h"
 
@@ -48,12 +50,31 @@ std::vector<rpc::FairShareRow> shareRows() {
           {"ml-team", "alice", "ml-team", 2, 1, 1, 26622, 1, 0.33}};
 }
 
+// Jobs on nodes, so that -w hostlists are compared against NODELISTs.
+std::vector<api::SlurmJobObject> squeueJobs() {
+  std::vector<api::SlurmJobObject> jobs;
+  for (std::int64_t id = 1; id <= 3; ++id) {
+    api::SlurmJobObject& job = jobs.emplace_back();
+    job.name = "j" + std::to_string(id);
+    job.namespaceName = "default";
+    job.user = id == 1 ? "alice" : "bob";
+    job.request.jobName = "x";
+    job.status.emplace();
+    job.status->jobId = id;
+    job.status->state = id == 3 ? "PENDING" : "RUNNING";
+    job.status->startTime = 1795235400 - id;
+    if (id == 1) job.status->nodeList = "gpu-node-[001-004]";
+    if (id == 2) job.status->nodeList = "n9,rack1-[07-12]";
+  }
+  return jobs;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const std::vector<std::string> args = splitLines(data + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: {
       const shim::SprioParse parse = shim::parseSprioArgs(args);
       if (!parse.exit) {
@@ -80,12 +101,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (!parse.exit) (void)shim::formatSinfo({}, {}, {}, parse.options, shim::SinfoContext{});
       break;
     }
+    case 5: {
+      const shim::SdiagParse parse = shim::parseSdiagArgs(args);
+      if (!parse.exit) {
+        rpc::Statistics statistics;
+        statistics.serverStart = 1795233600;
+        statistics.cycles = 1800;
+        statistics.meanCycleSeconds = 0.001;
+        statistics.jobsByState = {{"PENDING", 2}};
+        (void)shim::formatSdiag(statistics, shim::SdiagContext{1795235400, 3600, 1795235399});
+      }
+      break;
+    }
     default: {
-      const shim::SqueueParse parse = shim::parseSqueueArgs(args);
+      shim::SqueueParse parse = shim::parseSqueueArgs(args);
       if (!parse.exit) {
         shim::SqueueContext context;
         context.now = 1795235400;
-        (void)shim::formatSqueue({}, parse.options, context);
+        if (parse.options.me) parse.options.users = {"alice"};
+        (void)shim::formatSqueue(squeueJobs(), parse.options, context);
       }
       break;
     }

@@ -9,7 +9,8 @@
 // specified", rc=1. sprio and sshare reach the operator's gRPC query API over TLS with the
 // kubeconfig's bearer token, found by flags or by the kubeslurm-scheduler ConfigMap; a call
 // without a token, or with one the API server rejects, is UNAUTHENTICATED, and a caller RBAC
-// does not let list SlurmJobs is PERMISSION_DENIED until a RoleBinding grants it.
+// does not let list SlurmJobs is PERMISSION_DENIED until a RoleBinding grants it. sdiag prints
+// the operator's statistics in sdiag.c's layout.
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -219,6 +220,56 @@ TEST_F(ShimIT, ArrayTasksCollapseWhilePending) {
       << rows.output;
 }
 
+// scontrol requeuehold, requeue and release through the real binary and operator (Slurm 22.05
+// src/scontrol/update_job.c scontrol_requeue_hold; src/slurmctld/job_mgr.c _job_requeue_op):
+// a running job goes back to the queue as its next attempt (Restarts=1) and stays held
+// (JobHeldUser); requeue of that pending job is refused as slurmctld refuses it
+// (ESLURM_JOB_PENDING); release runs it again to COMPLETED.
+TEST_F(ShimIT, ScontrolRequeueHoldThenReleaseRunsTheJobAgain) {
+  std::ofstream(dir_ + "/rq.sbatch") << "#!/bin/sh\n#SBATCH --job-name=rq\n#SBATCH --nodes=1\n"
+                                        "#SBATCH --gres=gpu:8\nsleep 4\n";
+  const Cli submitted = cli("kubeslurm", "sbatch --parsable rq.sbatch", dir_);
+  ASSERT_EQ(submitted.code, 0) << submitted.output;
+  const std::string id = submitted.output.substr(0, submitted.output.find('\n'));
+  Cli row;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        row = cli("squeue", "-h -j " + id + " -o '%t'");
+        return row.output == "R\n";
+      },
+      15s))
+      << row.output;
+
+  const Cli hold = cli("scontrol", "requeuehold " + id);
+  EXPECT_EQ(hold.code, 0) << hold.output;
+  EXPECT_EQ(hold.output, "");
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        row = cli("squeue", "-h -j " + id + " -o '%t %r'");
+        return row.output == "PD JobHeldUser\n";
+      },
+      45s))
+      << row.output;
+  const Cli shown = cli("scontrol", "show job " + id);
+  EXPECT_NE(shown.output.find(" Restarts=1 "), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("JobState=PENDING Reason=JobHeldUser"), std::string::npos)
+      << shown.output;
+
+  const Cli pending = cli("scontrol", "requeue " + id);
+  EXPECT_EQ(pending.code, 1);
+  EXPECT_EQ(pending.output, "Job is pending execution for job " + id + "\n");
+
+  EXPECT_EQ(cli("scontrol", "release " + id).code, 0);
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        row = cli("squeue", "-h -t all -j " + id + " -o '%T'");
+        return row.output == "COMPLETED\n";
+      },
+      30s))
+      << row.output;
+  EXPECT_NE(cli("scontrol", "show job " + id).output.find(" Restarts=1 "), std::string::npos);
+}
+
 // Reference "sbatch and squeue": --partition=nope and squeue -j 99999.
 TEST_F(ShimIT, RefusedSubmissionAndUnknownJob) {
   const Cli refused =
@@ -340,6 +391,45 @@ EOF
     kubectl("-n default patch sj " + shellQuote(name) +
             " --type merge -p '{\"spec\":{\"cancel\":true}}'");
   }
+}
+
+// sdiag (the `sdiag` symlink) reads GetStatistics: sdiag.c's banner, the job counters, the main
+// scheduler's cycles in microseconds and the backfill block, from the operator's own counters.
+TEST_F(ShimIT, SdiagReadsTheSchedulersStatistics) {
+  Cli sdiag;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        sdiag = cli("sdiag", queryFlags());
+        return sdiag.code == 0 && sdiag.output.find("\tTotal cycles: 0\n") == std::string::npos;
+      },
+      20s))
+      << sdiag.output;
+  EXPECT_TRUE(std::regex_match(
+      sdiag.output,
+      std::regex("\\*{55}\n"
+                 "sdiag output at \\w{3} \\w{3} \\d\\d \\d\\d:\\d\\d:\\d\\d \\d{4} \\(\\d+\\)\n"
+                 "Data since      \\w{3} \\w{3} \\d\\d \\d\\d:\\d\\d:\\d\\d \\d{4} \\(\\d+\\)\n"
+                 "\\*{55}\n"
+                 "Jobs started:   \\d+\n\n"
+                 "Job states ts:  [^\n]+ \\(\\d+\\)\n"
+                 "Jobs pending:   \\d+\n"
+                 "Jobs running:   \\d+\n\n"
+                 "Main schedule statistics \\(microseconds\\):\n"
+                 "\tLast cycle:   \\d+\n"
+                 "\tMax cycle:    \\d+\n"
+                 "\tTotal cycles: [1-9]\\d*\n"
+                 "\tMean cycle:   \\d+\n"
+                 "(\tCycles per minute: \\d+\n)?\n"
+                 "Backfilling stats\n"
+                 "\tTotal backfilled jobs \\(since last slurm start\\): \\d+\n"
+                 "\tTotal backfilled jobs \\(since last stats cycle start\\): \\d+\n"
+                 "\tLast depth cycle: \\d+\n")))
+      << sdiag.output;
+  const Cli reset = cli("sdiag", queryFlags() + " --reset");
+  EXPECT_EQ(reset.code, 1);
+  EXPECT_EQ(reset.output,
+            "sdiag: error: -r/--reset is not supported by kubeslurm: the statistics count from "
+            "the operator's start\n");
 }
 
 // Tokens and RBAC decide, through TokenReview and SubjectAccessReview.

@@ -1,5 +1,7 @@
 // `squeue` against an in-memory API server: the namespace flags, the default partition from
 // the Partition objects, the unknown-id error (reference "sbatch and squeue") and API errors.
+#include "shim/squeue_cmd.h"
+
 #include <gtest/gtest.h>
 
 #include "operator/api/slurmjob.h"
@@ -112,6 +114,81 @@ TEST(SqueueCmd, KubeFlagsAreTakenOutOfTheArguments) {
   EXPECT_EQ(flags->namespaceName, "ns");
   EXPECT_FALSE(flags->allNamespaces);
   EXPECT_EQ(args, (std::vector<std::string>{"-u", "bob", "--all-namespaces", "--", "--context"}));
+}
+
+// --me: the Slurm user sbatch writes into spec.user, the kubeconfig user (the connector's
+// "admin" here), else $USER.
+TEST(SqueueCmd, MeIsTheSubmittingUser) {
+  FakeCluster fake = cluster();
+  json mine = slurmJob("default", 10, "mine", "PENDING");
+  mine["spec"]["user"] = "admin";
+  fake.objects["slurmjobs"].push_back(mine);
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {"-h", "--me", "-o", "%i %u"}), 0);
+  EXPECT_EQ(cli.out(), "10 admin\n");
+
+  FakeCli noUser;
+  noUser.env["USER"] = "alice";
+  EXPECT_EQ(runSqueueWith({"-h", "--me", "-o", "%i", "-S", "i"}, noUser.io(),
+                          fake.connector("default", "")),
+            0);
+  EXPECT_EQ(noUser.out(), "7\n8\n");
+}
+
+// -i: squeue.c main's loop: the date, the listing, a blank line, then sleep(N) and again. The
+// sleep and the number of listings are the environment's, so the loop ends here.
+TEST(SqueueCmd, IterateReprintsWithTheDate) {
+  FakeCluster fake = cluster();
+  FakeCli cli;
+  std::vector<std::chrono::seconds> sleeps;
+  SqueueEnvironment environment;
+  environment.connect = fake.connector();
+  environment.sleep = [&sleeps](std::chrono::seconds pause) {
+    sleeps.push_back(pause);
+    return true;
+  };
+  environment.maxIterations = 3;
+  EXPECT_EQ(runSqueueIn({"-i", "30", "-o", "%i %M", "-t", "R"}, cli.io(), environment), 0);
+  EXPECT_EQ(sleeps, (std::vector<std::chrono::seconds>{std::chrono::seconds(30),
+                                                       std::chrono::seconds(30)}));
+  // Without a clock the time moves on by what was slept: TIME grows with it.
+  EXPECT_EQ(cli.out(),
+            "Sat Nov 21 04:30:00 2026\nJOBID TIME\n7 1:15\n\n"
+            "Sat Nov 21 04:30:30 2026\nJOBID TIME\n7 1:45\n\n"
+            "Sat Nov 21 04:31:00 2026\nJOBID TIME\n7 2:15\n\n");
+  EXPECT_EQ(cli.err(), "");
+
+  // A clock gives each later listing its time and zone; a sleep that returns false (a stop)
+  // ends the loop after the listing it follows. -h drops the date.
+  FakeCli clocked;
+  environment.maxIterations = 0;
+  int listings = 0;
+  environment.sleep = [&listings](std::chrono::seconds) { return ++listings < 2; };
+  environment.clock = [] {
+    return std::pair<std::int64_t, std::int32_t>(FakeCli::kNow + 3600, 3600);
+  };
+  EXPECT_EQ(runSqueueIn({"--iterate=5", "-h", "-o", "%i %M", "-t", "R"}, clocked.io(), environment),
+            0);
+  EXPECT_EQ(clocked.out(), "7 1:15\n\n7 1:01:15\n\n");
+}
+
+// A listing that fails makes the exit code 1, and the loop goes on (squeue.c: error_code = 1).
+TEST(SqueueCmd, IterateKeepsGoingAfterAnError) {
+  FakeCluster fake = cluster();
+  fake.listError = Status(StatusCode::kUnavailable, "connection refused");
+  FakeCli cli;
+  SqueueEnvironment environment;
+  environment.connect = fake.connector();
+  environment.sleep = [&fake](std::chrono::seconds) {
+    fake.listError.reset();
+    return true;
+  };
+  environment.maxIterations = 2;
+  EXPECT_EQ(runSqueueIn({"-i", "1", "-h", "-o", "%i", "-t", "R"}, cli.io(), environment), 1);
+  EXPECT_EQ(cli.out(), "\n7\n\n");
+  EXPECT_EQ(cli.err(),
+            "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
+            "squeue: error: connection refused\n");
 }
 
 }  // namespace

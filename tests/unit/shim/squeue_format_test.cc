@@ -339,5 +339,91 @@ TEST(SqueueFormat, ArgumentErrors) {
   EXPECT_EQ(squeue({"extra"}, {}).err, "squeue: error: Unrecognized option: extra\n");
 }
 
+// The parser is the shared getopt_long (shim/getopt.h): glibc's messages, long-option
+// prefixes (an ambiguous one lists the candidates), values attached or in the next word.
+TEST(SqueueFormat, GetoptRules) {
+  EXPECT_EQ(squeue({"--st"}, {}).err,
+            "squeue: option '--st' is ambiguous; possibilities: '--start' '--steps' '--states'\n"
+            "Try \"squeue --help\" for more information\n");
+  EXPECT_EQ(squeue({"--bogus"}, {}).err,
+            "squeue: unrecognized option '--bogus'\nTry \"squeue --help\" for more information\n");
+  EXPECT_EQ(squeue({"-o"}, {}).err,
+            "squeue: option requires an argument -- 'o'\nTry \"squeue --help\" for more "
+            "information\n");
+  EXPECT_EQ(squeue({"--format"}, {}).err,
+            "squeue: option '--format' requires an argument\nTry \"squeue --help\" for more "
+            "information\n");
+  EXPECT_EQ(squeue({"--noheader=x"}, {}).err,
+            "squeue: option '--noheader' doesn't allow an argument\nTry \"squeue --help\" for "
+            "more information\n");
+  // "--node" is both --nodes and --nodelist (and --node): the same option, so not ambiguous.
+  EXPECT_EQ(squeue({"-ho%i", "--nod", "gpu-node-001", "--", "-j"}, threeJobs()).err,
+            "squeue: error: Unrecognized option: -j\n");
+  EXPECT_EQ(squeue({"-hj4", "-o%i"}, threeJobs()).out, "4\n");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-j", "3,2"}, threeJobs()).out, "3\n2\n");
+  // An option before a bad word still acts (getopt_long hands them over one by one).
+  EXPECT_EQ(squeue({"-t", "bogus", "-z"}, {}).err.substr(0, 50),
+            "squeue: error: Invalid job state specified: bogus\n");
+  EXPECT_EQ(squeue({"-V"}, {}).out, "slurm-wlm 22.05.8\n");
+}
+
+// --me keeps the user list the command fills in (squeue_cmd.cc); a later -u replaces it and a
+// later --me replaces -u (opts.c: OPT_LONG_ME and 'u' both reset params.user_list).
+TEST(SqueueFormat, MeOption) {
+  EXPECT_TRUE(parseSqueueArgs({"--me"}).options.me);
+  const SqueueParse meThenUser = parseSqueueArgs({"--me", "-u", "bob"});
+  EXPECT_FALSE(meThenUser.options.me);
+  EXPECT_EQ(meThenUser.options.users, std::vector<std::string>{"bob"});
+  const SqueueParse userThenMe = parseSqueueArgs({"-u", "bob", "--me"});
+  EXPECT_TRUE(userThenMe.options.me);
+  EXPECT_TRUE(userThenMe.options.users.empty());
+  EXPECT_EQ(parseSqueueArgs({"--me=x"}).exit->err,
+            "squeue: option '--me' doesn't allow an argument\nTry \"squeue --help\" for more "
+            "information\n");
+}
+
+// -w/--nodelist: print.c _filter_job keeps a job whose nodes intersect the hostlist
+// (hostset_intersects); a job without nodes (pending) never matches. opts.c: a hostlist
+// hostset_create refuses is "'X' invalid entry for --nodelist", rc=1.
+TEST(SqueueFormat, NodelistFilter) {
+  std::vector<api::SlurmJobObject> jobs = threeJobs();
+  jobs.push_back(JobBuilder(7, "w", "RUNNING").nodes(1).running("gpu-node-010", 5).build());
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-w", "gpu-node-003"}, jobs).out, "2\n");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "--nodelist=gpu-node-[004-005]"}, jobs).out, "3\n2\n");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-w", "gpu-node-[006,010]"}, jobs).out, "3\n7\n");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "--nodes", "gpu-node-010,other"}, jobs).out, "7\n");
+  // hostrange_hn_within: "gpu-node-3" is not "gpu-node-003" (the zero padding differs).
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-w", "gpu-node-3"}, jobs).out, "");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-w", "gpu-node-[009-011]", "-t", "all"}, jobs).out, "7\n");
+  const SqueueOutput bad = squeue({"-w", "gpu-node-[1-3]x"}, jobs);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_EQ(bad.err, "squeue: error: 'gpu-node-[1-3]x' invalid entry for --nodelist\n");
+  EXPECT_EQ(squeue({"--nodelist=n[5-3]"}, jobs).err,
+            "squeue: error: _parse_single_range: Invalid range: `5-3'\n"
+            "squeue: error: 'n[5-3]' invalid entry for --nodelist\n");
+}
+
+// -i/--iterate: atoi of the value, positive or "--iterate=X" and rc=1 (opts.c); with it the
+// date line comes first, as with -l, unless -h (squeue.c main's print_date()).
+TEST(SqueueFormat, IterateOption) {
+  EXPECT_EQ(parseSqueueArgs({"-i", "5"}).options.iterate, 5);
+  EXPECT_EQ(parseSqueueArgs({"--iterate=7s"}).options.iterate, 7);
+  EXPECT_EQ(parseSqueueArgs({"-i99999999999"}).options.iterate, 2147483647);
+  for (const char* bad : {"0", "-3", "abc"}) {
+    const SqueueOutput got = squeue({"-i", bad}, {});
+    EXPECT_EQ(got.exitCode, 1) << bad;
+    EXPECT_EQ(got.err, std::string("squeue: error: --iterate=") + bad + "\n\n");
+  }
+  EXPECT_EQ(squeue({"-i", "5", "-j", "4"}, threeJobs()).out,
+            "Sat Nov 21 04:30:00 2026\n" + kHeader +
+                "                 4     train        x     root PD       0:00      4 "
+                "(Resources)\n");
+  EXPECT_EQ(squeue({"-i", "5", "-h", "-o", "%i", "-j", "4"}, threeJobs()).out, "4\n");
+  // The date comes before slurmctld is asked, so before its error too.
+  const SqueueOutput unknown = squeue({"-i", "5", "-j", "99"}, threeJobs());
+  EXPECT_EQ(unknown.out, "Sat Nov 21 04:30:00 2026\n");
+  EXPECT_EQ(unknown.err, "slurm_load_jobs error: Invalid job id specified\n");
+}
+
 }  // namespace
 }  // namespace kubeslurm::shim
