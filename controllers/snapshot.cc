@@ -113,13 +113,6 @@ std::string podJobName(const api::Pod& pod) {
   return it == pod.metadata.labels.end() ? std::string() : it->second;
 }
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
 core::PreemptMode preemptMode(std::string_view text) {
   if (equalsIgnoreCase(text, "REQUEUE")) return core::PreemptMode::kRequeue;
   if (equalsIgnoreCase(text, "CANCEL")) return core::PreemptMode::kCancel;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 
+#include "operator/base/text.h"
 #include "shim/getopt.h"
 
 namespace kubeslurm::shim {
@@ -462,17 +463,6 @@ constexpr std::array kShareColumns = {
     ShareColumn{"User", 10, ShareField::kUser},
 };
 
-bool startsWithIgnoringCase(std::string_view text, std::string_view prefix) {
-  if (prefix.size() > text.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) !=
-        std::tolower(static_cast<unsigned char>(prefix[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // One printed value: text, or nullopt for "no value" (print_fields prints blanks).
 struct ShareValue {
   std::optional<std::string> text;
@@ -630,7 +620,7 @@ CommandOutput formatSshare(const std::vector<rpc::FairShareRow>& rows, bool fair
       name.resize(percent);
     }
     const auto* const match = std::ranges::find_if(
-        kShareColumns, [&](const ShareColumn& c) { return startsWithIgnoringCase(c.name, name); });
+        kShareColumns, [&](const ShareColumn& c) { return startsWithIgnoreCase(c.name, name); });
     if (match == kShareColumns.end()) {
       return {"", "sshare: error: Invalid field requested: \"" + name + "\"\n", 1};
     }

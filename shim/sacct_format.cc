@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "operator/base/text.h"
 #include "operator/slurm/array_spec.h"
 #include "operator/slurm/hostlist.h"
 #include "shim/getopt.h"
@@ -154,21 +155,6 @@ constexpr std::string_view kLongFields =
     "reqtres,alloctres,tresusageinave,tresusageinmax,tresusageinmaxn,tresusageinmaxt,"
     "tresusageinmin,tresusageinminn,tresusageinmint,tresusageintot,tresusageoutmax,"
     "tresusageoutmaxn,tresusageoutmaxt,tresusageoutave,tresusageouttot";
-
-bool caseEqualPrefix(std::string_view name, std::string_view prefix) {
-  if (prefix.size() > name.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(name[i])) !=
-        std::tolower(static_cast<unsigned char>(prefix[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool caseEqual(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && caseEqualPrefix(a, b);
-}
 
 // ---- one line of output ----
 
@@ -520,7 +506,7 @@ struct Printer {
 
 bool inList(const std::vector<std::string>& list, const std::string& value, bool caseless) {
   return std::ranges::any_of(list, [&](const std::string& item) {
-    return caseless ? caseEqual(item, value) : item == value;
+    return caseless ? equalsIgnoreCase(item, value) : item == value;
   });
 }
 
@@ -788,7 +774,7 @@ std::optional<SacctOutput> resolveFields(const std::string& list, SacctParse& pa
           std::strtol(token.c_str() + percent + 1, nullptr, 10), -kMaxFieldWidth, kMaxFieldWidth));
       token.resize(percent);
     }
-    if (caseEqualPrefix("ALL", token)) {
+    if (startsWithIgnoreCase("ALL", token)) {
       for (std::size_t i = 0; i < kFields.size(); ++i) {
         if (width) parse.widths[static_cast<int>(i)] = *width;
         parse.fields.push_back(static_cast<int>(i));
@@ -796,12 +782,12 @@ std::optional<SacctOutput> resolveFields(const std::string& list, SacctParse& pa
       continue;
     }
     const auto* const it = std::ranges::find_if(
-        kFields, [&token](const FieldDef& f) { return caseEqualPrefix(f.name, token); });
+        kFields, [&token](const FieldDef& f) { return startsWithIgnoreCase(f.name, token); });
     if (it == kFields.end()) {
-      if (caseEqual(token, "AllocGRES")) {
+      if (equalsIgnoreCase(token, "AllocGRES")) {
         return failure(fatal("AllocGRES has been removed, please use AllocTRES"));
       }
-      if (caseEqual(token, "ReqGRES")) {
+      if (equalsIgnoreCase(token, "ReqGRES")) {
         return failure(fatal("ReqGRES has been removed, please use ReqTRES"));
       }
       return failure(error("Invalid field requested: \"" + token + "\""));

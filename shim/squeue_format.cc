@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "operator/base/text.h"
 #include "operator/slurm/array_spec.h"
 #include "operator/slurm/dependency.h"
 #include "operator/slurm/hostlist.h"
@@ -533,11 +534,9 @@ bool matchesJobs(const Row& row, const std::vector<SqueueJobSelector>& jobs) {
   });
 }
 
-bool caseEqual(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
-
 bool inList(const std::vector<std::string>& list, const std::string& value, bool caseless) {
   return std::ranges::any_of(list, [&](const std::string& item) {
-    return caseless ? caseEqual(item, value) : item == value;
+    return caseless ? equalsIgnoreCase(item, value) : item == value;
   });
 }
 

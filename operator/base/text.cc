@@ -1,5 +1,7 @@
 #include "operator/base/text.h"
 
+#include <algorithm>
+
 namespace kubeslurm {
 
 std::string quoteForDiagnostic(std::string_view text, std::size_t maxShown) {
@@ -10,6 +12,19 @@ std::string quoteForDiagnostic(std::string_view text, std::size_t maxShown) {
   }
   if (text.size() > maxShown) shown += "...";
   return "\"" + shown + "\"";
+}
+
+namespace {
+char lowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](char x, char y) { return lowerAscii(x) == lowerAscii(y); });
+}
+
+bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && equalsIgnoreCase(text.substr(0, prefix.size()), prefix);
 }
 
 }  // namespace kubeslurm

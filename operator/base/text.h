@@ -24,6 +24,11 @@ std::optional<T> parseInteger(std::string_view text) {
   return value;
 }
 
+// ASCII case-insensitive equality and prefix, as Slurm's strcasecmp/strncasecmp compare in the C
+// locale (option names, state and reason names, keywords).
+bool equalsIgnoreCase(std::string_view a, std::string_view b);
+bool startsWithIgnoreCase(std::string_view text, std::string_view prefix);
+
 // "\"text\"" cut to `maxShown` characters ("..." marks the cut), control and non-ASCII bytes
 // shown as '?', so that hostile input cannot garble a terminal through an error message.
 std::string quoteForDiagnostic(std::string_view text, std::size_t maxShown);

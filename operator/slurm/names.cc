@@ -3,6 +3,8 @@
 #include <array>
 #include <cstddef>
 
+#include "operator/base/text.h"
+
 namespace kubeslurm::slurm {
 namespace {
 
@@ -119,16 +121,6 @@ constexpr auto kReasonNames = std::to_array<ReasonName>({
     {PendingReason::kOutOfMemory, "OutOfMemory"},
     {PendingReason::kInactiveLimit, "InactiveLimit"},
 });
-
-char toLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (toLower(a[i]) != toLower(b[i])) return false;
-  }
-  return true;
-}
 
 const StateNames& namesOf(JobState state) {
   for (const StateNames& names : kStateNames) {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <variant>
 
+#include "operator/base/text.h"
 #include "operator/slurm/hostlist.h"
 
 namespace kubeslurm::slurm {
@@ -22,16 +23,6 @@ bool isCSpace(char c) {
 }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 char toLowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (toLowerAscii(a[i]) != toLowerAscii(b[i])) return false;
-  }
-  return true;
-}
-bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && equalsIgnoreCase(text.substr(0, prefix.size()), prefix);
-}
 bool isWhitespaceOnly(std::string_view text) {
   return std::all_of(text.begin(), text.end(), isCSpace);
 }

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "operator/base/text.h"
+
 namespace kubeslurm::slurm {
 namespace {
 
@@ -25,14 +27,6 @@ char toLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A'
 // C's isblank and isspace in the "C" locale, which is what Slurm's clients run in.
 bool isBlank(char c) { return c == ' ' || c == '\t'; }
 bool isSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (toLower(a[i]) != toLower(b[i])) return false;
-  }
-  return true;
-}
 
 // Slurm's C strings end at the first NUL; so does what we parse.
 std::string_view untilNul(std::string_view text) {

@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "operator/base/text.h"
 #include "operator/slurm/hostlist.h"
 
 namespace kubeslurm::slurm {
@@ -24,15 +25,6 @@ bool isSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 bool isKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.';
-}
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
 }
 
 bool isBlank(std::string_view s) { return std::all_of(s.begin(), s.end(), isSpace); }
