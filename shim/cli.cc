@@ -61,6 +61,12 @@ const std::vector<std::string_view>& slurmCommandNames() {
   return kNames;
 }
 
+int emit(const CommandOutput& output, CliIo& io) {
+  io.out << output.out;
+  io.err << output.err;
+  return output.exitCode;
+}
+
 int runCli(std::string_view argv0, const std::vector<std::string>& args, CliIo& io) {
   if (const Command* command = findCommand(argv0)) return command->run(args, io);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "operator/base/status.h"
+#include "shim/command_output.h"
 
 namespace kubeslurm::shim {
 
@@ -25,6 +26,9 @@ struct CliIo {
   std::int32_t utcOffsetSeconds = 0;  // the local time zone's offset at `now`
   bool errIsTerminal = false;         // `err` is a terminal: progress lines are welcome
 };
+
+// Writes a command's output to io.out and io.err; returns its exit code.
+int emit(const CommandOutput& output, CliIo& io);
 
 // argv0: the name the program was invoked as (its basename). args: everything after it.
 // Returns the process exit code.

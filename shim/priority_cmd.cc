@@ -44,9 +44,7 @@ int runSprioWith(const std::vector<std::string>& args, CliIo& io, const Connecto
                  const QueryConnector& queries) {
   const SprioParse parse = parseSprioArgs(slurmArgs(args));
   if (parse.exit) {
-    io.out << parse.exit->out;
-    io.err << parse.exit->err;
-    return parse.exit->exitCode;
+    return emit(*parse.exit, io);
   }
   std::vector<std::string> rest = args;
   auto session = open(rest, io, connect, queries, /*allowAllNamespaces=*/true);
@@ -61,18 +59,14 @@ int runSprioWith(const std::vector<std::string>& args, CliIo& io, const Connecto
     return 1;
   }
   const CommandOutput output = formatSprio(answer->jobs, answer->weights, parse.options);
-  io.out << output.out;
-  io.err << output.err;
-  return output.exitCode;
+  return emit(output, io);
 }
 
 int runSshareWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
                   const QueryConnector& queries) {
   const SshareParse parse = parseSshareArgs(slurmArgs(args));
   if (parse.exit) {
-    io.out << parse.exit->out;
-    io.err << parse.exit->err;
-    return parse.exit->exitCode;
+    return emit(*parse.exit, io);
   }
   std::vector<std::string> rest = args;
   auto session = open(rest, io, connect, queries, /*allowAllNamespaces=*/false);
@@ -90,9 +84,7 @@ int runSshareWith(const std::vector<std::string>& args, CliIo& io, const Connect
   std::string caller = session->cluster.user;
   if (caller.empty() && io.getenv) caller = io.getenv("USER").value_or("");
   const CommandOutput output = formatSshare(answer->rows, answer->fairTree, parse.options, caller);
-  io.out << output.out;
-  io.err << output.err;
-  return output.exitCode;
+  return emit(output, io);
 }
 
 int runSprio(const std::vector<std::string>& args, CliIo& io) {

@@ -14,14 +14,9 @@
 #include <vector>
 
 #include "operator/rpc/query_state.h"
+#include "shim/command_output.h"
 
 namespace kubeslurm::shim {
-
-struct CommandOutput {
-  std::string out;
-  std::string err;
-  int exitCode = 0;
-};
 
 struct SprioOptions {
   bool noHeader = false;                          // -h

@@ -36,9 +36,7 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   if (io.getenv) context.envFormat = io.getenv("SACCT_FORMAT");
   const SacctParse parse = parseSacctArgs(sacctArgs, context);
   if (parse.exit) {
-    io.out << parse.exit->out;
-    io.err << parse.exit->err;
-    return parse.exit->exitCode;
+    return emit(*parse.exit, io);
   }
   auto session = connect(*flags, io);
   if (!session.isOk()) {
@@ -60,10 +58,8 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   if (partitions.isOk()) addPartitions(*partitions, context);
 
   std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
-  const SacctOutput output = formatSacct(objects, parse, context);
-  io.out << output.out;
-  io.err << output.err;
-  return output.exitCode;
+  const CommandOutput output = formatSacct(objects, parse, context);
+  return emit(output, io);
 }
 
 int runSacct(const std::vector<std::string>& args, CliIo& io) {

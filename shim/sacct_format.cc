@@ -568,10 +568,10 @@ std::int64_t localMidnight(const SacctContext& context) {
 
 }  // namespace
 
-SacctOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
-                        const SacctContext& context) {
+CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
+                          const SacctContext& context) {
   const SacctOptions& o = parse.options;
-  SacctOutput result;
+  CommandOutput result;
   const Printer printer{parse, context};
   if (!o.noHeader) printer.header(result.out);
 
@@ -695,7 +695,7 @@ constexpr auto kSacctLongOptions = std::to_array<LongOptionSpec>({
     {"use-local-uid", 0, '\x0b'},
 });
 
-SacctOutput failure(std::string err) { return SacctOutput{"", std::move(err), 1}; }
+CommandOutput failure(std::string err) { return CommandOutput{"", std::move(err), 1}; }
 
 std::string error(const std::string& text) { return "sacct: error: " + text + "\n"; }
 std::string fatal(const std::string& text) { return "sacct: fatal: " + text + "\n"; }
@@ -740,8 +740,8 @@ std::optional<std::string> addJobs(const std::string& text, std::vector<SacctJob
   return std::nullopt;
 }
 
-std::optional<SacctOutput> parseTime(const std::string& text, const SacctContext& context,
-                                     std::optional<slurm::EpochSeconds>& field) {
+std::optional<CommandOutput> parseTime(const std::string& text, const SacctContext& context,
+                                       std::optional<slurm::EpochSeconds>& field) {
   auto t = slurm::parseBeginTime(text, context.now, context.utcOffsetSeconds);
   if (t.isOk()) {
     field = *t;
@@ -753,7 +753,7 @@ std::optional<SacctOutput> parseTime(const std::string& text, const SacctContext
 }
 
 // The field list loop of parse_command_line.
-std::optional<SacctOutput> resolveFields(const std::string& list, SacctParse& parse) {
+std::optional<CommandOutput> resolveFields(const std::string& list, SacctParse& parse) {
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = list.find(',', pos);
@@ -907,7 +907,7 @@ SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctConte
         for (std::string& u : splitCommaList(value)) o.users.push_back(std::move(u));
         break;
       case 'V':
-        parse.exit = SacctOutput{"slurm 22.05.8\n", "", 0};
+        parse.exit = CommandOutput{"slurm 22.05.8\n", "", 0};
         return parse;
       case 't':
       case 'X':
@@ -940,7 +940,7 @@ SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctConte
     return parse;
   }
   if (help == 1 || help == 3) {
-    parse.exit = SacctOutput{
+    parse.exit = CommandOutput{
         help == 3 ? std::string(kUsage)
                   : std::string(kUsage) +
                         "kubeslurm: --namespace NS, --kubeconfig FILE, --context NAME\n",
@@ -959,7 +959,7 @@ SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctConte
       name.resize(std::max<std::size_t>(name.size(), 19), ' ');
       out += name;
     }
-    parse.exit = SacctOutput{out + "\n", "", 0};
+    parse.exit = CommandOutput{out + "\n", "", 0};
     return parse;
   }
   if (brief) o.fieldList += std::string(kBriefFields) + ",";

@@ -23,6 +23,7 @@
 #include "operator/api/slurmjob.h"
 #include "operator/slurm/names.h"
 #include "operator/slurm/time_format.h"
+#include "shim/command_output.h"
 
 namespace kubeslurm::shim {
 
@@ -52,13 +53,6 @@ struct SacctOptions {
   std::optional<slurm::EpochSeconds> end;    // -E
 };
 
-// What sacct would print and exit with.
-struct SacctOutput {
-  std::string out;
-  std::string err;
-  int exitCode = 0;
-};
-
 // What sacct learns besides the jobs and the arguments.
 struct SacctContext {
   slurm::EpochSeconds now = 0;
@@ -77,11 +71,11 @@ struct SacctParse {
   // The resolved fields, as indexes into the field table, and their widths.
   std::vector<int> fields;
   std::map<int, int> widths;
-  std::optional<SacctOutput> exit;
+  std::optional<CommandOutput> exit;
 };
 SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctContext& context);
 
-SacctOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
-                        const SacctContext& context);
+CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
+                          const SacctContext& context);
 
 }  // namespace kubeslurm::shim

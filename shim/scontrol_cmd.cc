@@ -703,7 +703,7 @@ class Scontrol {
 
   ShowContext showContext() const { return ShowContext{io_.now, io_.utcOffsetSeconds, oneLiner_}; }
 
-  void print(const ShowOutput& output) {
+  void print(const CommandOutput& output) {
     io_.out << output.out;
     io_.err << output.err;
     if (output.exitCode != 0) exitCode_ = output.exitCode;

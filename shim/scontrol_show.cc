@@ -282,10 +282,10 @@ std::string allocTres(const NodeFacts& n) {
 
 }  // namespace
 
-ShowOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
-                          const std::vector<api::Partition>& partitions,
-                          const std::optional<std::string>& id, const ShowContext& context) {
-  ShowOutput result;
+CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
+                             const std::vector<api::Partition>& partitions,
+                             const std::optional<std::string>& id, const ShowContext& context) {
+  CommandOutput result;
   std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>> wanted;
   if (id) {
     wanted = parseJobId(*id);
@@ -401,12 +401,12 @@ ShowOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
   return result;
 }
 
-ShowOutput formatShowPartitions(const std::vector<api::Partition>& partitions,
-                                const std::vector<api::Node>& nodes,
-                                const std::vector<NodeFacts>& facts,
-                                const std::optional<std::string>& name,
-                                const ShowContext& context) {
-  ShowOutput result;
+CommandOutput formatShowPartitions(const std::vector<api::Partition>& partitions,
+                                   const std::vector<api::Node>& nodes,
+                                   const std::vector<NodeFacts>& facts,
+                                   const std::optional<std::string>& name,
+                                   const ShowContext& context) {
+  CommandOutput result;
   for (const api::Partition* p : orderedPartitions(partitions)) {
     if (name && p->metadata.name != *name) continue;
     const api::PartitionSpec& spec = p->spec;
@@ -465,10 +465,11 @@ ShowOutput formatShowPartitions(const std::vector<api::Partition>& partitions,
   return result;
 }
 
-ShowOutput formatShowNodes(const std::vector<api::Partition>& partitions,
-                           const std::vector<api::Node>& nodes, const std::vector<NodeFacts>& facts,
-                           const std::optional<std::string>& name, const ShowContext& context) {
-  ShowOutput result;
+CommandOutput formatShowNodes(const std::vector<api::Partition>& partitions,
+                              const std::vector<api::Node>& nodes,
+                              const std::vector<NodeFacts>& facts,
+                              const std::optional<std::string>& name, const ShowContext& context) {
+  CommandOutput result;
   std::optional<std::set<std::string>> wanted;
   if (name) {
     auto hosts = slurm::expandHostlist(*name);

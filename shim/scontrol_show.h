@@ -21,6 +21,7 @@
 #include "operator/api/kubeslurm_types.h"
 #include "operator/api/slurmjob.h"
 #include "operator/slurm/time_format.h"
+#include "shim/command_output.h"
 #include "shim/sinfo_format.h"
 
 namespace kubeslurm::shim {
@@ -31,30 +32,26 @@ struct ShowContext {
   bool oneLiner = false;  // -o
 };
 
-struct ShowOutput {
-  std::string out;
-  std::string err;
-  int exitCode = 0;
-};
-
 // The job records for `show job [ID]`: ID is "N" (job N, or every record of array N) or "N_T";
 // none shows every job. `jobs` are the namespace's SlurmJobs (array parents included: they
 // give the throttle); `partitions` give the default partition and time limits. Pending tasks
 // of an array print as one record, as slurmctld keeps them ("JobId=6 ArrayJobId=6
 // ArrayTaskId=2-7%2 ArrayTaskThrottle=2").
-ShowOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
-                          const std::vector<api::Partition>& partitions,
-                          const std::optional<std::string>& id, const ShowContext& context);
+CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
+                             const std::vector<api::Partition>& partitions,
+                             const std::optional<std::string>& id, const ShowContext& context);
 
 // `show partition [NAME]`.
-ShowOutput formatShowPartitions(const std::vector<api::Partition>& partitions,
-                                const std::vector<api::Node>& nodes,
-                                const std::vector<NodeFacts>& facts,
-                                const std::optional<std::string>& name, const ShowContext& context);
+CommandOutput formatShowPartitions(const std::vector<api::Partition>& partitions,
+                                   const std::vector<api::Node>& nodes,
+                                   const std::vector<NodeFacts>& facts,
+                                   const std::optional<std::string>& name,
+                                   const ShowContext& context);
 
 // `show node [NAME]` (NAME may be a hostlist).
-ShowOutput formatShowNodes(const std::vector<api::Partition>& partitions,
-                           const std::vector<api::Node>& nodes, const std::vector<NodeFacts>& facts,
-                           const std::optional<std::string>& name, const ShowContext& context);
+CommandOutput formatShowNodes(const std::vector<api::Partition>& partitions,
+                              const std::vector<api::Node>& nodes,
+                              const std::vector<NodeFacts>& facts,
+                              const std::optional<std::string>& name, const ShowContext& context);
 
 }  // namespace kubeslurm::shim

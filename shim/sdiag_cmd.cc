@@ -23,9 +23,7 @@ int runSdiagWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   }
   const SdiagParse parse = parseSdiagArgs(rest);
   if (parse.exit) {
-    io.out << parse.exit->out;
-    io.err << parse.exit->err;
-    return parse.exit->exitCode;
+    return emit(*parse.exit, io);
   }
   auto session = connect(*kubeFlags, io);
   if (!session.isOk()) {

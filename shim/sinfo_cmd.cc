@@ -62,9 +62,7 @@ int runSinfoWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   }
   const SinfoParse parse = parseSinfoArgs(sinfoArgs);
   if (parse.exit) {
-    io.out << parse.exit->out;
-    io.err << parse.exit->err;
-    return parse.exit->exitCode;
+    return emit(*parse.exit, io);
   }
   auto session = connect(*flags, io);
   if (!session.isOk()) {
@@ -82,11 +80,9 @@ int runSinfoWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   SinfoContext context;
   context.now = io.now;
   context.utcOffsetSeconds = io.utcOffsetSeconds;
-  const SinfoOutput output =
+  const CommandOutput output =
       formatSinfo(cluster->partitions, cluster->nodes, cluster->facts, parse.options, context);
-  io.out << output.out;
-  io.err << output.err;
-  return output.exitCode;
+  return emit(output, io);
 }
 
 int runSinfo(const std::vector<std::string>& args, CliIo& io) {

@@ -539,7 +539,7 @@ SinfoParse parseSinfoArgs(const std::vector<std::string>& args) {
   SinfoParse parse;
   const GetoptResult result = getoptLong("sinfo", args, "dehlNn:o:p:rRst:V", kLong);
   auto fail = [&parse](std::string err) {
-    parse.exit = SinfoOutput{"", std::move(err), 1};
+    parse.exit = CommandOutput{"", std::move(err), 1};
     return parse;
   };
   if (result.error) return fail(*result.error + "\nTry \"sinfo --help\" for more information\n");
@@ -588,11 +588,11 @@ SinfoParse parseSinfoArgs(const std::vector<std::string>& args) {
         for (const std::string& s : splitCommaList(value)) o.states.push_back(lower(s));
         break;
       case 'V':
-        parse.exit = SinfoOutput{"slurm-wlm 22.05.8\n", "", 0};
+        parse.exit = CommandOutput{"slurm-wlm 22.05.8\n", "", 0};
         return parse;
       default:
         // --help/--usage: our own short text, as Slurm's usage prose is GPL.
-        parse.exit = SinfoOutput{
+        parse.exit = CommandOutput{
             "Usage: sinfo [-dehlNrRsV] [-n NODES] [-o FORMAT] [-p PARTITION] [-t STATES]\n", "", 0};
         return parse;
     }
@@ -615,10 +615,10 @@ SinfoParse parseSinfoArgs(const std::vector<std::string>& args) {
   return parse;
 }
 
-SinfoOutput formatSinfo(const std::vector<api::Partition>& partitions,
-                        const std::vector<api::Node>& nodes, const std::vector<NodeFacts>& facts,
-                        const SinfoOptions& options, const SinfoContext& context) {
-  SinfoOutput output;
+CommandOutput formatSinfo(const std::vector<api::Partition>& partitions,
+                          const std::vector<api::Node>& nodes, const std::vector<NodeFacts>& facts,
+                          const SinfoOptions& options, const SinfoContext& context) {
+  CommandOutput output;
   std::vector<FormatItem> items;
   if (options.format) {
     auto parsed = parseShortFormat(*options.format, output.err);

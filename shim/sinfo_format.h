@@ -34,6 +34,7 @@
 #include "operator/api/core_types.h"
 #include "operator/api/kubeslurm_types.h"
 #include "operator/slurm/time_format.h"
+#include "shim/command_output.h"
 
 namespace kubeslurm::shim {
 
@@ -93,15 +94,9 @@ struct SinfoOptions {
   bool dead = false;                    // -d
 };
 
-struct SinfoOutput {
-  std::string out;
-  std::string err;
-  int exitCode = 0;
-};
-
 struct SinfoParse {
   SinfoOptions options;
-  std::optional<SinfoOutput> exit;
+  std::optional<CommandOutput> exit;
 };
 SinfoParse parseSinfoArgs(const std::vector<std::string>& args);
 
@@ -111,8 +106,8 @@ struct SinfoContext {
 };
 
 // `nodes` in the natural order of their names; `facts` one per node, same order.
-SinfoOutput formatSinfo(const std::vector<api::Partition>& partitions,
-                        const std::vector<api::Node>& nodes, const std::vector<NodeFacts>& facts,
-                        const SinfoOptions& options, const SinfoContext& context);
+CommandOutput formatSinfo(const std::vector<api::Partition>& partitions,
+                          const std::vector<api::Node>& nodes, const std::vector<NodeFacts>& facts,
+                          const SinfoOptions& options, const SinfoContext& context);
 
 }  // namespace kubeslurm::shim

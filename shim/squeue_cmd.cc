@@ -78,10 +78,8 @@ int listOnce(const ClusterSession& session, const SchedulerFlags& schedulerFlags
   if (queries && wantsSchedNodes(options)) {
     addSchedNodes(session, schedulerFlags, queries, io, context);
   }
-  const SqueueOutput output = formatSqueue(objects, options, context);
-  io.out << output.out;
-  io.err << output.err;
-  return output.exitCode;
+  const CommandOutput output = formatSqueue(objects, options, context);
+  return emit(output, io);
 }
 
 }  // namespace
@@ -98,9 +96,7 @@ int runSqueueIn(const std::vector<std::string>& args, CliIo& io,
   }
   SqueueParse parse = parseSqueueArgs(squeueArgs);
   if (parse.exit) {
-    io.out << parse.exit->out;
-    io.err << parse.exit->err;
-    return parse.exit->exitCode;
+    return emit(*parse.exit, io);
   }
   auto session = environment.connect(*flags, io);
   if (!session.isOk()) {

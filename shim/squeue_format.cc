@@ -790,10 +790,10 @@ std::string squeueDateLine(const SqueueOptions& options, const SqueueContext& co
   return dateLine(context);
 }
 
-SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
-                          const SqueueOptions& options, const SqueueContext& context) {
+CommandOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
+                           const SqueueOptions& options, const SqueueContext& context) {
   // squeue.c main prints the date before it asks slurmctld, so even before an error.
-  SqueueOutput result{squeueDateLine(options, context), "", 0};
+  CommandOutput result{squeueDateLine(options, context), "", 0};
   std::vector<const api::SlurmJobObject*> accepted;
   JobIndex index;
   std::map<std::int64_t, std::optional<std::uint32_t>> throttles;
@@ -913,7 +913,7 @@ std::vector<std::string> commaList(std::string_view text) {
 
 constexpr std::string_view kTryHelp = "Try \"squeue --help\" for more information\n";
 
-SqueueOutput failure(std::string err) { return SqueueOutput{"", std::move(err), 1}; }
+CommandOutput failure(std::string err) { return CommandOutput{"", std::move(err), 1}; }
 
 // opts.c _parse_state's error: every state name job_state_string knows.
 std::string invalidState(const std::string& state) {
@@ -938,8 +938,8 @@ std::optional<std::string> addJobs(std::string_view text, std::vector<SqueueJobS
 }
 
 // Applies one option; returns the exit when it stops squeue.
-std::optional<SqueueOutput> apply(SqueueParse& parse, char key, std::string_view longName,
-                                  const std::optional<std::string>& value, bool& jobFlag) {
+std::optional<CommandOutput> apply(SqueueParse& parse, char key, std::string_view longName,
+                                   const std::optional<std::string>& value, bool& jobFlag) {
   SqueueOptions& o = parse.options;
   switch (key) {
     case 'A':
@@ -1024,7 +1024,7 @@ std::optional<SqueueOutput> apply(SqueueParse& parse, char key, std::string_view
       return std::nullopt;
     }
     case 'V':
-      return SqueueOutput{"slurm-wlm 22.05.8\n", "", 0};
+      return CommandOutput{"slurm-wlm 22.05.8\n", "", 0};
     default:
       break;
   }
@@ -1039,7 +1039,7 @@ std::optional<SqueueOutput> apply(SqueueParse& parse, char key, std::string_view
     return std::nullopt;
   }
   if (longName == "help" || longName == "usage") {
-    return SqueueOutput{
+    return CommandOutput{
         "Usage: squeue [-A account] [--job jobid] [-n name] [-o format] [-O fields]\n"
         "              [-p partitions] [--qos qos] [--sort fields] [--start]\n"
         "              [-t states] [-u user_name] [--me] [-w hostlist] [-i seconds]\n"
@@ -1078,7 +1078,7 @@ SqueueParse parseSqueueArgs(const std::vector<std::string>& args) {
     }
   }
   if (next < operands.size()) {
-    parse.exit = SqueueOutput{
+    parse.exit = CommandOutput{
         "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
         "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
         "              [--reservation reservation] [--sort fields] [--start]\n"

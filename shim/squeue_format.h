@@ -25,6 +25,7 @@
 #include "operator/slurm/hostlist.h"
 #include "operator/slurm/names.h"
 #include "operator/slurm/time_format.h"
+#include "shim/command_output.h"
 
 namespace kubeslurm::shim {
 
@@ -61,19 +62,12 @@ struct SqueueOptions {
   int iterate = 0;
 };
 
-// What squeue would print and exit with.
-struct SqueueOutput {
-  std::string out;
-  std::string err;
-  int exitCode = 0;
-};
-
 // Parses squeue's arguments (getopt_long rules: bundled short options, attached values,
 // unambiguous long-option prefixes, "-j" with its list as the next operand). A bad argument
-// gives the SqueueOutput squeue exits with.
+// gives the CommandOutput squeue exits with.
 struct SqueueParse {
   SqueueOptions options;
-  std::optional<SqueueOutput> exit;
+  std::optional<CommandOutput> exit;
 };
 SqueueParse parseSqueueArgs(const std::vector<std::string>& args);
 
@@ -89,8 +83,8 @@ struct SqueueContext {
   std::map<std::int64_t, std::string> schedNodes;
 };
 
-SqueueOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
-                          const SqueueOptions& options, const SqueueContext& context);
+CommandOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
+                           const SqueueOptions& options, const SqueueContext& context);
 
 // The line squeue prints before a listing with -l or -i (print_date(): slurm_ctime2's
 // "%a %b %d %T %Y" in local time, then a newline); formatSqueue adds it itself. "" with -h.

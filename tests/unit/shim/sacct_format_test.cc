@@ -64,8 +64,8 @@ SacctContext context(std::string user = "root") {
   return c;
 }
 
-SacctOutput run(const std::vector<api::SlurmJobObject>& jobs, const std::vector<std::string>& args,
-                const SacctContext& c = context()) {
+CommandOutput run(const std::vector<api::SlurmJobObject>& jobs,
+                  const std::vector<std::string>& args, const SacctContext& c = context()) {
   const SacctParse parse = parseSacctArgs(args, c);
   if (parse.exit) return *parse.exit;
   return formatSacct(jobs, parse, c);
@@ -74,7 +74,7 @@ SacctOutput run(const std::vector<api::SlurmJobObject>& jobs, const std::vector<
 // Reference "Phase 2": the job line and the batch step line (srun steps 2.0 and 2.1 are not
 // recorded by kubeslurm).
 TEST(SacctFormat, ReferenceDefaultFormat) {
-  const SacctOutput out = run({job(2, "x", "COMPLETED")}, {});
+  const CommandOutput out = run({job(2, "x", "COMPLETED")}, {});
   EXPECT_EQ(out.out,
             "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
             "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
@@ -90,7 +90,7 @@ TEST(SacctFormat, ReferenceDefaultFormat) {
 TEST(SacctFormat, ReferenceParsableAllocations) {
   api::SlurmJobObject j = job(2, "x", "COMPLETED");
   j.request.memPerNodeMb = 512000;
-  const SacctOutput out = run(
+  const CommandOutput out = run(
       {j}, {"-X", "-P",
             "--format=JobID,JobName,State,ExitCode,Start,End,Elapsed,NNodes,NodeList,AllocTRES"});
   EXPECT_EQ(out.out,
@@ -101,18 +101,19 @@ TEST(SacctFormat, ReferenceParsableAllocations) {
 
 // print_fields.c: -p ends every field with '|', -n drops the header.
 TEST(SacctFormat, ParsableWithTrailingDelimiterAndNoHeader) {
-  const SacctOutput out = run({job(2, "x", "COMPLETED")}, {"-X", "-p", "-n", "-o", "jobid,state"});
+  const CommandOutput out =
+      run({job(2, "x", "COMPLETED")}, {"-X", "-p", "-n", "-o", "jobid,state"});
   EXPECT_EQ(out.out, "2|COMPLETED|\n");
-  const SacctOutput delim =
+  const CommandOutput delim =
       run({job(2, "x", "COMPLETED")}, {"-X", "-P", "--delimiter=,", "-o", "jobid,jobname"});
   EXPECT_EQ(delim.out, "JobID,JobName\n2,x\n");
 }
 
 // Reference: "cancelled shows CANCELLED+" (print.c: "CANCELLED by <uid>", cut to 10 with '+').
 TEST(SacctFormat, CancelledIsTruncatedWithAPlus) {
-  const SacctOutput out = run({job(3, "x", "CANCELLED")}, {"-X", "-n", "-o", "jobid,state"});
+  const CommandOutput out = run({job(3, "x", "CANCELLED")}, {"-X", "-n", "-o", "jobid,state"});
   EXPECT_EQ(out.out, "3            CANCELLED+ \n");
-  const SacctOutput parsable = run({job(3, "x", "CANCELLED")}, {"-X", "-P", "-n", "-o", "state"});
+  const CommandOutput parsable = run({job(3, "x", "CANCELLED")}, {"-X", "-P", "-n", "-o", "state"});
   EXPECT_EQ(parsable.out, "CANCELLED by 0\n");
 }
 
@@ -134,7 +135,7 @@ TEST(SacctFormat, ArrayTasks) {
 
 // Reference: "sacct -j 99999 prints only the header, rc=0".
 TEST(SacctFormat, UnknownJobPrintsTheHeader) {
-  const SacctOutput out = run({job(2, "x", "COMPLETED")}, {"-j", "99999"});
+  const CommandOutput out = run({job(2, "x", "COMPLETED")}, {"-j", "99999"});
   EXPECT_EQ(out.out,
             "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
             "------------ ---------- ---------- ---------- ---------- ---------- -------- \n");
@@ -143,7 +144,7 @@ TEST(SacctFormat, UnknownJobPrintsTheHeader) {
 
 // Reference: -o Restarts; options.c's field loop.
 TEST(SacctFormat, FieldList) {
-  const SacctOutput bad = run({}, {"-o", "Restarts"});
+  const CommandOutput bad = run({}, {"-o", "Restarts"});
   EXPECT_EQ(bad.err, "sacct: error: Invalid field requested: \"Restarts\"\n");
   EXPECT_EQ(bad.exitCode, 1);
   EXPECT_EQ(bad.out, "");
@@ -156,7 +157,7 @@ TEST(SacctFormat, FieldList) {
   // An empty item ends the list.
   EXPECT_EQ(run({}, {"-P", "-o", "jobid,,state"}).out, "JobID\n");
   // A prefix of ALL is every field.
-  const SacctOutput all = run({}, {"-P", "-o", "a"});
+  const CommandOutput all = run({}, {"-P", "-o", "a"});
   EXPECT_TRUE(all.out.starts_with("Account|AdminComment|AllocCPUS|")) << all.out;
   EXPECT_TRUE(all.out.ends_with("|WCKeyID|WorkDir\n")) << all.out;
   // $SACCT_FORMAT replaces the default list.
@@ -178,7 +179,7 @@ TEST(SacctFormat, LongValuesAreCutWithAPlus) {
 
 // A pending job: no start or end ("Unknown"), no nodes ("None assigned"), no allocation.
 TEST(SacctFormat, PendingJob) {
-  const SacctOutput out = run(
+  const CommandOutput out = run(
       {job(4, "x", "PENDING")},
       {"-X", "-n", "-P", "-o", "jobid,state,start,end,elapsed,nodelist,nnodes,alloctres,reqtres"});
   EXPECT_EQ(out.out,
@@ -188,8 +189,9 @@ TEST(SacctFormat, PendingJob) {
 
 // A running job: End "Unknown", Elapsed up to now, Timelimit from the request.
 TEST(SacctFormat, RunningJob) {
-  const SacctOutput out = run({job(3, "x", "RUNNING")},
-                              {"-X", "-n", "-P", "-o", "state,end,elapsed,timelimit,cluster,user"});
+  const CommandOutput out =
+      run({job(3, "x", "RUNNING")},
+          {"-X", "-n", "-P", "-o", "state,end,elapsed,timelimit,cluster,user"});
   EXPECT_EQ(out.out, "RUNNING|Unknown|00:10:00|01:00:00|kubeslurm|root\n");
 }
 
@@ -260,14 +262,14 @@ TEST(SacctFormat, OtherFilters) {
 }
 
 TEST(SacctFormat, ArgumentErrors) {
-  const SacctOutput stray = run({}, {"foo", "bar"});
+  const CommandOutput stray = run({}, {"foo", "bar"});
   EXPECT_EQ(stray.err,
             "sacct: error: Unknown arguments:\nsacct: error:  foo\nsacct: error:  bar\n");
   EXPECT_EQ(stray.exitCode, 1);
-  const SacctOutput time = run({}, {"-S", "yesterdayish"});
+  const CommandOutput time = run({}, {"-S", "yesterdayish"});
   EXPECT_EQ(time.exitCode, 1);
   EXPECT_TRUE(time.err.starts_with("Invalid time specification (pos=")) << time.err;
-  const SacctOutput order = run({}, {"-S", "2026-11-21T05:00", "-E", "2026-11-21T04:00"});
+  const CommandOutput order = run({}, {"-S", "2026-11-21T05:00", "-E", "2026-11-21T04:00"});
   EXPECT_EQ(order.err,
             "sacct: error: Start time (2026-11-21T05:00:00) requested is after end time "
             "(2026-11-21T04:00:00).\n");

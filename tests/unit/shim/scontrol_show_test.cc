@@ -56,7 +56,7 @@ ShowContext context(bool oneLiner = false) { return ShowContext{kStart + 3, 0, o
 // UserId/GroupId (no Unix ids: NO_VAL, the namespace as group), AllocNode:Sid, and TRES
 // without mem= (no --mem: Slurm counts the nodes' memory, which the request does not name).
 TEST(ScontrolShow, RunningJobLayout) {
-  const ShowOutput out = formatShowJobs({referenceJob()}, partitions(), "2", context());
+  const CommandOutput out = formatShowJobs({referenceJob()}, partitions(), "2", context());
   EXPECT_EQ(out.exitCode, 0);
   EXPECT_EQ(out.out,
             "JobId=2 JobName=x\n"
@@ -91,7 +91,7 @@ TEST(ScontrolShow, RunningJobLayout) {
 
 // job_info.c: with -o the fields are joined by single spaces and the record ends in "\n".
 TEST(ScontrolShow, OneLiner) {
-  const ShowOutput out = formatShowJobs({referenceJob()}, partitions(), "2", context(true));
+  const CommandOutput out = formatShowJobs({referenceJob()}, partitions(), "2", context(true));
   EXPECT_EQ(out.out.find('\n'), out.out.size() - 1);
   EXPECT_EQ(out.out.rfind("JobId=2 JobName=x UserId=root(4294967294) ", 0), 0U);
   EXPECT_NE(out.out.find(" StdOut=/home/alice/jobs/slurm-2.out Power= TresPerNode=gres:gpu:8\n"),
@@ -178,11 +178,11 @@ TEST(ScontrolShow, ArrayFirstLines) {
 // Reference "sbatch and squeue": scontrol show job 99999 -> "slurm_load_jobs error: Invalid
 // job id specified", rc=1. info_job.c: nothing to list is "No jobs in the system".
 TEST(ScontrolShow, UnknownAndNoJobs) {
-  const ShowOutput unknown = formatShowJobs({referenceJob()}, partitions(), "99999", context());
+  const CommandOutput unknown = formatShowJobs({referenceJob()}, partitions(), "99999", context());
   EXPECT_EQ(unknown.exitCode, 1);
   EXPECT_EQ(unknown.out, "");
   EXPECT_EQ(unknown.err, "slurm_load_jobs error: Invalid job id specified\n");
-  const ShowOutput none = formatShowJobs({}, partitions(), std::nullopt, context());
+  const CommandOutput none = formatShowJobs({}, partitions(), std::nullopt, context());
   EXPECT_EQ(none.exitCode, 0);
   EXPECT_EQ(none.out, "No jobs in the system\n");
 }
@@ -218,7 +218,8 @@ Nodes twoNodes() {
 // partition_info.c's lines, with the totals of the partition's nodes.
 TEST(ScontrolShow, Partition) {
   const Nodes n = twoNodes();
-  const ShowOutput out = formatShowPartitions(partitions(), n.nodes, n.facts, "train", context());
+  const CommandOutput out =
+      formatShowPartitions(partitions(), n.nodes, n.facts, "train", context());
   EXPECT_EQ(out.out,
             "PartitionName=train\n"
             "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"
@@ -233,7 +234,7 @@ TEST(ScontrolShow, Partition) {
             "   JobDefaults=(null)\n"
             "   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n"
             "   TRES=cpu=128,mem=1000G,node=2,billing=128,gres/gpu=16\n\n");
-  const ShowOutput missing =
+  const CommandOutput missing =
       formatShowPartitions(partitions(), n.nodes, n.facts, "nope", context());
   EXPECT_EQ(missing.exitCode, 1);
   EXPECT_EQ(missing.out, "Partition nope not found\n");  // info_part.c, on stdout
@@ -242,7 +243,8 @@ TEST(ScontrolShow, Partition) {
 // node_info.c's lines: state with flags ("MIXED+DRAIN" style), Reason=... [user@time].
 TEST(ScontrolShow, Node) {
   const Nodes n = twoNodes();
-  const ShowOutput out = formatShowNodes(partitions(), n.nodes, n.facts, "gpu-node-002", context());
+  const CommandOutput out =
+      formatShowNodes(partitions(), n.nodes, n.facts, "gpu-node-002", context());
   EXPECT_EQ(out.out,
             "NodeName=gpu-node-002 CoresPerSocket=1 \n"
             "   CPUAlloc=0 CPUEfctv=64 CPUTot=64 CPULoad=N/A\n"
@@ -265,7 +267,7 @@ TEST(ScontrolShow, Node) {
       formatShowNodes(partitions(), n.nodes, n.facts, "gpu-node-001", context()).out;
   EXPECT_NE(busy.find("   State=ALLOCATED ThreadsPerCore=1"), std::string::npos);
   EXPECT_NE(busy.find("   AllocTRES=cpu=4,gres/gpu=8\n"), std::string::npos);
-  const ShowOutput missing = formatShowNodes(partitions(), n.nodes, n.facts, "n9", context());
+  const CommandOutput missing = formatShowNodes(partitions(), n.nodes, n.facts, "n9", context());
   EXPECT_EQ(missing.exitCode, 1);
   EXPECT_EQ(missing.out, "Node n9 not found\n");  // info_node.c
 }

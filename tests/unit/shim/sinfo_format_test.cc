@@ -36,7 +36,7 @@ struct Cluster {
     for (int i = 1; i <= 8; ++i) nodeObjects.push_back(nodeJson("gpu-node-00" + std::to_string(i)));
   }
 
-  SinfoOutput run(const std::vector<std::string>& args) const {
+  CommandOutput run(const std::vector<std::string>& args) const {
     std::vector<api::Node> nodes;
     for (const json& object : nodeObjects) nodes.push_back(*api::decodeNode(object));
     std::vector<api::Pod> bound;
@@ -52,7 +52,7 @@ struct Cluster {
 // Reference "sinfo and squeue on an empty cluster": the default partition first (slurm.conf
 // order there), '*' on it, TIMELIMIT as _print_secs.
 TEST(SinfoFormat, EmptyClusterMatchesTheReference) {
-  const SinfoOutput out = Cluster().run({});
+  const CommandOutput out = Cluster().run({});
   EXPECT_EQ(out.exitCode, 0);
   EXPECT_EQ(out.out,
             "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
@@ -110,7 +110,7 @@ TEST(SinfoFormat, ListReasonsMatchesTheReference) {
 // partition widths computed from the data (at least 9); rows sort by node name ("N"), stably,
 // so a node's partitions keep partition order.
 TEST(SinfoFormat, NodeOriented) {
-  const SinfoOutput out = degraded().run({"-N", "-n", "gpu-node-[001,007-008]"});
+  const CommandOutput out = degraded().run({"-N", "-n", "gpu-node-[001,007-008]"});
   EXPECT_EQ(out.out,
             "NODELIST      NODES PARTITION STATE \n"
             "gpu-node-001      1    train* alloc \n"
@@ -176,13 +176,13 @@ TEST(SinfoFormat, NodeSelector) {
 }
 
 TEST(SinfoFormat, BadArguments) {
-  const SinfoOutput state = Cluster().run({"-t", "sleepy"});
+  const CommandOutput state = Cluster().run({"-t", "sleepy"});
   EXPECT_EQ(state.exitCode, 1);
   EXPECT_EQ(state.err, "sinfo: error: Bad state string: \"sleepy\"\n");
-  const SinfoOutput format = Cluster().run({"-o", "%P %Q"});
+  const CommandOutput format = Cluster().run({"-o", "%P %Q"});
   EXPECT_EQ(format.exitCode, 1);
   EXPECT_EQ(format.err, "sinfo: error: Invalid node format specification: Q\n");
-  const SinfoOutput option = Cluster().run({"-x"});
+  const CommandOutput option = Cluster().run({"-x"});
   EXPECT_EQ(option.exitCode, 1);
   EXPECT_EQ(option.err,
             "sinfo: invalid option -- 'x'\nTry \"sinfo --help\" for more information\n");

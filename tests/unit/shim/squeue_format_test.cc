@@ -72,9 +72,9 @@ struct JobBuilder {
   api::SlurmJobObject build() const { return job; }
 };
 
-SqueueOutput squeue(const std::vector<std::string>& args,
-                    const std::vector<api::SlurmJobObject>& jobs,
-                    const std::map<std::int64_t, std::string>& schedNodes = {}) {
+CommandOutput squeue(const std::vector<std::string>& args,
+                     const std::vector<api::SlurmJobObject>& jobs,
+                     const std::map<std::int64_t, std::string>& schedNodes = {}) {
   SqueueParse parse = parseSqueueArgs(args);
   if (parse.exit) return *parse.exit;
   SqueueContext context;
@@ -97,7 +97,7 @@ std::vector<api::SlurmJobObject> threeJobs() {
 
 // "sinfo and squeue on an empty cluster": the header alone.
 TEST(SqueueFormat, EmptyClusterPrintsTheHeader) {
-  const SqueueOutput got = squeue({}, {});
+  const CommandOutput got = squeue({}, {});
   EXPECT_EQ(got.out, kHeader);
   EXPECT_EQ(got.err, "");
   EXPECT_EQ(got.exitCode, 0);
@@ -106,7 +106,7 @@ TEST(SqueueFormat, EmptyClusterPrintsTheHeader) {
 // "sbatch and squeue": two 4-node jobs running, a third pending; pending first, then the
 // running jobs latest start first (sort.c: a start-time pass, then "P,t,-p").
 TEST(SqueueFormat, ReferenceRunningAndPending) {
-  const SqueueOutput got = squeue({}, threeJobs());
+  const CommandOutput got = squeue({}, threeJobs());
   EXPECT_EQ(got.out, kHeader +
                          "                 4     train        x     root PD       0:00      4 "
                          "(Resources)\n"
@@ -119,7 +119,7 @@ TEST(SqueueFormat, ReferenceRunningAndPending) {
 // "sbatch and squeue": squeue --start before the backfill pass (no estimate: N/A; SCHEDNODES
 // is NULL, printed "(null)").
 TEST(SqueueFormat, ReferenceStartBeforeBackfill) {
-  const SqueueOutput got = squeue({"--start"}, threeJobs());
+  const CommandOutput got = squeue({"--start"}, threeJobs());
   EXPECT_EQ(got.out,
             "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES "
             "SCHEDNODES           NODELIST(REASON)\n"
@@ -131,7 +131,7 @@ TEST(SqueueFormat, ReferenceStartBeforeBackfill) {
 TEST(SqueueFormat, StartShowsTheEstimate) {
   std::vector<api::SlurmJobObject> jobs = threeJobs();
   jobs[2].status->estimatedStart = 1795238708;  // 2026-11-21T05:25:08Z
-  const SqueueOutput got = squeue({"--start", "-h"}, jobs);
+  const CommandOutput got = squeue({"--start", "-h"}, jobs);
   EXPECT_EQ(got.out,
             "                 4     train        x     root PD 2026-11-21T05:25:08      4 "
             "(null)               (Resources)\n");
@@ -142,7 +142,7 @@ TEST(SqueueFormat, StartShowsTheEstimate) {
 TEST(SqueueFormat, StartShowsTheReservedNodes) {
   std::vector<api::SlurmJobObject> jobs = threeJobs();
   jobs[2].status->estimatedStart = 1795238708;  // 2026-11-21T05:25:08Z
-  const SqueueOutput got = squeue({"--start", "-h"}, jobs, {{4, "gpu-node-[001-004]"}});
+  const CommandOutput got = squeue({"--start", "-h"}, jobs, {{4, "gpu-node-[001-004]"}});
   EXPECT_EQ(got.out,
             "                 4     train        x     root PD 2026-11-21T05:25:08      4 "
             "gpu-node-[001-004]   (Resources)\n");
@@ -150,12 +150,12 @@ TEST(SqueueFormat, StartShowsTheReservedNodes) {
 
 // "sbatch and squeue": squeue -j 99999 for an unknown job, rc=1, nothing on stdout.
 TEST(SqueueFormat, UnknownJobIdIsAnError) {
-  const SqueueOutput got = squeue({"-j", "99999"}, threeJobs());
+  const CommandOutput got = squeue({"-j", "99999"}, threeJobs());
   EXPECT_EQ(got.out, "");
   EXPECT_EQ(got.err, "slurm_load_jobs error: Invalid job id specified\n");
   EXPECT_EQ(got.exitCode, 1);
   // Several ids are loaded as the whole job list: unknown ones just match nothing.
-  const SqueueOutput two = squeue({"-h", "--jobs=99999,4"}, threeJobs());
+  const CommandOutput two = squeue({"-h", "--jobs=99999,4"}, threeJobs());
   EXPECT_EQ(two.exitCode, 0);
   EXPECT_EQ(two.out,
             "                 4     train        x     root PD       0:00      4 (Resources)\n");
@@ -178,7 +178,7 @@ std::vector<api::SlurmJobObject> arrayJobs() {
 }
 
 TEST(SqueueFormat, ReferenceArrayCollapsesPendingTasks) {
-  const SqueueOutput got = squeue({}, arrayJobs());
+  const CommandOutput got = squeue({}, arrayJobs());
   EXPECT_EQ(got.out, kHeader +
                          "         6_[2-7%2]     train      arr     root PD       0:00      1 "
                          "(JobArrayTaskLimit)\n"
@@ -190,7 +190,7 @@ TEST(SqueueFormat, ReferenceArrayCollapsesPendingTasks) {
 
 // "Job arrays": squeue -r shows one line per pending task.
 TEST(SqueueFormat, ReferenceArrayOneLinePerTask) {
-  const SqueueOutput got = squeue({"-r", "-h", "-t", "PD"}, arrayJobs());
+  const CommandOutput got = squeue({"-r", "-h", "-t", "PD"}, arrayJobs());
   std::string expected;
   for (int t = 2; t <= 7; ++t) {
     expected += "               6_" + std::to_string(t) +
@@ -231,7 +231,7 @@ TEST(SqueueFormat, ReferenceDependencies) {
           .build(),
   };
   jobs[2].status->exitCode = "3:0";
-  const SqueueOutput got = squeue({"-t", "PD", "-o", "%.10i %.6j %.2t %.25E %R"}, jobs);
+  const CommandOutput got = squeue({"-t", "PD", "-o", "%.10i %.6j %.2t %.25E %R"}, jobs);
   EXPECT_EQ(got.out,
             "     JOBID   NAME ST                DEPENDENCY NODELIST(REASON)\n"
             "        12      g PD        afterok:11(failed) (DependencyNeverSatisfied)\n"
@@ -264,7 +264,7 @@ TEST(SqueueFormat, WidthAndTruncationRules) {
   // The header follows the same rules ("%.3i" -> "JOB"; a right-justified NODELIST is whole).
   EXPECT_EQ(squeue({"-o", "%.3i|%.3N|%3N|%10t|"}, {}).out, "JOB|NODELIST|NOD|ST        |\n");
   // Text before the first '%' is printed as is; an unknown letter prints its token back.
-  const SqueueOutput bad = squeue({"-h", "-o", "id=%i %z"}, jobs);
+  const CommandOutput bad = squeue({"-h", "-o", "id=%i %z"}, jobs);
   EXPECT_EQ(bad.out, "id=5 %z\n");
   EXPECT_EQ(bad.err, "squeue: error: Invalid job format specification: z\n");
 }
@@ -292,7 +292,7 @@ TEST(SqueueFormat, StartAheadOfTheLocalClock) {
 
 // -O (parse_long_format): "name[:[.]width[suffix]]", width 20 when not given.
 TEST(SqueueFormat, LongFormat) {
-  const SqueueOutput got = squeue({"-O", "jobid,name:.6,state:10|,reasonlist:0"}, threeJobs());
+  const CommandOutput got = squeue({"-O", "jobid,name:.6,state:10|,reasonlist:0"}, threeJobs());
   EXPECT_EQ(got.out,
             "JOBID                 NAMESTATE     |NODELIST(REASON)\n"
             "4                        xPENDING   |(Resources)\n"
@@ -302,7 +302,7 @@ TEST(SqueueFormat, LongFormat) {
 
 // -l: the date line, then STATE and TIME_LIMIT (its header cut to 9: "TIME_LIMI").
 TEST(SqueueFormat, LongListing) {
-  const SqueueOutput got = squeue({"-l", "-j", "4"}, threeJobs());
+  const CommandOutput got = squeue({"-l", "-j", "4"}, threeJobs());
   EXPECT_EQ(got.out,
             "Sat Nov 21 04:30:00 2026\n"
             "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
@@ -327,7 +327,7 @@ TEST(SqueueFormat, Filters) {
 }
 
 TEST(SqueueFormat, ArgumentErrors) {
-  const SqueueOutput state = squeue({"-t", "bogus"}, {});
+  const CommandOutput state = squeue({"-t", "bogus"}, {});
   EXPECT_EQ(state.exitCode, 1);
   EXPECT_EQ(state.err.substr(0, state.err.find('\n')),
             "squeue: error: Invalid job state specified: bogus");
@@ -395,7 +395,7 @@ TEST(SqueueFormat, NodelistFilter) {
   // hostrange_hn_within: "gpu-node-3" is not "gpu-node-003" (the zero padding differs).
   EXPECT_EQ(squeue({"-h", "-o", "%i", "-w", "gpu-node-3"}, jobs).out, "");
   EXPECT_EQ(squeue({"-h", "-o", "%i", "-w", "gpu-node-[009-011]", "-t", "all"}, jobs).out, "7\n");
-  const SqueueOutput bad = squeue({"-w", "gpu-node-[1-3]x"}, jobs);
+  const CommandOutput bad = squeue({"-w", "gpu-node-[1-3]x"}, jobs);
   EXPECT_EQ(bad.exitCode, 1);
   EXPECT_EQ(bad.err, "squeue: error: 'gpu-node-[1-3]x' invalid entry for --nodelist\n");
   EXPECT_EQ(squeue({"--nodelist=n[5-3]"}, jobs).err,
@@ -410,7 +410,7 @@ TEST(SqueueFormat, IterateOption) {
   EXPECT_EQ(parseSqueueArgs({"--iterate=7s"}).options.iterate, 7);
   EXPECT_EQ(parseSqueueArgs({"-i99999999999"}).options.iterate, 2147483647);
   for (const char* bad : {"0", "-3", "abc"}) {
-    const SqueueOutput got = squeue({"-i", bad}, {});
+    const CommandOutput got = squeue({"-i", bad}, {});
     EXPECT_EQ(got.exitCode, 1) << bad;
     EXPECT_EQ(got.err, std::string("squeue: error: --iterate=") + bad + "\n\n");
   }
@@ -420,7 +420,7 @@ TEST(SqueueFormat, IterateOption) {
                 "(Resources)\n");
   EXPECT_EQ(squeue({"-i", "5", "-h", "-o", "%i", "-j", "4"}, threeJobs()).out, "4\n");
   // The date comes before slurmctld is asked, so before its error too.
-  const SqueueOutput unknown = squeue({"-i", "5", "-j", "99"}, threeJobs());
+  const CommandOutput unknown = squeue({"-i", "5", "-j", "99"}, threeJobs());
   EXPECT_EQ(unknown.out, "Sat Nov 21 04:30:00 2026\n");
   EXPECT_EQ(unknown.err, "slurm_load_jobs error: Invalid job id specified\n");
 }
