@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "shim/cli.h"
+#include "shim/step/entry.h"
 
 namespace {
 
@@ -33,6 +34,13 @@ int main(int argc, char** argv) {
     invoked = invoked.substr(slash + 1);
   }
   std::vector<std::string> args(argv + 1, argv + argc);
+  // The in-pod runtime owns real signals and threads, so it runs outside runCli().
+  if (invoked == "srun") return kubeslurm::step::srunMain(args);
+  if (!args.empty() && (args[0] == "step-agent" || args[0] == "batch-step")) {
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    return args[0] == "step-agent" ? kubeslurm::step::stepAgentMain(rest)
+                                   : kubeslurm::step::batchStepMain(rest);
+  }
   const std::time_t now = std::time(nullptr);
   kubeslurm::shim::CliIo io{
       .in = std::cin,

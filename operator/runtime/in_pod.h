@@ -1,0 +1,25 @@
+// How the in-pod runtime (shim/step: srun, the step agents, rank 0's batch launcher) is wired
+// into a rank pod: the names both sides agree on. The operator writes them into the pod
+// (rank_pods.cc); the tools read them back.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace kubeslurm::runtime {
+
+// The job's step token: every rank pod gets it from the job's Secret; srun presents it to the
+// agents, which refuse every call without it.
+inline constexpr std::string_view kStepTokenVariable = "KUBESLURM_STEP_TOKEN";
+inline constexpr std::string_view kStepTokenSecretKey = "token";
+// The port every rank's agent listens on.
+inline constexpr std::string_view kStepPortVariable = "KUBESLURM_STEP_PORT";
+// slurmd's own default port: the agent plays slurmd's part.
+inline constexpr std::uint16_t kDefaultStepAgentPort = 6818;
+// "host:port,host:port,...", one per rank in rank order: where srun finds the agents when they
+// are not at `<rank hostname>:<port>` (several ranks on one host, as in tests).
+inline constexpr std::string_view kStepAgentsVariable = "KUBESLURM_STEP_AGENTS";
+// Where the init container puts the tools image's /opt/kubeslurm (bin/ and lib/).
+inline constexpr std::string_view kToolsMountPath = "/kubeslurm";
+
+}  // namespace kubeslurm::runtime

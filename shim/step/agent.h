@@ -1,0 +1,41 @@
+// The step agent: slurmd's part in a rank pod. It starts the tasks `srun` sends it (each a
+// TaskProcess), streams their output and their ends back, delivers signals to them, and kills
+// them when their srun goes away. Rank 0's agent also numbers the job's steps.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "operator/base/status.h"
+#include "operator/runtime/in_pod.h"
+
+namespace kubeslurm::step {
+
+// The variables the operator puts in every rank pod for the in-pod runtime.
+inline constexpr std::string_view kTokenVariable = runtime::kStepTokenVariable;
+inline constexpr std::string_view kPortVariable = runtime::kStepPortVariable;
+inline constexpr std::string_view kAgentsVariable = runtime::kStepAgentsVariable;
+inline constexpr std::uint16_t kDefaultAgentPort = runtime::kDefaultStepAgentPort;
+
+struct AgentOptions {
+  std::string listenAddress;  // "0.0.0.0:6818"; port 0 picks a free one (tests)
+  std::string token;          // callers must present it; never empty
+  // How long tasks whose srun went away get between SIGTERM and SIGKILL (slurm.conf KillWait).
+  std::chrono::milliseconds killWait{std::chrono::seconds(30)};
+};
+
+class Agent {
+ public:
+  virtual ~Agent() = default;
+  virtual int port() const = 0;
+  // Stops serving and kills every task still running (SIGKILL after killWait). Idempotent.
+  virtual void stop() = 0;
+};
+
+// Errors: an empty token (kInvalidArgument), an address that cannot be bound (kUnavailable).
+StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options);
+
+}  // namespace kubeslurm::step

@@ -1,0 +1,231 @@
+#include "shim/step/entry.h"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shim/step/agent.h"
+#include "shim/step/srun.h"
+#include "shim/step/task_process.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
+
+namespace kubeslurm::step {
+namespace {
+
+// The signals srun and the launchers act on (srun.c's sig_array, less SIGALRM and SIGPIPE).
+constexpr std::array kHandledSignals = {SIGINT, SIGQUIT, SIGCONT, SIGTERM,
+                                        SIGHUP, SIGUSR1, SIGUSR2};
+
+sigset_t handledSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : kHandledSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// Blocks the handled signals in every thread (call before any thread exists; children unblock
+// them in task_process.cc) and hands each one to `handler` on a thread of its own until the
+// returned object is destroyed.
+class SignalThread {
+ public:
+  explicit SignalThread(std::function<void(int)> handler) : handler_(std::move(handler)) {
+    const sigset_t set = handledSet();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    thread_ = std::thread([this] {
+      const sigset_t waitFor = handledSet();
+      const timespec tick{0, 200'000'000};
+      while (!done_) {
+        const int sig = sigtimedwait(&waitFor, nullptr, &tick);
+        if (sig > 0) handler_(sig);
+      }
+    });
+  }
+  ~SignalThread() {
+    done_ = true;
+    thread_.join();
+  }
+  SignalThread(const SignalThread&) = delete;
+  SignalThread& operator=(const SignalThread&) = delete;
+
+ private:
+  std::function<void(int)> handler_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+std::map<std::string, std::string> processEnvironment() {
+  std::map<std::string, std::string> environment;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const auto equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    environment.emplace(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return environment;
+}
+
+std::string workingDirectory() {
+  std::string buffer(4096, '\0');
+  if (getcwd(buffer.data(), buffer.size()) == nullptr) return "/";
+  buffer.resize(buffer.find('\0'));
+  return buffer;
+}
+
+struct LauncherOptions {
+  std::string listen;
+  std::chrono::milliseconds killWait{std::chrono::seconds(10)};
+  std::vector<std::string> operands;
+};
+
+// "--listen ADDRESS", "--kill-wait SECONDS", then operands (the first operand ends the options,
+// so a script's own arguments are never taken for ours).
+std::optional<LauncherOptions> parseLauncher(const std::string& program,
+                                             const std::vector<std::string>& args,
+                                             const std::map<std::string, std::string>& env) {
+  LauncherOptions options;
+  std::uint32_t port = kDefaultAgentPort;
+  if (const auto found = env.find(std::string(kPortVariable)); found != env.end()) {
+    const auto& text = found->second;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (error != std::errc() || end != text.data() + text.size() || port == 0 || port > 65535) {
+      std::cerr << program << ": " << kPortVariable << " is not a port: " << text << "\n";
+      return std::nullopt;
+    }
+  }
+  options.listen = "0.0.0.0:" + std::to_string(port);
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if ((arg == "--listen" || arg == "--kill-wait") && i + 1 < args.size()) {
+      if (arg == "--listen") {
+        options.listen = args[++i];
+      } else {
+        const std::string& text = args[++i];
+        std::uint32_t seconds = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+        if (error != std::errc() || end != text.data() + text.size()) {
+          std::cerr << program << ": --kill-wait needs a number of seconds: " << text << "\n";
+          return std::nullopt;
+        }
+        options.killWait = std::chrono::seconds(seconds);
+      }
+      continue;
+    }
+    if (arg.starts_with("--")) {
+      std::cerr << program << ": unknown option " << arg << "\n";
+      return std::nullopt;
+    }
+    break;
+  }
+  options.operands.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  return options;
+}
+
+// The process's umask without changing it (umask(2) can only set it): "Umask:\t0022".
+std::string currentUmask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Umask:")) {
+      const auto digits = line.find_first_of("01234567");
+      return digits == std::string::npos ? "" : line.substr(digits);
+    }
+  }
+  return "";
+}
+
+int exitStatusOf(int waitStatus) {
+  if (WIFSIGNALED(waitStatus)) return 128 + WTERMSIG(waitStatus);
+  return WEXITSTATUS(waitStatus);
+}
+
+}  // namespace
+
+int srunMain(const std::vector<std::string>& args) {
+  Srun srun(processEnvironment(),
+            SrunSettings{.workingDirectory = workingDirectory(), .umask = currentUmask()},
+            std::cout, std::cerr);
+  SignalThread signals([&srun](int sig) { srun.onSignal(sig); });
+  return srun.run(args);
+}
+
+int stepAgentMain(const std::vector<std::string>& args) {
+  const auto env = processEnvironment();
+  auto options = parseLauncher("kubeslurm step-agent", args, env);
+  if (!options) return 2;
+  std::atomic<bool> stop{false};
+  SignalThread signals([&stop](int sig) {
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT) stop = true;
+  });
+  const auto token = env.find(std::string(kTokenVariable));
+  auto agent = startAgent(AgentOptions{.listenAddress = options->listen,
+                                       .token = token == env.end() ? "" : token->second,
+                                       .killWait = options->killWait});
+  if (!agent.isOk()) {
+    std::cerr << "kubeslurm step-agent: " << agent.status().message() << "\n";
+    return 1;
+  }
+  while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  (*agent)->stop();
+  return 0;
+}
+
+int batchStepMain(const std::vector<std::string>& args) {
+  const auto env = processEnvironment();
+  auto options = parseLauncher("kubeslurm batch-step", args, env);
+  if (!options) return 2;
+  if (options->operands.empty()) {
+    std::cerr << "kubeslurm batch-step: no script to run\n";
+    return 2;
+  }
+  std::atomic<pid_t> scriptGroup{0};
+  // Signals the pod gets (SIGTERM when the job is cancelled or its time runs out) go to the
+  // script's whole process group, its sruns included, as slurmstepd signals a batch step.
+  SignalThread signals([&scriptGroup](int sig) {
+    if (const pid_t group = scriptGroup.load(); group > 0) ::kill(-group, sig);
+  });
+  std::unique_ptr<Agent> agent;
+  if (const auto token = env.find(std::string(kTokenVariable)); token != env.end()) {
+    auto started = startAgent(AgentOptions{
+        .listenAddress = options->listen, .token = token->second, .killWait = options->killWait});
+    if (!started.isOk()) {
+      std::cerr << "kubeslurm batch-step: " << started.status().message() << "\n";
+      return 1;
+    }
+    agent = std::move(*started);
+  } else {
+    std::cerr << "kubeslurm batch-step: warning: no " << kTokenVariable
+              << ": srun cannot start steps in this job\n";
+  }
+  auto script = startTask(options->operands, env, "", /*captureOutput=*/false);
+  if (!script.isOk()) {
+    std::cerr << "kubeslurm batch-step: " << script.status().message() << "\n";
+    return 1;
+  }
+  std::cerr << script->startMessages << std::flush;
+  scriptGroup = script->pid;
+  int status = 0;
+  while (::waitpid(script->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  scriptGroup = 0;
+  // Steps the script left running (`srun ... &` without `wait`) end with the job, as in Slurm.
+  if (agent) agent->stop();
+  return exitStatusOf(status);
+}
+
+}  // namespace kubeslurm::step
