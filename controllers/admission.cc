@@ -119,6 +119,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   gang.image =
       !job->request.container.image.empty() ? job->request.container.image : options.defaultImage;
   gang.script = job->script;
+  gang.toolsImage = options.toolsImage;
   gang.scriptArgs = job->scriptArgs;
   gang.workDir = job->request.workDir;
   if (job->raw.contains("spec") && job->raw["spec"].is_object() &&

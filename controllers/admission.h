@@ -19,6 +19,8 @@ struct AdmissionOptions {
   std::string schedulerName = std::string(runtime::kDefaultSchedulerName);
   // The image for script jobs that name none (no --container-image, no pod template).
   std::string defaultImage;
+  // The in-pod tools image (srun, scontrol, step agents); empty: script jobs run without them.
+  std::string toolsImage;
   // Slurm's KillWait: SIGTERM to SIGKILL when a gang is stopped (time limit, scancel).
   std::int64_t killWaitSeconds = 30;
 };

@@ -1,6 +1,7 @@
 #include "controllers/gang_binder.h"
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -8,11 +9,16 @@
 #include <thread>
 #include <tuple>
 
+#include <openssl/rand.h>
+
 #include "operator/base/text.h"
 
 namespace kubeslurm::controllers {
 
 namespace {
+
+// 256 bits: the step token is a bearer secret on the pod network.
+constexpr std::size_t kStepTokenBytes = 32;
 
 Status fenceClosed() {
   return {StatusCode::kAborted, "the leader-election fence is closed: not writing"};
@@ -281,30 +287,56 @@ GangBinder::GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder&
 
 bool GangBinder::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
 
-Status GangBinder::ensureService(const runtime::GangInput& gang) {
-  const api::Service wanted = runtime::jobService(gang);
-  auto check = [&gang](const kube::Json& object) -> Status {
-    auto existing = api::decodeService(object);
+Status GangBinder::ensureJobObject(const runtime::GangInput& gang, const kube::ResourceType& type,
+                                   const kube::Json& wanted) {
+  const std::string name = wanted["metadata"]["name"].get<std::string>();
+  auto check = [&gang, &type](const kube::Json& object) -> Status {
+    auto existing = api::decodeObjectMeta(object.contains("metadata") ? object["metadata"]
+                                                                      : kube::Json::object());
     if (!existing.isOk()) return existing.status();
     const bool ours = gang.jobUid.empty()
-                          ? labelOf(existing->metadata, runtime::kJobNameLabel) == gang.jobName
-                          : ownedBy(existing->metadata, gang.jobUid);
+                          ? labelOf(*existing, runtime::kJobNameLabel) == gang.jobName
+                          : ownedBy(*existing, gang.jobUid);
     if (ours) return Status::ok();
-    return {StatusCode::kAlreadyExists, "service " + existing->metadata.name +
-                                            " exists and is not owned by job " + gang.jobName};
+    // Singular kind for the message: "service", "secret".
+    const std::string kind = type.plural.substr(0, type.plural.size() - 1);
+    return {StatusCode::kAlreadyExists,
+            kind + " " + existing->name + " exists and is not owned by job " + gang.jobName};
   };
-  auto got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
+  auto got = reader_.get(type, gang.namespaceName, name);
   if (got.isOk()) return check(*got);
   if (got.status().code() != StatusCode::kNotFound) return got.status();
   if (!fenceOpen()) return fenceClosed();
-  auto created =
-      writer_.create(kube::resources::services(), gang.namespaceName, api::encodeService(wanted));
+  auto created = writer_.create(type, gang.namespaceName, wanted);
   if (created.isOk()) return Status::ok();
   if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
   // Someone made it between our get and our create: ours (a retry's) is fine, another's is not.
-  got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
+  got = reader_.get(type, gang.namespaceName, name);
   if (!got.isOk()) return got.status();
   return check(*got);
+}
+
+Status GangBinder::ensureService(const runtime::GangInput& gang) {
+  return ensureJobObject(gang, kube::resources::services(),
+                         api::encodeService(runtime::jobService(gang)));
+}
+
+Status GangBinder::ensureStepTokenSecret(const runtime::GangInput& gang) {
+  if (gang.toolsImage.empty()) return Status::ok();
+  // A token made once per job: an existing Secret (an earlier attempt's, a retry's) is kept,
+  // so ranks of every attempt of the job share it.
+  std::array<unsigned char, kStepTokenBytes> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+    return internalError("no random bytes for the step token (OpenSSL RAND_bytes)");
+  }
+  std::string token;
+  token.reserve(bytes.size() * 2);
+  constexpr std::string_view kHex = "0123456789abcdef";
+  for (const unsigned char byte : bytes) {
+    token.push_back(kHex[byte >> 4U]);
+    token.push_back(kHex[byte & 0x0FU]);
+  }
+  return ensureJobObject(gang, kube::resources::secrets(), runtime::stepTokenSecret(gang, token));
 }
 
 Status GangBinder::admit(const runtime::GangInput& gang) {
@@ -338,9 +370,11 @@ Status GangBinder::admit(const runtime::GangInput& gang) {
     actions[rank] = *action;
   }
 
-  if (Status service = ensureService(gang); !service.isOk()) {
-    if (!fenceOpen()) return service;
-    return rollbackAfterFailure(gang, service);
+  for (auto ensure : {&GangBinder::ensureService, &GangBinder::ensureStepTokenSecret}) {
+    if (Status ensured = (this->*ensure)(gang); !ensured.isOk()) {
+      if (!fenceOpen()) return ensured;
+      return rollbackAfterFailure(gang, ensured);
+    }
   }
 
   std::atomic<bool> fenceTripped{false};

@@ -10,6 +10,7 @@ namespace resources {
 ResourceType configMaps() { return {"", "v1", "configmaps", true}; }
 ResourceType pods() { return {"", "v1", "pods", true}; }
 ResourceType services() { return {"", "v1", "services", true}; }
+ResourceType secrets() { return {"", "v1", "secrets", true}; }
 ResourceType nodes() { return {"", "v1", "nodes", false}; }
 ResourceType namespaces() { return {"", "v1", "namespaces", false}; }
 ResourceType events() { return {"", "v1", "events", true}; }

@@ -25,6 +25,7 @@ namespace resources {
 ResourceType configMaps();
 ResourceType pods();
 ResourceType services();
+ResourceType secrets();
 ResourceType nodes();
 ResourceType namespaces();
 ResourceType events();

@@ -67,6 +67,8 @@ Scheduling:
   --bf-max-job-test N --bf-window SECONDS --bf-resolution SECONDS   backfill budget
   --bf-max-time SECONDS          wall time backfill may take per cycle (30; 0: no cap)
   --default-image IMAGE          image of script jobs that name none (busybox:1.36)
+  --tools-image IMAGE            in-pod tools (srun, scontrol, step agents) copied into script
+                                 jobs' rank pods; "" (the default) runs scripts without them
   --cluster-name NAME            SLURM_CLUSTER_NAME (kubeslurm)
   --cluster-domain DOMAIN        (cluster.local)
   --kill-wait SECONDS            SIGTERM to SIGKILL when the operator stops a gang (30)
@@ -101,6 +103,7 @@ struct Flags {
   kubeslurm::core::Budget budget;
   std::chrono::milliseconds backfillMaxTime{30000};
   std::string defaultImage = "busybox:1.36";
+  std::string toolsImage;
   std::string clusterName = "kubeslurm";
   std::string clusterDomain = "cluster.local";
   std::int64_t killWait = 30;
@@ -197,6 +200,8 @@ int parseFlags(int argc, char** argv, Flags& f) {
       f.budget.resolution = static_cast<kubeslurm::core::Duration>(number);
     } else if (flag == "--default-image") {
       f.defaultImage = value;
+    } else if (flag == "--tools-image") {
+      f.toolsImage = value;
     } else if (flag == "--cluster-name") {
       f.clusterName = value;
     } else if (flag == "--cluster-domain") {
@@ -659,6 +664,7 @@ int run(const Flags& f) {
   options.admission.clusterDomain = f.clusterDomain;
   options.admission.schedulerName = f.schedulerName;
   options.admission.defaultImage = f.defaultImage;
+  options.admission.toolsImage = f.toolsImage;
   options.admission.killWaitSeconds = f.killWait;
   options.canWrite = canWrite;
   options.jobRetention = f.jobRetention;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "operator/base/text.h"
+#include "operator/runtime/in_pod.h"
 
 namespace kubeslurm::runtime {
 
@@ -17,6 +18,16 @@ constexpr std::string_view kBatchLauncher =
 // The other ranks: hold the node until the operator stops the gang; SIGTERM is a clean end.
 constexpr std::string_view kHoldNode =
     "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done";
+// With the in-pod runtime: the script runs under the batch launcher (which serves rank 0's
+// step agent beside it), and the other ranks run their step agent. The tools go first on PATH so
+// that the script's `srun` and `scontrol` are ours.
+constexpr std::string_view kToolsPath = "export PATH=\"/kubeslurm/bin:$PATH\" && ";
+constexpr std::string_view kBatchStepLauncher =
+    "f=\"${TMPDIR:-/tmp}/slurm_script.${SLURM_JOB_ID}\" && "
+    "printf '%s' \"$KUBESLURM_BATCH_SCRIPT\" > \"$f\" && chmod 700 \"$f\" && "
+    "exec kubeslurm batch-step \"$f\" \"$@\"";
+constexpr std::string_view kStepAgent = "exec kubeslurm step-agent";
+constexpr std::string_view kToolsVolume = "kubeslurm-tools";
 constexpr std::string_view kBatchScriptVariable = "KUBESLURM_BATCH_SCRIPT";
 
 api::OwnerReference ownerReference(const GangInput& input) {
@@ -87,6 +98,40 @@ void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Cont
   api::Json& mounts = container.raw["volumeMounts"];
   if (!mounts.is_array()) mounts = api::Json::array();
   mounts.push_back(std::move(mount));
+}
+
+// The init container that copies the tools into the pod, the volume they live in, and what the
+// rank's container needs to use them: the mount, the agents' port and the step token.
+void addInPodRuntime(const GangInput& input, api::Pod& pod, api::Container& container) {
+  const std::string mountPath(kToolsMountPath);
+  api::Json& volumes = pod.raw["spec"]["volumes"];
+  if (!volumes.is_array()) volumes = api::Json::array();
+  volumes.push_back({{"name", kToolsVolume}, {"emptyDir", api::Json::object()}});
+
+  api::Container tools;
+  tools.name = std::string(kToolsVolume);
+  tools.image = input.toolsImage;
+  tools.command = {"/bin/sh", "-c", "cp -a /opt/kubeslurm/. " + mountPath + "/"};
+  tools.raw["volumeMounts"] =
+      api::Json::array({{{"name", kToolsVolume}, {"mountPath", mountPath}}});
+  pod.spec.initContainers.insert(pod.spec.initContainers.begin(), std::move(tools));
+
+  api::Json& mounts = container.raw["volumeMounts"];
+  if (!mounts.is_array()) mounts = api::Json::array();
+  mounts.push_back({{"name", kToolsVolume}, {"mountPath", mountPath}, {"readOnly", true}});
+
+  api::EnvVar port;
+  port.name = std::string(kStepPortVariable);
+  port.value = std::to_string(kDefaultStepAgentPort);
+  container.env.push_back(std::move(port));
+  api::EnvVar token;
+  token.name = std::string(kStepTokenVariable);
+  token.raw = {{"name", token.name},
+               {"valueFrom",
+                {{"secretKeyRef",
+                  {{"name", stepTokenSecretName(input.jobName)},
+                   {"key", std::string(kStepTokenSecretKey)}}}}}};
+  container.env.push_back(std::move(token));
 }
 
 // The template's pod (labels, annotations, spec) with its unknown fields kept in raw.
@@ -195,7 +240,17 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
           "no container image: set spec.container.image, the pod template's "
           "image, or the partition's default");
     }
-    if (!input.podTemplate) {
+    const bool inPodRuntime = !input.podTemplate && !input.toolsImage.empty();
+    if (inPodRuntime) {
+      container.command = {
+          "/bin/sh", "-c",
+          std::string(kToolsPath) + std::string(rank == 0 ? kBatchStepLauncher : kStepAgent)};
+      container.args = {"slurm_script"};
+      if (rank == 0) {
+        container.args.insert(container.args.end(), input.scriptArgs.begin(),
+                              input.scriptArgs.end());
+      }
+    } else if (!input.podTemplate) {
       container.command = {"/bin/sh", "-c", std::string(rank == 0 ? kBatchLauncher : kHoldNode)};
       container.args = {"slurm_script"};
       if (rank == 0) {
@@ -210,6 +265,7 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
       env->emplace_back(std::string(kBatchScriptVariable), input.script);
     }
     if (Status added = addEnvironment(*env, container); !added.isOk()) return added;
+    if (inPodRuntime) addInPodRuntime(input, pod, container);
     if (input.sharedVolume) {
       mountSharedVolume(*input.sharedVolume, pod, container);
       if (!input.workDir.empty() && input.workDir.starts_with(input.sharedVolume->mountPath)) {
@@ -219,6 +275,16 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
     pods.push_back(std::move(pod));
   }
   return pods;
+}
+
+std::string stepTokenSecretName(std::string_view jobName) { return std::string(jobName) + "-step"; }
+
+api::Json stepTokenSecret(const GangInput& input, const std::string& token) {
+  api::Json secret = {{"apiVersion", "v1"}, {"kind", "Secret"}, {"type", "Opaque"}};
+  api::encodeObjectMeta(jobObjectMeta(input, stepTokenSecretName(input.jobName)),
+                        secret["metadata"]);
+  secret["stringData"] = {{std::string(kStepTokenSecretKey), token}};
+  return secret;
 }
 
 api::Service jobService(const GangInput& input) {
@@ -232,6 +298,13 @@ api::Service jobService(const GangInput& input) {
   port.port = input.environment.masterPort;
   port.protocol = "TCP";
   service.ports.push_back(std::move(port));
+  if (!input.toolsImage.empty()) {
+    api::ServicePort step;
+    step.name = "step-agent";
+    step.port = kDefaultStepAgentPort;
+    step.protocol = "TCP";
+    service.ports.push_back(std::move(step));
+  }
   return service;
 }
 

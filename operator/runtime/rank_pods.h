@@ -11,6 +11,13 @@
 // `#!` line picks the interpreter; the other ranks hold their node for the script's steps
 // (`srun`) and are stopped when rank 0 ends. With a pod template, its first container runs on
 // every rank and the job ends when all have.
+//
+// The in-pod runtime (GangInput::toolsImage; shim/step). An init container copies the tools
+// image's /opt/kubeslurm (the `kubeslurm` binary, its srun/scontrol links and the libraries it
+// needs beyond glibc) into an emptyDir at /kubeslurm; rank 0 runs the script under
+// `kubeslurm batch-step` and every other rank runs `kubeslurm step-agent`, so that `srun` in the
+// script starts its tasks on every rank. The agents authenticate srun with the job's step token,
+// from the Secret `<job>-step` the operator creates beside the Service.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +72,8 @@ struct GangInput {
   std::optional<api::SharedVolume> sharedVolume;  // the partition's spec.sharedVolume
   std::vector<api::Toleration> tolerations;
   std::optional<std::int64_t> terminationGracePeriodSeconds;
+  // The image with the in-pod tools (kubeslurm-tools); empty: no in-pod runtime (no srun).
+  std::string toolsImage;
 
   // The environment without the per-rank parts, which rankPods() fills in from `nodes`.
   JobEnvironmentInput environment;
@@ -84,6 +93,12 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input);
 // The headless Service (clusterIP None, publishNotReadyAddresses, selector on the job's
 // ranks) that gives each rank its DNS name before any rank is ready.
 api::Service jobService(const GangInput& input);
+
+// `<job>-step`: the Secret that holds the job's step token.
+std::string stepTokenSecretName(std::string_view jobName);
+
+// The job's step-token Secret (owned by the SlurmJob, so it goes with it), as the API object.
+api::Json stepTokenSecret(const GangInput& input, const std::string& token);
 
 // Reading the bookkeeping back: a numeric label or annotation of one of our pods (rank,
 // attempt, gang size); nullopt when it is absent or not a number.

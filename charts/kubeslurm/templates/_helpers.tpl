@@ -81,6 +81,9 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 {{- end }}
 {{- end }}
 - {{ printf "--default-image=%v" ($o.defaultImage) | quote }}
+{{- if $o.tools.enabled }}
+- {{ printf "--tools-image=%s:%s" $o.tools.repository (default .Chart.AppVersion $o.tools.tag) | quote }}
+{{- end }}
 - {{ printf "--cluster-name=%v" ($o.clusterName) | quote }}
 - {{ printf "--cluster-domain=%v" ($o.clusterDomain) | quote }}
 - {{ printf "--kill-wait=%v" (int64 $o.killWait) | quote }}

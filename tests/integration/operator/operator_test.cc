@@ -87,8 +87,11 @@ EOF
 )");
     ASSERT_EQ(partition.exitCode, 0) << partition.output;
 
-    primary_ = std::make_unique<OperatorProcess>(KUBESLURM_OPERATOR_BINARY, "it-primary",
-                                                 SandboxEnvironment::dir() + "/logs/operator.log");
+    // The in-pod runtime on: the API server validates the rank pods and the step-token Secret
+    // the operator writes for it (the simulated kubelets run no image).
+    primary_ = std::make_unique<OperatorProcess>(
+        KUBESLURM_OPERATOR_BINARY, "it-primary", SandboxEnvironment::dir() + "/logs/operator.log",
+        std::vector<std::string>{"--tools-image", "kubeslurm/kubeslurm-tools:it"});
     ASSERT_TRUE(primary_->start()) << "cannot start " << KUBESLURM_OPERATOR_BINARY;
     ASSERT_TRUE(primary_->waitForLeadership(30s)) << "the operator did not become leader:\n"
                                                   << primary_->log();
@@ -259,6 +262,23 @@ TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
   }
   EXPECT_EQ(nodes.size(), 4U) << "one rank per node";
   EXPECT_EQ(leaves.size(), 1U) << "a 4-node gang fits under one leaf switch (topology/tree)";
+
+  // The in-pod runtime: every rank copies the tools in and reads the job's step token from its
+  // Secret, which the job owns (the garbage collector removes it with the job).
+  const json secret = kubectlJson("-n " + ns_ + " get secret " + name + "-step");
+  ASSERT_TRUE(secret.is_object()) << "no step-token Secret";
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0].value("name", ""), name);
+  EXPECT_EQ(secret["data"].value("token", "").size(), 88U) << "32 bytes, hex, base64";
+  for (const json& pod : pods) {
+    EXPECT_EQ(pod["spec"]["initContainers"][0].value("image", ""),
+              "kubeslurm/kubeslurm-tools:it");
+    bool tokenFromSecret = false;
+    for (const json& var : pod["spec"]["containers"][0]["env"]) {
+      if (var.value("name", "") != "KUBESLURM_STEP_TOKEN") continue;
+      tokenFromSecret = var["valueFrom"]["secretKeyRef"].value("name", "") == name + "-step";
+    }
+    EXPECT_TRUE(tokenFromSecret) << pod["spec"]["containers"][0]["env"].dump();
+  }
 
   // Every rank: the variables of the issue and DESIGN.md, in the formats of the reference
   // ("SLURM_* in a batch step"; TASKS_PER_NODE "1(x4)", TOPOLOGY_ADDR spine.leaf.host).

@@ -151,6 +151,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
 
  private:
   std::map<std::string, Json>& storeFor(const kube::ResourceType& type) {
+    if (type.plural == "secrets") return secrets_;
     return type.plural == "services" ? services_ : pods_;
   }
   static bool matches(const Json& object, const std::string& selector) {
@@ -169,6 +170,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   std::mutex mutex_;
   std::map<std::string, Json> pods_;
   std::map<std::string, Json> services_;
+  std::map<std::string, Json> secrets_;
   std::atomic<int> inFlight_{0};
   int uids_ = 0;
 };
@@ -373,6 +375,48 @@ TEST(GangBinderTest, OwnServiceIsReused) {
   GangBinder binder(cluster, cluster, cluster);
   ASSERT_TRUE(binder.admit(gangOf(2)).isOk());
   EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create services"), 0U);
+}
+
+// With the in-pod runtime the gang's step token comes first: a Secret made once for the job (a
+// fresh 256-bit token), owned by it, and kept by every later admit.
+TEST(GangBinderTest, InPodRuntimeCreatesTheStepTokenSecretOnce) {
+  FakeCluster cluster;
+  GangBinder binder(cluster, cluster, cluster);
+  runtime::GangInput gang = gangOf(2);
+  gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  const auto writes = cluster.writesSnapshot();
+  ASSERT_GE(writes.size(), 2U);
+  EXPECT_EQ(writes[0], "create services train");
+  EXPECT_EQ(writes[1], "create secrets train-step");
+  auto secret = cluster.get(kube::resources::secrets(), "team-a", "train-step");
+  ASSERT_TRUE(secret.isOk());
+  const std::string token = (*secret)["stringData"]["token"].get<std::string>();
+  EXPECT_EQ(token.size(), 64U);
+  EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
+  EXPECT_EQ((*secret)["metadata"]["ownerReferences"][0]["uid"], "job-uid");
+
+  const std::size_t before = cluster.writeCount();
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  EXPECT_EQ(cluster.writeCount(), before);
+  EXPECT_EQ(
+      (*cluster.get(kube::resources::secrets(), "team-a", "train-step"))["stringData"]["token"],
+      token);
+}
+
+TEST(GangBinderTest, StepTokenSecretOfAnotherJobIsRefused) {
+  FakeCluster cluster;
+  cluster.put(kube::resources::secrets(),
+              Json{{"metadata",
+                    {{"name", "train-step"},
+                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "other-uid"}}}}}}});
+  GangBinder binder(cluster, cluster, cluster);
+  runtime::GangInput gang = gangOf(2);
+  gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  const Status status = binder.admit(gang);
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_EQ(status.message(), "secret train-step exists and is not owned by job train");
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create pods "), 0U);
 }
 
 // Invariant 2: a closed fence → kAborted and not one write.

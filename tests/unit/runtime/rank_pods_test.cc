@@ -206,5 +206,71 @@ TEST(JobService, HeadlessAndPublishesRanksBeforeTheyAreReady) {
   EXPECT_EQ(service.metadata.ownerReferences[0].uid, "0b5c-uid");
 }
 
+// The in-pod runtime: the tools are copied in by an init container, rank 0 runs the script under
+// the batch launcher, the others run their step agent, and every rank gets the agents' port and
+// the job's step token (from the Secret, never in the pod spec itself).
+TEST(RankPods, InPodRuntimeWiresToolsLauncherAgentsAndToken) {
+  GangInput input = scriptGang();
+  input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk()) << pods.status().toString();
+  for (std::uint32_t rank = 0; rank < 3; ++rank) {
+    const api::Pod& pod = (*pods)[rank];
+    const api::Json encoded = api::encodePod(pod);
+    ASSERT_EQ(pod.spec.initContainers.size(), 1U);
+    const api::Container& tools = pod.spec.initContainers[0];
+    EXPECT_EQ(tools.image, "kubeslurm/kubeslurm-tools:0.1.0");
+    EXPECT_EQ(tools.command,
+              (std::vector<std::string>{"/bin/sh", "-c", "cp -a /opt/kubeslurm/. /kubeslurm/"}));
+    EXPECT_EQ(encoded["spec"]["volumes"],
+              api::Json::parse(R"([{"name":"kubeslurm-tools","emptyDir":{}}])"));
+    EXPECT_EQ(encoded["spec"]["initContainers"][0]["volumeMounts"],
+              api::Json::parse(R"([{"name":"kubeslurm-tools","mountPath":"/kubeslurm"}])"));
+
+    const api::Json& rankContainer = encoded["spec"]["containers"][0];
+    EXPECT_EQ(rankContainer["volumeMounts"],
+              api::Json::parse(
+                  R"([{"name":"kubeslurm-tools","mountPath":"/kubeslurm","readOnly":true}])"));
+    const std::string& command = pod.spec.containers[0].command.at(2);
+    EXPECT_TRUE(command.starts_with("export PATH=\"/kubeslurm/bin:$PATH\" && ")) << command;
+    if (rank == 0) {
+      EXPECT_TRUE(command.ends_with("exec kubeslurm batch-step \"$f\" \"$@\"")) << command;
+      EXPECT_EQ(pod.spec.containers[0].args,
+                (std::vector<std::string>{"slurm_script", "--epochs", "3"}));
+    } else {
+      EXPECT_TRUE(command.ends_with("exec kubeslurm step-agent")) << command;
+    }
+    const auto env = envOf(pod.spec.containers[0]);
+    EXPECT_EQ(env.at("KUBESLURM_STEP_PORT"), "6818");
+    api::Json token;
+    for (const api::Json& var : rankContainer["env"]) {
+      if (var["name"] == "KUBESLURM_STEP_TOKEN") token = var;
+    }
+    EXPECT_EQ(token, api::Json::parse(R"({"name":"KUBESLURM_STEP_TOKEN","valueFrom":
+        {"secretKeyRef":{"name":"train-x7k2p-step","key":"token"}}})"));
+  }
+  const api::Service service = jobService(input);
+  ASSERT_EQ(service.ports.size(), 2U);
+  EXPECT_EQ(service.ports[1].name, "step-agent");
+  EXPECT_EQ(service.ports[1].port, 6818);
+
+  const api::Json secret = stepTokenSecret(input, "abc123");
+  EXPECT_EQ(secret["metadata"]["name"], "train-x7k2p-step");
+  EXPECT_EQ(secret["metadata"]["namespace"], "team-a");
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], "0b5c-uid");
+  EXPECT_EQ(secret["stringData"], api::Json::parse(R"({"token":"abc123"})"));
+}
+
+// Without a tools image nothing of the runtime appears: no init container, no token, one port.
+TEST(RankPods, WithoutToolsImageThereIsNoInPodRuntime) {
+  auto pods = rankPods(scriptGang());
+  ASSERT_TRUE(pods.isOk());
+  for (const api::Pod& pod : *pods) {
+    EXPECT_TRUE(pod.spec.initContainers.empty());
+    EXPECT_EQ(envOf(pod.spec.containers[0]).count("KUBESLURM_STEP_TOKEN"), 0U);
+  }
+  EXPECT_EQ(jobService(scriptGang()).ports.size(), 1U);
+}
+
 }  // namespace
 }  // namespace kubeslurm::runtime
