@@ -323,8 +323,7 @@ Status GangBinder::ensureService(const runtime::GangInput& gang) {
 
 Status GangBinder::ensureStepTokenSecret(const runtime::GangInput& gang) {
   if (gang.toolsImage.empty()) return Status::ok();
-  // A token made once per job: an existing Secret (an earlier attempt's, a retry's) is kept,
-  // so ranks of every attempt of the job share it.
+  if (!fenceOpen()) return fenceClosed();
   std::array<unsigned char, kStepTokenBytes> bytes{};
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
     return internalError("no random bytes for the step token (OpenSSL RAND_bytes)");
@@ -336,7 +335,16 @@ Status GangBinder::ensureStepTokenSecret(const runtime::GangInput& gang) {
     token.push_back(kHex[byte >> 4U]);
     token.push_back(kHex[byte & 0x0FU]);
   }
-  return ensureJobObject(gang, kube::resources::secrets(), runtime::stepTokenSecret(gang, token));
+  // Create only: the operator may not read Secrets (least privilege), so an existing one is
+  // kept unread. It is this job's (an earlier admit's: every attempt of the job shares the
+  // token) unless someone who may write Secrets in the namespace made it, and they could run
+  // the job's steps anyway.
+  auto created = writer_.create(kube::resources::secrets(), gang.namespaceName,
+                                runtime::stepTokenSecret(gang, token));
+  if (created.isOk() || created.status().code() == StatusCode::kAlreadyExists) {
+    return Status::ok();
+  }
+  return created.status();
 }
 
 Status GangBinder::admit(const runtime::GangInput& gang) {

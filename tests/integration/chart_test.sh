@@ -220,11 +220,16 @@ if sed 's/#.*//' "$WORK/noquery.yaml" |
   grep -nE 'kubeslurm\.io/leader|grpc-tls|/etc/kubeslurm/tls|containerPort: 9443|auth-delegator|name: kubeslurm-scheduler$'; then
   fail "queryApi.enabled=false still renders parts of the query API (lines above)"
 fi
-# Least privilege, as written: no secrets, no exec/attach/port-forward, no wildcards, no escalate.
+# Least privilege, as written: no exec/attach/port-forward, no wildcards, no escalate, and of
+# Secrets only create (the step tokens: the operator never reads a Secret back).
 if sed 's/#.*//' "$WORK/default.yaml" |
-  grep -nE 'secrets|pods/(exec|attach|portforward)|"\*"|- \*|\[\*\]|escalate|impersonate|bind\]|bind,'; then
+  grep -nE 'pods/(exec|attach|portforward)|"\*"|- \*|\[\*\]|escalate|impersonate|bind\]|bind,'; then
   fail "the RBAC grants something the operator does not use (lines above)"
 fi
+secret_rules=$(sed 's/#.*//' "$WORK/default.yaml" | grep -A1 -E 'resources: \[.*secrets' || true)
+[ "$secret_rules" = "    resources: [secrets]
+    verbs: [create]" ] ||
+  fail "the RBAC on Secrets is not create-only: $secret_rules"
 
 step "helm template: values-all.yaml, without and with the Prometheus Operator's API"
 helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" >"$WORK/all-nomon.yaml"
