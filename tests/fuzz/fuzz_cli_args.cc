@@ -14,22 +14,13 @@
 #include "shim/sdiag_format.h"
 #include "shim/sinfo_format.h"
 #include "shim/squeue_format.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using namespace kubeslurm;
 
-std::vector<std::string> splitLines(const std::uint8_t* data, std::size_t size) {
-  std::vector<std::string> args(1);
-  for (std::size_t i = 0; i < size; ++i) {
-    if (data[i] == '\n') {
-      args.emplace_back();
-    } else {
-      args.back().push_back(static_cast<char>(data[i]));
-    }
-  }
-  return args;
-}
+using fuzz::splitLines;
 
 std::vector<rpc::PendingJob> pendingJobs() {
   rpc::PendingJob a;
