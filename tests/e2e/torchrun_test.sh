@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The issue's canonical script end to end through the in-pod runtime, with a real PyTorch from
+# Debian (python3-torch, gloo on CPU): two ranks as rank pods run them (rank 1 `kubeslurm
+# step-agent`, rank 0 `kubeslurm batch-step` running the sbatch script), on two loopback
+# addresses of this host standing in for the pods' IPs. The script finds MASTER_ADDR with
+# `scontrol show hostnames`, `srun torchrun` starts one torchrun per rank through the agents,
+# torchrun's c10d rendezvous makes the 4 workers one process group, and their all_reduce must
+# give 1+2+3+4 = 10 on every worker.
+#
+#   torchrun_test.sh BIN_DIR     (BIN_DIR holds kubeslurm and its srun/scontrol links)
+set -euo pipefail
+
+BIN=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-torchrun.XXXXXX")
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$WORK"/*.out "$WORK"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
+  exit 1
+}
+/usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' ||
+  fail "python3-torch with gloo is not installed (./run deps installs it)"
+
+# The agents' port: free on both loopback addresses.
+while :; do
+  PORT=$((20000 + RANDOM % 12000))
+  (exec 3<> "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || break
+done
+
+cp "$HERE/train.py" "$WORK/train.py"
+# Debian's torchrun fails on Python 3.11 before it starts a worker (torchrun_py311_fix.py says
+# why); the script still says `torchrun`, which finds the fixed one first on PATH.
+mkdir -p "$WORK/bin"
+install -m 755 "$HERE/torchrun_py311_fix.py" "$WORK/bin/torchrun"
+cat > "$WORK/train.sbatch" <<'SCRIPT'
+#!/bin/bash
+#SBATCH --nodes=2 --ntasks-per-node=1
+cd "$(dirname "$0")"
+MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+srun torchrun --nnodes=$SLURM_JOB_NUM_NODES --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29500 train.py
+SCRIPT
+chmod +x "$WORK/train.sbatch"
+
+# What the operator puts in every rank pod (operator/runtime/environment.cc, rank_pods.cc); the
+# ranks' "hostnames" are their addresses, as a pod's hostname resolves to its IP.
+export PATH="$BIN:$WORK/bin:/usr/bin:/bin"
+export SLURM_JOB_ID=9 SLURM_JOBID=9 SLURM_JOB_NAME=train
+export SLURM_JOB_NODELIST='127.0.0.[1-2]' SLURM_NODELIST='127.0.0.[1-2]'
+export SLURM_JOB_NUM_NODES=2 SLURM_NNODES=2 SLURM_NTASKS=2 SLURM_NPROCS=2
+export SLURM_NTASKS_PER_NODE=1 SLURM_TASKS_PER_NODE='1(x2)' SLURM_CPUS_ON_NODE=2
+export KUBESLURM_STEP_TOKEN=torchrun-e2e KUBESLURM_STEP_PORT=$PORT
+# The partition's NCCL settings have a gloo counterpart: the interface to use.
+export GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1
+
+SLURM_NODEID=1 SLURM_PROCID=1 SLURMD_NODENAME=127.0.0.2 \
+  "$BIN/kubeslurm" step-agent --listen "127.0.0.2:$PORT" > "$WORK/rank1.out" 2> "$WORK/rank1.err" &
+PIDS+=("$!")
+set +e
+SLURM_NODEID=0 SLURM_PROCID=0 SLURMD_NODENAME=127.0.0.1 timeout 240 \
+  "$BIN/kubeslurm" batch-step --listen "127.0.0.1:$PORT" "$WORK/train.sbatch" \
+  > "$WORK/batch.out" 2> "$WORK/batch.err"
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "the job ended with $rc"
+results=$(grep -c ': all_reduce=10$' "$WORK/batch.out" || true)
+[ "$results" = 4 ] || fail "expected 4 workers with all_reduce=10, got $results"
+for node in 0 1; do
+  grep -q "(node $node, local 1): all_reduce=10" "$WORK/batch.out" ||
+    fail "no second worker on node $node"
+done
+sort "$WORK/batch.out"
+echo "PASS: srun torchrun over the in-pod runtime, gloo all_reduce on 4 workers"
