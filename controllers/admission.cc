@@ -5,6 +5,7 @@
 
 #include "controllers/job_request.h"
 #include "operator/base/text.h"
+#include "operator/slurm/filename_pattern.h"
 
 namespace kubeslurm::controllers {
 
@@ -22,6 +23,29 @@ const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
     if (job.id == id) return &job;
   }
   return nullptr;
+}
+
+// Where the batch script's --output/--error go: the pattern expanded as slurmstepd names the
+// batch step's files (fname.c), relative to the working directory, kept only when the file is
+// on the partition's shared volume (elsewhere it would be inside the rank-0 pod, lost with it:
+// the pod's log has it instead). "" for the pod's log.
+std::string batchOutputPath(const std::string& pattern, const api::SlurmJobObject& job,
+                            const runtime::GangInput& gang, const std::string& user) {
+  if (pattern.empty() || !gang.sharedVolume || gang.sharedVolume->mountPath.empty()) return "";
+  slurm::FilenamePatternValues values;
+  values.jobId = static_cast<std::uint64_t>(gang.jobId);
+  if (job.status && job.status->arrayJobId && job.status->arrayTaskId) {
+    values.arrayJobId = static_cast<std::uint64_t>(*job.status->arrayJobId);
+    values.arrayTaskId = static_cast<std::uint32_t>(*job.status->arrayTaskId);
+  }
+  values.jobName = job.request.jobName;
+  values.nodeName = runtime::rankPodName(gang.jobName, 0);
+  values.userName = user;
+  std::string path = slurm::expandFilenamePattern(pattern, values);
+  if (!path.starts_with('/')) path = job.request.workDir + "/" + path;
+  std::string mount = gang.sharedVolume->mountPath;
+  if (!mount.ends_with('/')) mount += '/';
+  return path.starts_with(mount) ? path : "";
 }
 
 // SLURM_ARRAY_TASK_*: the spacing of the task ids when they are evenly spaced, else 1.
@@ -128,6 +152,11 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   }
   gang.sharedVolume = partition->spec.sharedVolume;
   gang.terminationGracePeriodSeconds = options.killWaitSeconds;
+  gang.batchStdout = batchOutputPath(job->request.output, *job, gang, planned->user);
+  if (!gang.batchStdout.empty()) {
+    gang.batchStderr = batchOutputPath(job->request.error, *job, gang, planned->user);
+  }
+  gang.appendOutput = job->request.openMode == slurm::OpenMode::kAppend;
 
   runtime::JobEnvironmentInput& env = gang.environment;
   env.jobId = gang.jobId;

@@ -102,7 +102,8 @@ void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Cont
 
 // The init container that copies the tools into the pod, the volume they live in, and what the
 // rank's container needs to use them: the mount, the agents' port and the step token.
-void addInPodRuntime(const GangInput& input, api::Pod& pod, api::Container& container) {
+void addInPodRuntime(const GangInput& input, std::uint32_t rank, api::Pod& pod,
+                     api::Container& container) {
   const std::string mountPath(kToolsMountPath);
   api::Json& volumes = pod.raw["spec"]["volumes"];
   if (!volumes.is_array()) volumes = api::Json::array();
@@ -120,10 +121,20 @@ void addInPodRuntime(const GangInput& input, api::Pod& pod, api::Container& cont
   if (!mounts.is_array()) mounts = api::Json::array();
   mounts.push_back({{"name", kToolsVolume}, {"mountPath", mountPath}, {"readOnly", true}});
 
-  api::EnvVar port;
-  port.name = std::string(kStepPortVariable);
-  port.value = std::to_string(kDefaultStepAgentPort);
-  container.env.push_back(std::move(port));
+  auto addVariable = [&container](std::string_view name, std::string value) {
+    api::EnvVar var;
+    var.name = std::string(name);
+    var.value = std::move(value);
+    container.env.push_back(std::move(var));
+  };
+  addVariable(kStepPortVariable, std::to_string(kDefaultStepAgentPort));
+  if (rank == 0 && !input.batchStdout.empty()) {
+    addVariable(kStdoutVariable, input.batchStdout);
+    if (!input.batchStderr.empty() && input.batchStderr != input.batchStdout) {
+      addVariable(kStderrVariable, input.batchStderr);
+    }
+    addVariable(kOpenModeVariable, input.appendOutput ? "append" : "truncate");
+  }
   api::EnvVar token;
   token.name = std::string(kStepTokenVariable);
   token.raw = {{"name", token.name},
@@ -265,7 +276,7 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
       env->emplace_back(std::string(kBatchScriptVariable), input.script);
     }
     if (Status added = addEnvironment(*env, container); !added.isOk()) return added;
-    if (inPodRuntime) addInPodRuntime(input, pod, container);
+    if (inPodRuntime) addInPodRuntime(input, rank, pod, container);
     if (input.sharedVolume) {
       mountSharedVolume(*input.sharedVolume, pod, container);
       if (!input.workDir.empty() && input.workDir.starts_with(input.sharedVolume->mountPath)) {

@@ -74,6 +74,12 @@ struct GangInput {
   std::optional<std::int64_t> terminationGracePeriodSeconds;
   // The image with the in-pod tools (kubeslurm-tools); empty: no in-pod runtime (no srun).
   std::string toolsImage;
+  // With the runtime: where rank 0's batch launcher writes the script's output (absolute paths
+  // on the shared volume, --output/--error expanded; empty: the pod's log) and whether it
+  // appends to them (--open-mode=append).
+  std::string batchStdout;
+  std::string batchStderr;  // empty with batchStdout set: with the output
+  bool appendOutput = false;
 
   // The environment without the per-rank parts, which rankPods() fills in from `nodes`.
   JobEnvironmentInput environment;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -12,9 +13,11 @@
 #include <optional>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "operator/runtime/in_pod.h"
 #include "shim/step/agent.h"
 #include "shim/step/srun.h"
 #include "shim/step/task_process.h"
@@ -149,6 +152,41 @@ std::string currentUmask() {
   return "";
 }
 
+// sbatch --output/--error on the shared volume: the launcher's own stdout and stderr become the
+// files, so the script, its sruns and slurmstepd-style messages all land there, as in Slurm.
+// Opened as slurmstepd opens them (io.c io_get_file_flags: O_APPEND always, O_TRUNC unless
+// --open-mode=append; mode 0666 less the umask). False (and Slurm's message on the pod's log)
+// when a file cannot be opened: the job fails, as a batch step whose output cannot be opened.
+bool redirectBatchOutput(const std::map<std::string, std::string>& env) {
+  const auto get = [&env](std::string_view name) {
+    const auto found = env.find(std::string(name));
+    return found == env.end() ? std::string() : found->second;
+  };
+  const std::string out = get(runtime::kStdoutVariable);
+  if (out.empty()) return true;
+  const std::string err = get(runtime::kStderrVariable);
+  int flags = O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC;
+  if (get(runtime::kOpenModeVariable) != "append") flags |= O_TRUNC;
+  auto openOnto = [flags](const std::string& path, int target, std::string_view what) {
+    const int fd = ::open(path.c_str(), flags, 0666);
+    if (fd < 0) {
+      const int error = errno;
+      std::cerr << "slurmstepd: error: Could not open " << what << " file " << path << ": "
+                << std::strerror(error) << "\n";  // NOLINT(concurrency-mt-unsafe): one thread
+      return false;
+    }
+    ::dup2(fd, target);
+    ::close(fd);
+    return true;
+  };
+  if (!openOnto(out, STDOUT_FILENO, "stdout")) return false;
+  if (err.empty() || err == out) {
+    ::dup2(STDOUT_FILENO, STDERR_FILENO);
+    return true;
+  }
+  return openOnto(err, STDERR_FILENO, "stderr");
+}
+
 int exitStatusOf(int waitStatus) {
   if (WIFSIGNALED(waitStatus)) return 128 + WTERMSIG(waitStatus);
   return WEXITSTATUS(waitStatus);
@@ -193,6 +231,7 @@ int batchStepMain(const std::vector<std::string>& args) {
     std::cerr << "kubeslurm batch-step: no script to run\n";
     return 2;
   }
+  if (!redirectBatchOutput(env)) return 1;
   std::atomic<pid_t> scriptGroup{0};
   // Signals the pod gets (SIGTERM when the job is cancelled or its time runs out) go to the
   // script's whole process group, its sruns included, as slurmstepd signals a batch step.

@@ -338,7 +338,7 @@ int Srun::run(const std::vector<std::string>& args) {
       std::lock_guard lock(step->stateMutex);
       step->taskState.at(task) = result.signal != 0 || result.exitCode != 0 ? 'a' : 'e';
     }
-    const std::string where = taskHost[task] + ": task " + std::to_string(task) + ": ";
+    const std::string where = taskHost.at(task) + ": task " + std::to_string(task) + ": ";
     if (result.signal != 0) {
       if (!step->cancelled) {
         const char* description = sigdescr_np(result.signal);  // strsignal, thread-safe

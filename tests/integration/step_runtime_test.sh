@@ -3,7 +3,8 @@
 # `kubeslurm step-agent`, rank 0 runs its batch script under `kubeslurm batch-step`, and the script
 # uses `scontrol show hostnames`, `srun` (foreground, failing, in the background with `wait`) as
 # an sbatch script does. Then scancel as the kubelet delivers it: SIGTERM to rank 0's launcher
-# must end the script, its srun and the tasks on the other rank.
+# must end the script, its srun and the tasks on the other rank. Then --output/--error on the
+# shared volume (KUBESLURM_STDOUT/STDERR, as the operator sets them).
 #
 #   step_runtime_test.sh BIN_DIR     (BIN_DIR holds kubeslurm and its srun/scontrol links)
 set -euo pipefail
@@ -127,4 +128,38 @@ for _ in $(seq 1 50); do alive || break; sleep 0.1; done
 
 stop_rank1
 echo "ok: SIGTERM to the batch launcher ended the step on every rank"
+# --- --output/--error on the shared volume: the script's and its steps' output in the files ------
+mkdir -p "$WORK/shared"
+echo "from an earlier run" > "$WORK/shared/slurm-42.out"
+cat > "$WORK/files.sbatch" <<'EOF'
+#!/bin/bash
+echo "batch line"
+echo "batch error" >&2
+srun -l bash -c 'echo "step line $SLURM_PROCID"; echo "step error $SLURM_PROCID" >&2' | sort
+EOF
+chmod +x "$WORK/files.sbatch"
+start_rank1
+SLURM_NODEID=0 KUBESLURM_STDOUT="$WORK/shared/slurm-42.out" \
+  KUBESLURM_STDERR="$WORK/shared/slurm-42.err" KUBESLURM_OPEN_MODE=truncate \
+  "$BIN/kubeslurm" batch-step --listen "127.0.0.1:$P0" --kill-wait 2 "$WORK/files.sbatch" \
+  > "$WORK/files.out" 2> "$WORK/files.err" || fail "the job with output files failed"
+[ ! -s "$WORK/files.out" ] && [ ! -s "$WORK/files.err" ] || fail "output reached the pod's log"
+[ "$(cat "$WORK/shared/slurm-42.out")" = "batch line
+0: step line 0
+1: step line 1" ] || fail "stdout file: $(cat "$WORK/shared/slurm-42.out")"
+[ "$(sort "$WORK/shared/slurm-42.err")" = "0: step error 0
+1: step error 1
+batch error" ] || fail "stderr file: $(cat "$WORK/shared/slurm-42.err")"
+# A file that cannot be opened fails the job with slurmstepd's message on the pod's log.
+set +e
+SLURM_NODEID=0 KUBESLURM_STDOUT="$WORK/no-such-dir/slurm-42.out" \
+  "$BIN/kubeslurm" batch-step --listen "127.0.0.1:$P0" "$WORK/files.sbatch" \
+  > "$WORK/nodir.out" 2> "$WORK/nodir.err"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "an unopenable output file should fail the job (rc $rc)"
+grep -qxF "slurmstepd: error: Could not open stdout file $WORK/no-such-dir/slurm-42.out: No such file or directory" \
+  "$WORK/nodir.err" || fail "no slurmstepd message for the unopenable file"
+stop_rank1
+echo "ok: --output/--error files on the shared volume"
 echo "PASS: in-pod runtime"

@@ -120,6 +120,21 @@ TEST(Admission, ThePlannedStartBecomesAGangOnTheChosenNodes) {
   EXPECT_EQ(admitted.pods[0].spec.containers[0].workingDir, "/home/alice");
 }
 
+// --output/--error expanded as slurmstepd names the batch step's files (fname.c: %x the job
+// name, %j the id, %N the first node, which is rank 0's hostname here), relative to the
+// working directory; kept only on the partition's shared volume (/home here).
+TEST(Admission, BatchOutputGoesToItsFilesOnTheSharedVolume) {
+  const Admitted onVolume = admit(cluster(
+      {{"output", "out-%x-%j.log"}, {"error", "/home/alice/err-%N.log"}, {"openMode", "append"}}));
+  EXPECT_EQ(onVolume.gang.batchStdout, "/home/alice/out-train-42.log");
+  EXPECT_EQ(onVolume.gang.batchStderr, "/home/alice/err-train-abcde-0.log");
+  EXPECT_TRUE(onVolume.gang.appendOutput);
+
+  const Admitted elsewhere = admit(cluster({{"output", "/tmp/train-%j.out"}}));
+  EXPECT_EQ(elsewhere.gang.batchStdout, "") << "not on the shared volume: the pod's log";
+  EXPECT_FALSE(elsewhere.gang.appendOutput);
+}
+
 TEST(Admission, RanksSeeTheirJobPartitionTopologyAndNccl) {
   const Admitted admitted = admit(cluster(Json::object()));
   ASSERT_EQ(admitted.pods.size(), 2U);

@@ -261,6 +261,29 @@ TEST(RankPods, InPodRuntimeWiresToolsLauncherAgentsAndToken) {
   EXPECT_EQ(secret["stringData"], api::Json::parse(R"({"token":"abc123"})"));
 }
 
+// The batch script's files reach rank 0's launcher, and only rank 0's.
+TEST(RankPods, BatchOutputFilesAreRankZerosOnly) {
+  GangInput input = scriptGang();
+  input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.batchStdout = "/home/alice/slurm-42.out";
+  input.batchStderr = "/home/alice/slurm-42.err";
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk());
+  const auto rank0 = envOf((*pods)[0].spec.containers[0]);
+  EXPECT_EQ(rank0.at("KUBESLURM_STDOUT"), "/home/alice/slurm-42.out");
+  EXPECT_EQ(rank0.at("KUBESLURM_STDERR"), "/home/alice/slurm-42.err");
+  EXPECT_EQ(rank0.at("KUBESLURM_OPEN_MODE"), "truncate");
+  EXPECT_EQ(envOf((*pods)[1].spec.containers[0]).count("KUBESLURM_STDOUT"), 0U);
+
+  input.batchStderr = input.batchStdout;  // --error not given: one file
+  input.appendOutput = true;
+  pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk());
+  const auto together = envOf((*pods)[0].spec.containers[0]);
+  EXPECT_EQ(together.count("KUBESLURM_STDERR"), 0U);
+  EXPECT_EQ(together.at("KUBESLURM_OPEN_MODE"), "append");
+}
+
 // Without a tools image nothing of the runtime appears: no init container, no token, one port.
 TEST(RankPods, WithoutToolsImageThereIsNoInPodRuntime) {
   auto pods = rankPods(scriptGang());
