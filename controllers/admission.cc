@@ -146,6 +146,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   gang.toolsImage = options.toolsImage;
   gang.scriptArgs = job->scriptArgs;
   gang.workDir = job->request.workDir;
+  gang.containerWorkdir = job->request.container.workdir;
   if (job->raw.contains("spec") && job->raw["spec"].is_object() &&
       job->raw["spec"].contains("podTemplate")) {
     gang.podTemplate = job->raw["spec"]["podTemplate"];

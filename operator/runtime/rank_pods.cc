@@ -283,6 +283,8 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
         container.workingDir = input.workDir;
       }
     }
+    // Pyxis: --container-workdir is where the container starts, whatever the submit directory.
+    if (!input.containerWorkdir.empty()) container.workingDir = input.containerWorkdir;
     pods.push_back(std::move(pod));
   }
   return pods;

@@ -68,6 +68,7 @@ struct GangInput {
   std::string script;  // the batch script (rank 0); empty with a pod template
   std::vector<std::string> scriptArgs;
   std::string workDir;
+  std::string containerWorkdir;  // Pyxis --container-workdir: where the rank's container starts
   std::optional<api::Json> podTemplate;           // spec.podTemplate (a PodTemplateSpec)
   std::optional<api::SharedVolume> sharedVolume;  // the partition's spec.sharedVolume
   std::vector<api::Toleration> tolerations;

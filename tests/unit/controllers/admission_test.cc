@@ -120,6 +120,16 @@ TEST(Admission, ThePlannedStartBecomesAGangOnTheChosenNodes) {
   EXPECT_EQ(admitted.pods[0].spec.containers[0].workingDir, "/home/alice");
 }
 
+// Pyxis's --container-workdir (spec.container.workdir) is where every rank's container starts,
+// over the submit directory on the shared volume.
+TEST(Admission, ContainerWorkdirIsWhereTheRanksStart) {
+  const Admitted admitted = admit(cluster({{"container", {{"workdir", "/workspace"}}}}));
+  ASSERT_EQ(admitted.pods.size(), 2U);
+  for (const api::Pod& pod : admitted.pods) {
+    EXPECT_EQ(pod.spec.containers[0].workingDir, "/workspace");
+  }
+}
+
 // --output/--error expanded as slurmstepd names the batch step's files (fname.c: %x the job
 // name, %j the id, %N the first node, which is rank 0's hostname here), relative to the
 // working directory; kept only on the partition's shared volume (/home here).
