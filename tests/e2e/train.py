@@ -11,9 +11,11 @@ rank = dist.get_rank()
 world = dist.get_world_size()
 value = torch.tensor([float(rank + 1)])
 dist.all_reduce(value)
-print(
+# One write(2) per line: the node's two workers share torchrun's stdout, and print() may write
+# the text and its newline separately, which interleaves their lines.
+line = (
     f"rank {rank} of {world} (node {os.environ['SLURM_NODEID']}, "
-    f"local {os.environ['LOCAL_RANK']}): all_reduce={value.item():g}",
-    flush=True,
+    f"local {os.environ['LOCAL_RANK']}): all_reduce={value.item():g}\n"
 )
+os.write(1, line.encode())
 dist.destroy_process_group()
