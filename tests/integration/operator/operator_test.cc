@@ -270,8 +270,7 @@ TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
   EXPECT_EQ(secret["metadata"]["ownerReferences"][0].value("name", ""), name);
   EXPECT_EQ(secret["data"].value("token", "").size(), 88U) << "32 bytes, hex, base64";
   for (const json& pod : pods) {
-    EXPECT_EQ(pod["spec"]["initContainers"][0].value("image", ""),
-              "kubeslurm/kubeslurm-tools:it");
+    EXPECT_EQ(pod["spec"]["initContainers"][0].value("image", ""), "kubeslurm/kubeslurm-tools:it");
     bool tokenFromSecret = false;
     for (const json& var : pod["spec"]["containers"][0]["env"]) {
       if (var.value("name", "") != "KUBESLURM_STEP_TOKEN") continue;
