@@ -44,27 +44,38 @@ sigset_t handledSet() {
 class SignalThread {
  public:
   explicit SignalThread(std::function<void(int)> handler) : handler_(std::move(handler)) {
-    const sigset_t set = handledSet();
+    const sigset_t set = waitSet();
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     thread_ = std::thread([this] {
-      const sigset_t waitFor = handledSet();
-      const timespec tick{0, 200'000'000};
-      while (!done_) {
-        const int sig = sigtimedwait(&waitFor, nullptr, &tick);
-        if (sig > 0) handler_(sig);
+      const sigset_t waitFor = waitSet();
+      while (true) {
+        int sig = 0;
+        if (sigwait(&waitFor, &sig) != 0) continue;
+        if (sig == kWakeSignal) return;  // the destructor's: the process is ending
+        handler_(sig);
       }
     });
   }
   ~SignalThread() {
-    done_ = true;
+    // Wakes the thread at once: every srun ends through here, so a polling wait would add its
+    // period to every step.
+    pthread_kill(thread_.native_handle(), kWakeSignal);
     thread_.join();
   }
   SignalThread(const SignalThread&) = delete;
   SignalThread& operator=(const SignalThread&) = delete;
 
  private:
+  // A real-time signal nobody sends us: a queued wake-up that cannot be mistaken for one of the
+  // handled signals.
+  static inline const int kWakeSignal = SIGRTMIN;
+  static sigset_t waitSet() {
+    sigset_t set = handledSet();
+    sigaddset(&set, kWakeSignal);
+    return set;
+  }
+
   std::function<void(int)> handler_;
-  std::atomic<bool> done_{false};
   std::thread thread_;
 };
 
