@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "operator/base/text.h"
 #include "operator/runtime/environment.h"
 #include "operator/slurm/hostlist.h"
 #include "operator/slurm/repeated_counts.h"
@@ -26,8 +27,6 @@ std::string lower(std::string_view text) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
 
 // strtok_r's view of `text`: the non-empty pieces between `separator`s.
 std::vector<std::string> tokens(std::string_view text, char separator) {
@@ -95,9 +94,9 @@ bool knownLevels(const std::string& levels) {
 }
 
 bool applyFlag(std::string_view flag, TaskDistribution& dist) {
-  if (equalsIgnoringCase(flag, "nopack")) {
+  if (equalsIgnoreCase(flag, "nopack")) {
     dist.noPack = true;
-  } else if (equalsIgnoringCase(flag, "pack")) {
+  } else if (equalsIgnoreCase(flag, "pack")) {
     dist.pack = true;
   } else {
     return false;
@@ -294,7 +293,7 @@ StatusOr<TaskDistribution> parseDistribution(std::string_view text,
   TaskDistribution dist;
   if (text.empty()) return dist;
 
-  if (text.size() >= 5 && equalsIgnoringCase(text.substr(0, 5), "plane")) {
+  if (startsWithIgnoreCase(text, "plane")) {
     // Everything after "plane" up to '=' is ignored, as _parse_plane_dist only looks for '='.
     std::optional<std::string> size;
     if (const std::size_t eq = text.find('='); eq != std::string_view::npos) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "operator/base/text.h"
 #include "operator/slurm/hostlist.h"
 
 namespace kubeslurm::step {
@@ -285,11 +286,7 @@ std::vector<std::string> splitCommas(std::string_view text) {
 // How slurm_process_option() reads a flag from the environment: empty, "yes" or a non-zero
 // number sets it, anything else clears it.
 bool environmentFlag(const std::string& value) {
-  if (value.empty()) return true;
-  std::string lowered = value;
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lowered == "yes") return true;
+  if (value.empty() || equalsIgnoreCase(value, "yes")) return true;
   char* end = nullptr;
   const long number = std::strtol(value.c_str(), &end, 10);
   return number != 0 && *end == '\0';
