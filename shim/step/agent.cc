@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "operator/base/text.h"
 #include "shim/step/step.grpc.pb.h"
 #include "shim/step/task_process.h"
 
@@ -285,6 +286,16 @@ class GrpcAgent final : public Agent {
 };
 
 }  // namespace
+
+StatusOr<std::uint16_t> agentPort(const std::map<std::string, std::string>& environment) {
+  const auto found = environment.find(std::string(kPortVariable));
+  if (found == environment.end()) return kDefaultAgentPort;
+  const auto port = parseInteger<std::uint16_t>(found->second);
+  if (!port || *port == 0) {
+    return invalidArgument(std::string(kPortVariable) + " is not a port: " + found->second);
+  }
+  return *port;
+}
 
 StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options) {
   if (options.token.empty()) {

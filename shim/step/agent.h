@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,6 +35,10 @@ class Agent {
   // Stops serving and kills every task still running (SIGKILL after killWait). Idempotent.
   virtual void stop() = 0;
 };
+
+// The agents' port as the rank pod's environment gives it (KUBESLURM_STEP_PORT), slurmd's
+// 6818 when unset; kInvalidArgument "KUBESLURM_STEP_PORT is not a port: X" otherwise.
+StatusOr<std::uint16_t> agentPort(const std::map<std::string, std::string>& environment);
 
 // Errors: an empty token (kInvalidArgument), an address that cannot be bound (kUnavailable).
 StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options);

@@ -3,7 +3,6 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -17,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "operator/base/text.h"
 #include "operator/runtime/in_pod.h"
 #include "shim/step/agent.h"
 #include "shim/step/srun.h"
@@ -109,16 +109,12 @@ std::optional<LauncherOptions> parseLauncher(const std::string& program,
                                              const std::vector<std::string>& args,
                                              const std::map<std::string, std::string>& env) {
   LauncherOptions options;
-  std::uint32_t port = kDefaultAgentPort;
-  if (const auto found = env.find(std::string(kPortVariable)); found != env.end()) {
-    const auto& text = found->second;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
-    if (error != std::errc() || end != text.data() + text.size() || port == 0 || port > 65535) {
-      std::cerr << program << ": " << kPortVariable << " is not a port: " << text << "\n";
-      return std::nullopt;
-    }
+  const auto port = agentPort(env);
+  if (!port.isOk()) {
+    std::cerr << program << ": " << port.status().message() << "\n";
+    return std::nullopt;
   }
-  options.listen = "0.0.0.0:" + std::to_string(port);
+  options.listen = "0.0.0.0:" + std::to_string(*port);
   std::size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -131,13 +127,12 @@ std::optional<LauncherOptions> parseLauncher(const std::string& program,
         options.listen = args[++i];
       } else {
         const std::string& text = args[++i];
-        std::uint32_t seconds = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-        if (error != std::errc() || end != text.data() + text.size()) {
+        const auto seconds = parseInteger<std::uint32_t>(text);
+        if (!seconds) {
           std::cerr << program << ": --kill-wait needs a number of seconds: " << text << "\n";
           return std::nullopt;
         }
-        options.killWait = std::chrono::seconds(seconds);
+        options.killWait = std::chrono::seconds(*seconds);
       }
       continue;
     }

@@ -1,7 +1,6 @@
 #include "shim/step/srun.h"
 
 #include <algorithm>
-#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <optional>
@@ -9,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "operator/base/text.h"
 #include "operator/runtime/step_layout.h"
 #include "operator/slurm/hostlist.h"
 #include "shim/step/agent.h"
@@ -22,11 +22,7 @@ std::optional<std::uint32_t> number(const std::map<std::string, std::string>& en
                                     const std::string& name) {
   const auto found = env.find(name);
   if (found == env.end()) return std::nullopt;
-  std::uint32_t value = 0;
-  const auto& text = found->second;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+  return parseInteger<std::uint32_t>(found->second);
 }
 
 std::string lookup(const std::map<std::string, std::string>& env, const std::string& name) {
@@ -189,13 +185,14 @@ int Srun::run(const std::vector<std::string>& args) {
   const auto jobId = lookup(environment_, "SLURM_JOB_ID");
   const auto nodelist = lookup(environment_, "SLURM_JOB_NODELIST");
   auto nodes = slurm::expandHostlist(nodelist);
-  if (jobId.empty() || nodelist.empty() || !nodes.isOk() || nodes->empty()) {
+  const auto parsedJobId = parseInteger<std::int64_t>(jobId);
+  if (!parsedJobId || nodelist.empty() || !nodes.isOk() || nodes->empty()) {
     message(
         "error: this srun runs steps inside a kubeslurm job (SLURM_JOB_ID and "
-        "SLURM_JOB_NODELIST are not set)");
+        "SLURM_JOB_NODELIST are not set, or not valid)");
     return 1;
   }
-  allocation.jobId = std::stoll(jobId);
+  allocation.jobId = *parsedJobId;
   allocation.nodes = std::move(*nodes);
   allocation.ntasks = number(environment_, "SLURM_NTASKS").value_or(0);
   allocation.cpusPerNode = number(environment_, "SLURM_CPUS_ON_NODE").value_or(1);
@@ -228,8 +225,12 @@ int Srun::run(const std::vector<std::string>& args) {
       rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
     }
   } else {
-    const auto port = number(environment_, std::string(kPortVariable)).value_or(kDefaultAgentPort);
-    for (const auto& host : allocation.nodes) agents.push_back(host + ":" + std::to_string(port));
+    const auto port = agentPort(environment_);
+    if (!port.isOk()) {
+      message("error: " + port.status().message());
+      return 1;
+    }
+    for (const auto& host : allocation.nodes) agents.push_back(host + ":" + std::to_string(*port));
   }
   if (agents.size() != allocation.nodes.size()) {
     message("error: " + std::string(kAgentsVariable) + " names " + std::to_string(agents.size()) +
