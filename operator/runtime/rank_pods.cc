@@ -10,23 +10,35 @@ namespace kubeslurm::runtime {
 
 namespace {
 
-// rank 0 with a batch script: write it to a file and exec it, so that its #! line chooses the
+// rank 0 with a batch script: write it to a file and run it, so that its #! line chooses the
 // interpreter as slurmd's exec of the script does; "$@" are sbatch's script arguments.
-constexpr std::string_view kBatchLauncher =
+constexpr std::string_view kWriteBatchScript =
     "f=\"${TMPDIR:-/tmp}/slurm_script.${SLURM_JOB_ID}\" && "
-    "printf '%s' \"$KUBESLURM_BATCH_SCRIPT\" > \"$f\" && chmod 700 \"$f\" && exec \"$f\" \"$@\"";
+    "printf '%s' \"$KUBESLURM_BATCH_SCRIPT\" > \"$f\" && chmod 700 \"$f\" && ";
+constexpr std::string_view kExecBatchScript = R"(exec "$f" "$@")";
 // The other ranks: hold the node until the operator stops the gang; SIGTERM is a clean end.
 constexpr std::string_view kHoldNode =
     "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done";
 // With the in-pod runtime: the script runs under the batch launcher (which serves rank 0's
 // step agent beside it), and the other ranks run their step agent. The tools go first on PATH so
 // that the script's `srun` and `scontrol` are ours.
-constexpr std::string_view kToolsPath = "export PATH=\"/kubeslurm/bin:$PATH\" && ";
-constexpr std::string_view kBatchStepLauncher =
-    "f=\"${TMPDIR:-/tmp}/slurm_script.${SLURM_JOB_ID}\" && "
-    "printf '%s' \"$KUBESLURM_BATCH_SCRIPT\" > \"$f\" && chmod 700 \"$f\" && "
-    "exec kubeslurm batch-step \"$f\" \"$@\"";
-constexpr std::string_view kStepAgent = "exec kubeslurm step-agent";
+constexpr std::string_view kExecBatchStep = R"(exec kubeslurm batch-step "$f" "$@")";
+constexpr std::string_view kExecStepAgent = "exec kubeslurm step-agent";
+
+// The shell command of a script job's rank.
+std::string rankCommand(std::uint32_t rank, bool inPodRuntime) {
+  std::string command;
+  if (inPodRuntime) {
+    command = "export PATH=\"" + std::string(kToolsMountPath) + "/bin:$PATH\" && ";
+  }
+  if (rank == 0) {
+    command += kWriteBatchScript;
+    command += inPodRuntime ? kExecBatchStep : kExecBatchScript;
+  } else {
+    command += inPodRuntime ? kExecStepAgent : kHoldNode;
+  }
+  return command;
+}
 constexpr std::string_view kToolsVolume = "kubeslurm-tools";
 constexpr std::string_view kBatchScriptVariable = "KUBESLURM_BATCH_SCRIPT";
 
@@ -252,17 +264,8 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
           "image, or the partition's default");
     }
     const bool inPodRuntime = !input.podTemplate && !input.toolsImage.empty();
-    if (inPodRuntime) {
-      container.command = {
-          "/bin/sh", "-c",
-          std::string(kToolsPath) + std::string(rank == 0 ? kBatchStepLauncher : kStepAgent)};
-      container.args = {"slurm_script"};
-      if (rank == 0) {
-        container.args.insert(container.args.end(), input.scriptArgs.begin(),
-                              input.scriptArgs.end());
-      }
-    } else if (!input.podTemplate) {
-      container.command = {"/bin/sh", "-c", std::string(rank == 0 ? kBatchLauncher : kHoldNode)};
+    if (!input.podTemplate) {
+      container.command = {"/bin/sh", "-c", rankCommand(rank, inPodRuntime)};
       container.args = {"slurm_script"};
       if (rank == 0) {
         container.args.insert(container.args.end(), input.scriptArgs.begin(),
