@@ -287,38 +287,30 @@ GangBinder::GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder&
 
 bool GangBinder::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
 
-Status GangBinder::ensureJobObject(const runtime::GangInput& gang, const kube::ResourceType& type,
-                                   const kube::Json& wanted) {
-  const std::string name = wanted["metadata"]["name"].get<std::string>();
-  auto check = [&gang, &type](const kube::Json& object) -> Status {
-    auto existing = api::decodeObjectMeta(object.contains("metadata") ? object["metadata"]
-                                                                      : kube::Json::object());
+Status GangBinder::ensureService(const runtime::GangInput& gang) {
+  const api::Service wanted = runtime::jobService(gang);
+  auto check = [&gang](const kube::Json& object) -> Status {
+    auto existing = api::decodeService(object);
     if (!existing.isOk()) return existing.status();
     const bool ours = gang.jobUid.empty()
-                          ? labelOf(*existing, runtime::kJobNameLabel) == gang.jobName
-                          : ownedBy(*existing, gang.jobUid);
+                          ? labelOf(existing->metadata, runtime::kJobNameLabel) == gang.jobName
+                          : ownedBy(existing->metadata, gang.jobUid);
     if (ours) return Status::ok();
-    // Singular kind for the message: "service", "secret".
-    const std::string kind = type.plural.substr(0, type.plural.size() - 1);
-    return {StatusCode::kAlreadyExists,
-            kind + " " + existing->name + " exists and is not owned by job " + gang.jobName};
+    return {StatusCode::kAlreadyExists, "service " + existing->metadata.name +
+                                            " exists and is not owned by job " + gang.jobName};
   };
-  auto got = reader_.get(type, gang.namespaceName, name);
+  auto got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
   if (got.isOk()) return check(*got);
   if (got.status().code() != StatusCode::kNotFound) return got.status();
   if (!fenceOpen()) return fenceClosed();
-  auto created = writer_.create(type, gang.namespaceName, wanted);
+  auto created =
+      writer_.create(kube::resources::services(), gang.namespaceName, api::encodeService(wanted));
   if (created.isOk()) return Status::ok();
   if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
   // Someone made it between our get and our create: ours (a retry's) is fine, another's is not.
-  got = reader_.get(type, gang.namespaceName, name);
+  got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
   if (!got.isOk()) return got.status();
   return check(*got);
-}
-
-Status GangBinder::ensureService(const runtime::GangInput& gang) {
-  return ensureJobObject(gang, kube::resources::services(),
-                         api::encodeService(runtime::jobService(gang)));
 }
 
 Status GangBinder::ensureStepTokenSecret(const runtime::GangInput& gang) {

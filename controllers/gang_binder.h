@@ -135,10 +135,6 @@ class GangBinder {
 
  private:
   bool fenceOpen() const;
-  // Creates `wanted` (an object of the job) unless it exists; kAlreadyExists when one of that
-  // name exists and is not the job's.
-  Status ensureJobObject(const runtime::GangInput& gang, const kube::ResourceType& type,
-                         const kube::Json& wanted);
   Status ensureService(const runtime::GangInput& gang);
   // The job's step-token Secret, when its pods run the in-pod runtime.
   Status ensureStepTokenSecret(const runtime::GangInput& gang);
