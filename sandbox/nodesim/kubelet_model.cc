@@ -202,7 +202,7 @@ void advanceContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t
     const api::Container* container = findContainer(pod, s.name);
     if (container == nullptr) continue;
     for (int guard = 0; guard < 64; ++guard) {
-      const ContainerRef ref{pod, *container, s.restartCount};
+      const ContainerRef ref{pod, *container, s.restartCount, status.podIP};
       if (s.state.kind == Kind::kWaiting || s.state.kind == Kind::kNone) {
         std::int64_t readyAtMs = startAtMs;
         if (s.lastState.kind == Kind::kTerminated && s.lastState.finishedAt) {
@@ -268,7 +268,7 @@ bool stopContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t no
     if (s.state.kind != Kind::kRunning) continue;
     const api::Container* container = findContainer(pod, s.name);
     if (container == nullptr) continue;
-    const ContainerRef ref{pod, *container, s.restartCount};
+    const ContainerRef ref{pod, *container, s.restartCount, status.podIP};
     const RunStatus run = runner.stop(ref, s.state.startedAt.value_or(0) * 1000, killAtMs, nowMs);
     if (!run.exited) {
       allStopped = false;

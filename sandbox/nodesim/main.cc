@@ -2,12 +2,15 @@
 //
 //   kubeslurm-nodesim [--kubeconfig F] --nodes gpu-[001-008]|8x8-2leaf [shape flags] ...
 //   kubeslurm-nodesim ctl --control-file F fail|recover NODE... | list
+//   kubeslurm-nodesim run-container SPEC     (process mode's container helper, not for people)
 //
 // Flags are documented in usage() and docs/sandbox.md ("Node simulator").
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -17,7 +20,10 @@
 
 #include "operator/kube/client.h"
 #include "operator/kube/kubeconfig.h"
+#include "operator/kube/resource.h"
+#include "sandbox/nodesim/container_exec.h"
 #include "sandbox/nodesim/control.h"
+#include "sandbox/nodesim/process_runner.h"
 #include "sandbox/nodesim/runner.h"
 #include "sandbox/nodesim/shape.h"
 #include "sandbox/nodesim/simulator.h"
@@ -53,7 +59,13 @@ Behaviour:
   --fail-pods-on-node-failure     a failed node's pods become Failed (NodeLost)
   --control-file FILE      failure injection: one failed node per line (see ctl)
   --qps N                  client-side request rate limit (1000; 0 = none)
-  --process-mode           run containers as local processes (not built yet: refused)
+  --process-mode           run containers as processes, each pod in namespaces of its own
+                           (needs root; docs/sandbox.md "Process mode")
+  --state-dir DIR          process mode: pods' directories and logs (required with it)
+  --image-content IMAGE=HOSTPATH:PATH  process mode: HOSTPATH (a directory or file) is PATH in IMAGE's
+                           containers (repeatable)
+  --volume-root DIR        process mode: persistentVolumeClaim C of namespace N is DIR/N/C
+                           (default STATE_DIR/volumes)
   --log-level LEVEL        debug, info, warning, error (info)
 )";
 
@@ -99,6 +111,9 @@ int runCtl(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 2 && args.front() == "run-container") {
+    return nodesim::runContainer(args[1]);
+  }
   if (!args.empty() && args.front() == "ctl") {
     return runCtl(std::vector<std::string>(args.begin() + 1, args.end()));
   }
@@ -108,6 +123,8 @@ int main(int argc, char** argv) {
   std::string kubeconfig;
   std::string context;
   double qps = 1000;
+  bool processMode = false;
+  nodesim::ProcessRunnerOptions processOptions;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     auto value = [&](std::string& out) {
@@ -126,7 +143,8 @@ int main(int argc, char** argv) {
       continue;
     }
     if (flag == "--process-mode") {
-      return fail("--process-mode is designed (runner.h) but not built yet");
+      processMode = true;
+      continue;
     }
     if (!value(v)) return fail("flag " + flag + " needs a value (see --help)");
     if (flag == "--nodes") {
@@ -158,6 +176,14 @@ int main(int argc, char** argv) {
       context = v;
     } else if (flag == "--control-file") {
       options.controlFile = v;
+    } else if (flag == "--state-dir") {
+      processOptions.stateDir = v;
+    } else if (flag == "--volume-root") {
+      processOptions.volumeRoot = v;
+    } else if (flag == "--image-content") {
+      auto content = nodesim::parseImageContent(v);
+      if (!content.isOk()) return fail(content.status().message());
+      processOptions.imageContent.push_back(std::move(*content));
     } else if (flag == "--qps") {
       if (!parseSeconds(v, qps)) return fail("--qps needs a number");
     } else if (flag == "--log-level") {
@@ -213,7 +239,36 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  nodesim::SimulatedRunner runner;
+  nodesim::SimulatedRunner simulatedRunner;
+  std::unique_ptr<nodesim::ProcessRunner> processRunner;
+  if (processMode) {
+    std::error_code error;
+    processOptions.helperBinary = std::filesystem::read_symlink("/proc/self/exe", error).string();
+    kube::Client& api = **client;
+    processOptions.lookupKey = [&api](const std::string& resource, const std::string& ns,
+                                      const std::string& name,
+                                      const std::string& key) -> StatusOr<std::string> {
+      const bool secret = resource == "secrets";
+      auto object =
+          api.get(secret ? kube::resources::secrets() : kube::resources::configMaps(), ns, name);
+      if (!object.isOk()) return object.status();
+      const auto data = object->find("data");
+      if (data == object->end() || !data->contains(key) || !(*data)[key].is_string()) {
+        return kubeslurm::notFound(resource + " " + ns + "/" + name + " has no key " + key);
+      }
+      const std::string value = (*data)[key];
+      if (!secret) return value;
+      return kube::decodeBase64(value);
+    };
+    auto made = nodesim::ProcessRunner::create(std::move(processOptions));
+    if (!made.isOk()) return fail(made.status().message());
+    processRunner = std::move(*made);
+  } else if (!processOptions.stateDir.empty() || !processOptions.imageContent.empty() ||
+             !processOptions.volumeRoot.empty()) {
+    return fail("--state-dir, --image-content and --volume-root belong to --process-mode");
+  }
+  nodesim::Runner& runner =
+      processRunner ? static_cast<nodesim::Runner&>(*processRunner) : simulatedRunner;
   nodesim::Simulator simulator(**client, options, runner);
   std::thread signalThread([&] {
     int received = 0;

@@ -5,10 +5,11 @@
 // knows: has this container exited, with which code, and when. Two runtimes fit behind it:
 //  - SimulatedRunner (here, pure): the run time and exit code are read off the container's
 //    command (`sleep N`, `exit N`, `sh -c "...; exit N"`) or the pod's annotations;
-//  - a process runner (--process-mode, for the in-pod runtime): start() forks the command with
-//    the pod's env in a per-pod directory, poll() reaps it, stop() sends SIGTERM then SIGKILL at
-//    the grace deadline. Its state lives in the runner, keyed by pod uid, container name and
-//    restart count, so the model stays a function of the observed pod and `now`.
+//  - ProcessRunner (process_runner.h, --process-mode, for the in-pod runtime): start() runs the
+//    container's command as a process in namespaces of its own (network, mount, pid, uts), poll()
+//    reaps it, stop() sends SIGTERM then SIGKILL at the grace deadline. Its state lives in the
+//    runner, keyed by pod uid, container name and restart count, so the model stays a function
+//    of the observed pod and `now`.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,7 @@ struct ContainerRef {
   const api::Pod& pod;
   const api::Container& container;
   std::int32_t restartCount = 0;
+  std::string_view podIP;  // the IP the kubelet model gave the pod (status.podIP)
 };
 
 struct RunStatus {

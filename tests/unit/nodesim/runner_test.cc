@@ -60,7 +60,7 @@ TEST(SimulatedRunnerTest, StopIsSigtermUnlessIgnored) {
   api::Pod pod;
   api::Container c;
   c.command = {"sleep", "infinity"};
-  const ContainerRef ref{pod, c, 0};
+  const ContainerRef ref{pod, c, 0, {}};
   RunStatus s = runner.stop(ref, 0, 30'000, 1000);
   EXPECT_TRUE(s.exited);
   EXPECT_EQ(s.exitCode, kExitSigterm);

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The researcher's side end to end, through everything we ship: the sandbox's real API server,
+# the operator (with the in-pod runtime), the CLI, and the node simulator in process mode, whose
+# pods are real processes in namespaces of their own (a network namespace with its pod IP on a
+# shared bridge, the kubelet's /etc/hosts plus the cluster DNS's records, the volumes, pid 1).
+#
+#   1. The issue's canonical script, unchanged but for the image: #SBATCH --nodes=2
+#      --ntasks-per-node=1, MASTER_ADDR from `scontrol show hostnames`, `srun torchrun ... c10d`,
+#      and a real PyTorch (python3-torch, gloo on CPU) doing an all_reduce that must give 10 on
+#      all 4 workers. Output in slurm-N.out in the submission directory on the shared volume.
+#   2. A job ends with its script's exit code; `afterok` on it: the dependant runs after a
+#      success and pends DependencyNeverSatisfied after a failure.
+#   3. An array --array=0-3%2: never more than 2 tasks running, each with its SLURM_ARRAY_TASK_ID.
+#   4. scancel of a running 2-node job stops every rank: no process of it is left on the host.
+#
+#   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
+# Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
+# work directory and the sandbox.
+set -euo pipefail
+
+BIN=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SANDBOX=$ROOT/sandbox/sandbox
+START=$SECONDS
+step() { printf '\n--- [%4ss] %s\n' $((SECONDS - START)) "$*" >&2; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-e2e.XXXXXX")
+SB=$WORK/sandbox
+STATE=$WORK/nodesim
+SHARED=$WORK/volumes/default/shared  # the partition's shared volume, at the same path everywhere
+OPERATOR_PID=""
+cleanup() {
+  local rc=$?
+  [ -n "$OPERATOR_PID" ] && kill -TERM "$OPERATOR_PID" 2>/dev/null && wait "$OPERATOR_PID" || true
+  if [ "${KEEP:-0}" = 1 ]; then
+    echo "kept: $WORK" >&2
+  else
+    "$SANDBOX" down --dir "$SB" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() {
+  echo "FAIL: $*" >&2
+  {
+    echo "--- squeue / sacct"
+    "$BIN/squeue" 2>&1 || true
+    "$BIN/sacct" -X 2>&1 || true
+    echo "--- operator log (tail)"
+    tail -n 40 "$WORK/operator.log"
+    echo "--- node simulator log (tail)"
+    tail -n 20 "$SB/logs/kubeslurm-nodesim.log"
+    for log in "$STATE"/pods/*/*/*.log "$SHARED"/*.out; do
+      [ -f "$log" ] && { echo "--- $log"; tail -n 30 "$log"; }
+    done
+  } >&2 2>/dev/null
+  exit 1
+}
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "process mode needs root (network namespaces, mounts)"
+command -v ip >/dev/null || fail "no ip(8): apt-get install iproute2"
+ip link add "ksprobe$$" type bridge 2>/dev/null && ip link del "ksprobe$$" ||
+  skip "no CAP_NET_ADMIN here: process mode cannot make its bridge"
+/usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' ||
+  fail "python3-torch with gloo is not installed (./run deps installs it)"
+
+step "the tools image's content, and the user's image"
+# What the tools image holds in /opt/kubeslurm (deploy/docker/tools.Dockerfile): the binary and
+# its links; the host's libraries stand in for its lib/.
+mkdir -p "$WORK/tools/bin" "$SHARED"
+cp -a "$BIN/kubeslurm" "$WORK/tools/bin/"
+for link in sbatch squeue scancel sinfo sacct scontrol sprio sshare sdiag srun; do
+  ln -s kubeslurm "$WORK/tools/bin/$link"
+done
+# The user's image is this host, whose Debian torchrun fails on Python 3.11 before it starts a
+# worker (torchrun_py311_fix.py): the image e2e/pytorch carries a fixed /usr/local/bin/torchrun.
+install -m 755 "$HERE/torchrun_py311_fix.py" "$WORK/torchrun"
+cp "$HERE/train.py" "$SHARED/train.py"
+
+step "sandbox, two nodes in process mode"
+if [ -z "${KUBESLURM_BIN_DIR:-}" ]; then
+  KUBESLURM_BIN_DIR=$("$ROOT/sandbox/build-control-plane.sh" | tail -n1)
+  export KUBESLURM_BIN_DIR
+fi
+export KUBESLURM_NODESIM=$BIN/kubeslurm-nodesim
+"$SANDBOX" up --dir "$SB" --nodes 'node-[1-2]' --nodesim-args "--gpus 0 --cpu 8 --start-delay 0 \
+  --process-mode --state-dir $STATE --volume-root $WORK/volumes \
+  --image-content kubeslurm/kubeslurm-tools:e2e=$WORK/tools:/opt/kubeslurm \
+  --image-content e2e/pytorch:1=$WORK/torchrun:/usr/local/bin/torchrun" >/dev/null
+eval "$("$SANDBOX" env --dir "$SB")"
+kubectl apply -f "$ROOT/crds/" >/dev/null
+kubectl create namespace kubeslurm-system >/dev/null
+kubectl apply -f - >/dev/null <<EOF
+apiVersion: kubeslurm.io/v1alpha1
+kind: Partition
+metadata:
+  name: cpu
+spec:
+  nodes: node-[1-2]
+  default: true
+  defaultTime: "10:00"
+  sharedVolume:
+    claimName: shared
+    mountPath: $SHARED
+EOF
+
+step "the operator, with the in-pod runtime"
+METRICS=$((20000 + RANDOM % 20000))
+"$BIN/kubeslurm-operator" --namespace kubeslurm-system --metrics-bind-address "127.0.0.1:$METRICS" \
+  --health-probe-bind-address "127.0.0.1:$((METRICS + 1))" \
+  --tools-image kubeslurm/kubeslurm-tools:e2e >"$WORK/operator.log" 2>&1 &
+OPERATOR_PID=$!
+for _ in $(seq 60); do
+  curl -s "127.0.0.1:$METRICS/metrics" 2>/dev/null | grep -q '^kubeslurm_leader 1' && break
+  sleep 0.5
+done
+curl -s "127.0.0.1:$METRICS/metrics" | grep -q '^kubeslurm_leader 1' || fail "the operator does not lead"
+
+export PATH="$BIN:$PATH"
+cd "$SHARED"  # sbatch's working directory, as a researcher submits from their project directory
+state_of() { sacct -j "$1" -X -n -P -o State 2>/dev/null | head -n1; }
+wait_state() {  # JOB STATE SECONDS   (CANCELLED matches "CANCELLED by UID")
+  local deadline=$((SECONDS + $3))
+  while [ $SECONDS -lt $deadline ]; do
+    case "$(state_of "$1")" in "$2" | "$2 by "*) return 0 ;; esac
+    sleep 0.5
+  done
+  fail "job $1 is $(state_of "$1"), not $2, after $3 s"
+}
+submit() { sbatch --parsable "$@" | cut -d';' -f1; }
+
+step "1. the canonical script: srun torchrun, c10d rendezvous, gloo all_reduce"
+cat >train.sbatch <<'SCRIPT'
+#!/bin/bash
+#SBATCH --nodes=2 --ntasks-per-node=1
+#SBATCH --container-image=e2e/pytorch:1
+MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+srun torchrun --nnodes=$SLURM_JOB_NUM_NODES --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29500 train.py
+SCRIPT
+train=$(submit train.sbatch)
+wait_state "$train" COMPLETED 180
+results=$(grep -c ': all_reduce=10$' "slurm-$train.out" || true)
+[ "$results" = 4 ] || fail "expected 4 workers with all_reduce=10 in slurm-$train.out, got $results"
+for node in 0 1; do
+  grep -q "(node $node, local 1): all_reduce=10" "slurm-$train.out" || fail "no second worker on node $node"
+done
+[ "$(sacct -j "$train" -X -n -P -o ExitCode)" = "0:0" ] || fail "exit code $(sacct -j "$train" -X -n -P -o ExitCode)"
+sort "slurm-$train.out" | grep all_reduce >&2
+
+step "2. exit codes and afterok"
+printf '#!/bin/sh\n#SBATCH -N 1\nexit 3\n' >fails.sbatch
+printf '#!/bin/sh\n#SBATCH -N 1\necho ok from $(hostname)\n' >succeeds.sbatch
+failed=$(submit fails.sbatch)
+after_failed=$(submit --dependency="afterok:$failed" succeeds.sbatch)
+wait_state "$failed" FAILED 60
+[ "$(sacct -j "$failed" -X -n -P -o ExitCode)" = "3:0" ] || fail "exit code of $failed: $(sacct -j "$failed" -X -n -P -o ExitCode)"
+for _ in $(seq 20); do
+  reason=$(squeue -h -j "$after_failed" -o %r)
+  [ "$reason" = DependencyNeverSatisfied ] && break
+  sleep 0.5
+done
+[ "$reason" = DependencyNeverSatisfied ] || fail "job $after_failed pends for '$reason'"
+scancel "$after_failed"
+first=$(submit succeeds.sbatch)
+second=$(submit --dependency="afterok:$first" succeeds.sbatch)
+wait_state "$second" COMPLETED 60
+grep -q '^ok from ' "slurm-$second.out" || fail "slurm-$second.out: $(cat "slurm-$second.out")"
+
+step "3. an array, at most 2 tasks at once"
+printf '#!/bin/sh\n#SBATCH -N 1 --array=0-3%%2\necho task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID\nsleep 2\n' >array.sbatch
+array=$(submit array.sbatch)
+most=0
+for _ in $(seq 80); do
+  running=$(squeue -h -r -t R -o %i | grep -c "^${array}_" || true)
+  [ "$running" -gt "$most" ] && most=$running
+  left=$(squeue -h -r -o %i | grep -c "^${array}_" || true)
+  [ "$left" = 0 ] && break
+  sleep 0.25
+done
+[ "$most" -le 2 ] || fail "$most array tasks ran at once under %2"
+[ "$most" -ge 1 ] || fail "no array task was ever seen running"
+echo "at most $most array tasks ran at once" >&2
+for task in 0 1 2 3; do
+  [ "$(state_of "${array}_$task")" = COMPLETED ] || fail "task $task is $(state_of "${array}_$task")"
+  grep -q "^task $task of $array\$" "slurm-${array}_$task.out" || fail "slurm-${array}_$task.out"
+done
+
+step "4. scancel stops every rank"
+printf '#!/bin/sh\n#SBATCH -N 2\nsrun sleep 3107\n' >long.sbatch
+long=$(submit long.sbatch)
+wait_state "$long" RUNNING 60
+for _ in $(seq 40); do
+  [ "$(pgrep -x -f 'sleep 3107' | wc -l)" = 2 ] && break
+  sleep 0.25
+done
+[ "$(pgrep -x -f 'sleep 3107' | wc -l)" = 2 ] || fail "the step's two tasks are not running"
+scancel "$long"
+wait_state "$long" CANCELLED 60
+for _ in $(seq 60); do
+  [ "$(pgrep -f 'sleep 3107' | wc -l)" = 0 ] && break
+  sleep 0.5
+done
+[ "$(pgrep -f 'sleep 3107' | wc -l)" = 0 ] || fail "tasks of the cancelled job still run: $(pgrep -a -f 'sleep 3107')"
+
+step "done"
+echo "PASS: canonical torchrun script, exit codes and afterok, array %2, scancel, in process mode"
