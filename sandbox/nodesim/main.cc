@@ -118,6 +118,16 @@ int main(int argc, char** argv) {
     return runCtl(std::vector<std::string>(args.begin() + 1, args.end()));
   }
 
+  // SIGINT/SIGTERM are taken by a thread of their own (sigwait), so that stopping is a plain
+  // function call rather than work inside a signal handler, and the process runner's cleanup
+  // runs. Blocked before any thread exists (the HTTP client starts a pool), as threads inherit
+  // the mask: one thread left unblocked would take the signal's default action, death.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
   nodesim::ShapeOptions shape;
   nodesim::SimulatorOptions options;
   std::string kubeconfig;
@@ -230,14 +240,6 @@ int main(int argc, char** argv) {
   clientOptions.userAgent = "kubeslurm-nodesim/0.1";
   auto client = kube::Client::create(*config, clientOptions);
   if (!client.isOk()) return fail("client: " + client.status().toString());
-
-  // SIGINT/SIGTERM are taken by a thread of their own (sigwait), so that stopping is a plain
-  // function call rather than work inside a signal handler.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   nodesim::SimulatedRunner simulatedRunner;
   std::unique_ptr<nodesim::ProcessRunner> processRunner;

@@ -494,24 +494,27 @@ void ProcessRunner::reap(Process& process, std::int64_t nowMs, bool block) {
   process.finishedAtMs = nowMs;
 }
 
-RunStatus ProcessRunner::poll(const ContainerRef& ref, std::int64_t /*startedAtMs*/,
-                              std::int64_t nowMs) {
+ProcessRunner::Process* ProcessRunner::reaped(const ContainerRef& ref, std::int64_t nowMs) {
   const auto it =
       processes_.find(ProcessKey{ref.pod.metadata.uid, ref.container.name, ref.restartCount});
-  if (it == processes_.end()) return {true, kLost, nowMs, std::nullopt};
-  Process& process = it->second;
-  reap(process, nowMs, /*block=*/false);
-  if (process.exited) return {true, process.exitCode, process.finishedAtMs, std::nullopt};
+  if (it == processes_.end()) return nullptr;
+  reap(it->second, nowMs, /*block=*/false);
+  return &it->second;
+}
+
+RunStatus ProcessRunner::poll(const ContainerRef& ref, std::int64_t /*startedAtMs*/,
+                              std::int64_t nowMs) {
+  const Process* process = reaped(ref, nowMs);
+  if (process == nullptr) return {true, kLost, nowMs, std::nullopt};
+  if (process->exited) return {true, process->exitCode, process->finishedAtMs, std::nullopt};
   return {false, 0, 0, nowMs + options_.pollIntervalMs};
 }
 
 RunStatus ProcessRunner::stop(const ContainerRef& ref, std::int64_t /*startedAtMs*/,
                               std::int64_t killAtMs, std::int64_t nowMs) {
-  const auto it =
-      processes_.find(ProcessKey{ref.pod.metadata.uid, ref.container.name, ref.restartCount});
-  if (it == processes_.end()) return {true, kLost, nowMs, std::nullopt};
-  Process& process = it->second;
-  reap(process, nowMs, /*block=*/false);
+  Process* found = reaped(ref, nowMs);
+  if (found == nullptr) return {true, kLost, nowMs, std::nullopt};
+  Process& process = *found;
   if (process.exited) return {true, process.exitCode, process.finishedAtMs, std::nullopt};
   if (!process.terminated) {
     kill(process.pid, SIGTERM);

@@ -113,6 +113,7 @@ class ProcessRunner final : public Runner {
                         std::int32_t restartCount, PodSandbox& sandbox);
   void writeHostsFiles(const std::string& ns);
   void reap(Process& process, std::int64_t nowMs, bool block);
+  Process* reaped(const ContainerRef& ref, std::int64_t nowMs);  // nullptr: never started here
 
   ProcessRunnerOptions options_;
   std::string bridge_;

@@ -416,7 +416,11 @@ Status Simulator::run() {
     if (oldPod != newPod) markDirty(*newPod);
   };
   handler.onDelete = [this](const kube::ObjectPtr& pod, bool) {
-    runner_.forget(kube::objectUid(*pod));
+    {
+      // The runner is the pod loop's alone: it forgets the pod on its next pass.
+      const std::lock_guard lock(mutex_);
+      forgotten_.push_back(kube::objectUid(*pod));
+    }
     markDirty(*pod);
   };
   added = informer_->addEventHandler(std::move(handler));
@@ -453,11 +457,14 @@ Status Simulator::run() {
     }
     std::set<std::string> work;
     std::set<std::string> failed;
+    std::vector<std::string> forgotten;
     {
       const std::lock_guard lock(mutex_);
       work.swap(dirty_);
       failed = failed_;
+      forgotten.swap(forgotten_);
     }
+    for (const std::string& uid : forgotten) runner_.forget(uid);
     const std::int64_t now = wallMs();
     for (auto& [name, state] : nodes_) {
       if (state.wakeAtMs && *state.wakeAtMs <= now) work.insert(name);

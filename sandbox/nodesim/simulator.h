@@ -116,6 +116,7 @@ class Simulator {
   std::condition_variable heartbeatWake_;  // heartbeat: failures changed or stop
   std::set<std::string> dirty_;
   std::set<std::string> failed_;
+  std::vector<std::string> forgotten_;  // uids of deleted pods, for the runner (pod loop)
   std::uint64_t failedVersion_ = 0;
   SimulatorStats stats_;
 };

@@ -109,16 +109,28 @@ spec:
 EOF
 
 step "the operator, with the in-pod runtime"
-METRICS=$((20000 + RANDOM % 20000))
+free_port() {  # one nothing listens on (the sandbox's components take random ports too)
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 12000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+METRICS=$(free_port)
+PROBES=$(free_port)
 "$BIN/kubeslurm-operator" --namespace kubeslurm-system --metrics-bind-address "127.0.0.1:$METRICS" \
-  --health-probe-bind-address "127.0.0.1:$((METRICS + 1))" \
+  --health-probe-bind-address "127.0.0.1:$PROBES" \
   --tools-image kubeslurm/kubeslurm-tools:e2e >"$WORK/operator.log" 2>&1 &
 OPERATOR_PID=$!
-for _ in $(seq 60); do
-  curl -s "127.0.0.1:$METRICS/metrics" 2>/dev/null | grep -q '^kubeslurm_leader 1' && break
+# Not `curl | grep -q` under pipefail: grep stops at the match and curl, still writing a long
+# exposition, fails with SIGPIPE.
+leads() { grep -q '^kubeslurm_leader 1' <<<"$(curl -s "127.0.0.1:$METRICS/metrics" 2>/dev/null)"; }
+for _ in $(seq 120); do
+  leads && break
+  kill -0 "$OPERATOR_PID" 2>/dev/null || { wait "$OPERATOR_PID" || fail "the operator exited with $?"; }
   sleep 0.5
 done
-curl -s "127.0.0.1:$METRICS/metrics" | grep -q '^kubeslurm_leader 1' || fail "the operator does not lead"
+leads || fail "the operator does not lead after 60 s (metrics port $METRICS)"
 
 export PATH="$BIN:$PATH"
 cd "$SHARED"  # sbatch's working directory, as a researcher submits from their project directory
@@ -193,18 +205,18 @@ step "4. scancel stops every rank"
 printf '#!/bin/sh\n#SBATCH -N 2\nsrun sleep 3107\n' >long.sbatch
 long=$(submit long.sbatch)
 wait_state "$long" RUNNING 60
-for _ in $(seq 40); do
-  [ "$(pgrep -x -f 'sleep 3107' | wc -l)" = 2 ] && break
-  sleep 0.25
-done
-[ "$(pgrep -x -f 'sleep 3107' | wc -l)" = 2 ] || fail "the step's two tasks are not running"
+tasks() { pgrep -x -f 'sleep 3107' | wc -l; }
+wait_tasks() {  # COUNT SECONDS
+  local deadline=$((SECONDS + $2))
+  while [ "$(tasks)" != "$1" ] && [ $SECONDS -lt $deadline ]; do sleep 0.25; done
+  [ "$(tasks)" = "$1" ]
+}
+wait_tasks 2 20 || fail "the step's two tasks are not running ($(tasks))"
 scancel "$long"
 wait_state "$long" CANCELLED 60
-for _ in $(seq 60); do
-  [ "$(pgrep -f 'sleep 3107' | wc -l)" = 0 ] && break
-  sleep 0.5
-done
-[ "$(pgrep -f 'sleep 3107' | wc -l)" = 0 ] || fail "tasks of the cancelled job still run: $(pgrep -a -f 'sleep 3107')"
+wait_tasks 0 30 || fail "tasks of the cancelled job still run: $(pgrep -a -f 'sleep 3107')"
+sleep 1
+[ -z "$(pgrep -f 'sleep 3107')" ] || fail "left behind: $(pgrep -a -f 'sleep 3107')"
 
 step "done"
 echo "PASS: canonical torchrun script, exit codes and afterok, array %2, scancel, in process mode"

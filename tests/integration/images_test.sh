@@ -127,7 +127,7 @@ for _ in $(seq 60); do
   sleep 1
 done
 [ -n "$ready" ] || { "$ENGINE" logs "$OPERATOR_CONTAINER" >&2; fail "the operator never became ready"; }
-curl -s "127.0.0.1:$METRICS/metrics" | grep -q '^kubeslurm_leader 1' || fail "the operator does not lead"
+grep -q '^kubeslurm_leader 1' <<<"$(curl -s "127.0.0.1:$METRICS/metrics")" || fail "the operator does not lead"  # not curl | grep -q: SIGPIPE under pipefail
 
 step "the tools image submits a 2-node job; the operator runs it"
 printf '#!/bin/sh\n#SBATCH -N 2 --gres=gpu:8 -t 5:00 -J from-image\nsleep 2\n' >"$WORK/job.sbatch"
