@@ -725,4 +725,25 @@ std::map<std::string, std::string> taskEnvironment(const StepAllocation& allocat
 
 std::vector<std::string> taskEnvironmentRemovals() { return {"ROCR_VISIBLE_DEVICES"}; }
 
+std::map<std::string, std::string> exportedEnvironment(
+    const std::map<std::string, std::string>& environment,
+    const std::vector<std::string>& exportTokens) {
+  if (exportTokens.empty()) return environment;
+  std::map<std::string, std::string> exported;
+  bool all = false;
+  for (const std::string& token : exportTokens) {
+    if (equalsIgnoreCase(token, "ALL")) all = true;
+    if (equalsIgnoreCase(token, "NONE")) break;
+    if (const auto equals = token.find('='); equals != std::string::npos) {
+      exported[token.substr(0, equals)] = token.substr(equals + 1);
+    } else if (const auto it = environment.find(token); it != environment.end()) {
+      exported[token] = it->second;
+    }
+  }
+  for (const auto& [name, value] : environment) {
+    if (all || name.starts_with("SLURM")) exported[name] = value;
+  }
+  return exported;
+}
+
 }  // namespace kubeslurm::runtime

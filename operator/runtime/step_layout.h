@@ -134,4 +134,14 @@ std::map<std::string, std::string> taskEnvironment(const StepAllocation& allocat
 // which Slurm sets only in the batch step (shared/reference/slurm-22.05.md).
 std::vector<std::string> taskEnvironmentRemovals();
 
+// The environment srun passes a step's tasks, from its own (`environment`) and its --export
+// tokens (launch_slurm.c _build_user_env, 22.05). Without --export (no tokens): all of it.
+// Otherwise the tokens are read in order up to a NONE: NAME=VALUE sets NAME, NAME copies srun's
+// value when it has one, ALL (any case) selects everything; then srun's variables are merged
+// over them: all of them with ALL (so they win over a listed value), else only those whose
+// names start with "SLURM" (SLURMD_NODENAME too, as env_array_merge_slurm matches).
+std::map<std::string, std::string> exportedEnvironment(
+    const std::map<std::string, std::string>& environment,
+    const std::vector<std::string>& exportTokens);
+
 }  // namespace kubeslurm::runtime

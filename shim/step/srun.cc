@@ -266,7 +266,8 @@ int Srun::run(const std::vector<std::string>& args) {
   }
 
   // What every task inherits beyond its own variables (src/common/env.c setup_env).
-  std::map<std::string, std::string> stepEnvironment = environment_;
+  std::map<std::string, std::string> stepEnvironment =
+      runtime::exportedEnvironment(environment_, invocation.exportVars);
   for (const auto& name : runtime::taskEnvironmentRemovals()) stepEnvironment.erase(name);
   if (invocation.jobName) stepEnvironment["SLURM_JOB_NAME"] = *invocation.jobName;
   if (invocation.label) stepEnvironment["SLURM_LABELIO"] = "1";

@@ -26,13 +26,14 @@ struct SrunInvocation {
   // -D/--chdir (also SLURM_REMOTE_CWD, SLURM_WORKING_DIR) as given: srun makes a relative one
   // absolute against its own working directory, which is the caller's to do.
   std::optional<std::string> chdir;
-  std::vector<std::string> exportVars;  // --export (SLURM_EXPORT_ENV, SRUN_EXPORT_ENV), split
-                                        // on ','; empty: ALL
-  bool help = false;                    // -h/--help: print usage, exit 0
-  bool usage = false;                   // --usage
-  bool version = false;                 // -V/--version: "slurm 22.05.8"
-  int verbose = 0;                      // -v, each one (SLURM_DEBUG sets the count)
-  bool quiet = false;                   // -Q/--quiet
+  // --export (SLURM_EXPORT_ENV, SRUN_EXPORT_ENV) split as find_quote_token(); empty: not given
+  std::vector<std::string> exportVars;
+  // on ','; empty: ALL
+  bool help = false;     // -h/--help: print usage, exit 0
+  bool usage = false;    // --usage
+  bool version = false;  // -V/--version: "slurm 22.05.8"
+  int verbose = 0;       // -v, each one (SLURM_DEBUG sets the count)
+  bool quiet = false;    // -Q/--quiet
   // Options Slurm accepts that change nothing here (--mpi, --cpu-bind, --gpus-per-task, ...),
   // by long name, so that srun -v can say it ignored them.
   std::vector<std::string> ignored;

@@ -464,6 +464,28 @@ TEST(StepLayout, RefusalsCarrySrunsMessages) {
 }
 
 // verify_dist_type() and format_task_dist_states() in src/common/proc_args.c.
+// launch_slurm.c _build_user_env (22.05): what srun --export passes to the tasks.
+TEST(StepLayout, ExportedEnvironment) {
+  const std::map<std::string, std::string> env = {
+      {"PATH", "/usr/bin"}, {"EDITOR", "vi"}, {"SLURM_JOB_ID", "7"}, {"SLURMD_NODENAME", "n0"}};
+  using Env = std::map<std::string, std::string>;
+  EXPECT_EQ(exportedEnvironment(env, {}), env);
+  EXPECT_EQ(exportedEnvironment(env, {"NONE"}),
+            (Env{{"SLURMD_NODENAME", "n0"}, {"SLURM_JOB_ID", "7"}}));
+  // Tokens after NONE are not read; those before it are.
+  EXPECT_EQ(exportedEnvironment(env, {"EDITOR", "NONE", "PATH"}),
+            (Env{{"EDITOR", "vi"}, {"SLURMD_NODENAME", "n0"}, {"SLURM_JOB_ID", "7"}}));
+  // A name srun does not have is left out; NAME=VALUE is taken as given.
+  EXPECT_EQ(exportedEnvironment(env, {"UNSET", "X=1=2"}),
+            (Env{{"SLURMD_NODENAME", "n0"}, {"SLURM_JOB_ID", "7"}, {"X", "1=2"}}));
+  // ALL in any case: all of srun's, over the listed values; a listed SLURM_ value loses too.
+  auto all = exportedEnvironment(env, {"all", "EDITOR=emacs", "SLURM_JOB_ID=9", "Y=2"});
+  EXPECT_EQ(all.at("EDITOR"), "vi");
+  EXPECT_EQ(all.at("SLURM_JOB_ID"), "7");
+  EXPECT_EQ(all.at("Y"), "2");
+  EXPECT_EQ(all.at("PATH"), "/usr/bin");
+}
+
 TEST(StepLayout, ParseDistribution) {
   using Level = TaskDistribution::NodeLevel;
   struct Case {

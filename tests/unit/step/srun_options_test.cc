@@ -144,6 +144,9 @@ TEST(SrunOptions, EnvironmentFlagsAndCounts) {
   EXPECT_TRUE(invocation.label);
   EXPECT_TRUE(invocation.killOnBadExit);
   EXPECT_EQ(invocation.exportVars, (Args{"NONE", "FOO=1"}));
+  // find_quote_token (src/common/env.c): no split inside quotes; quotes around a whole token go.
+  EXPECT_EQ(parsed({"--export=A=\"x,y\",'B=1,2',C", "true"}, referenceEnvironment()).exportVars,
+            (Args{"A=\"x,y\"", "B=1,2", "C"}));
   EXPECT_EQ(invocation.chdir, std::optional<std::string>("/data"));
   EXPECT_EQ(invocation.verbose, 2);
   // slurm_process_option(): "0" clears a flag read from the environment.

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -117,6 +118,43 @@ TEST_F(StepRuntimeTest, EveryRankRunsItsTaskWithLabelsAndStepVariables) {
           "0: " + scratch_.string(), "0: proc=0 step=0 node=0 pid_ok=yes label=1 umask=0022",
           "1: " + scratch_.string(), "1: proc=1 step=0 node=1 pid_ok=yes label=1 umask=0022"}));
   EXPECT_EQ(result.err, "");
+}
+
+// srun --export (launch_slurm.c _build_user_env, 22.05), seen by a real task through the agents.
+TEST_F(StepRuntimeTest, ExportDecidesWhatTheTasksInherit) {
+  auto env = jobEnvironment();
+  env["EDITOR"] = "vi";
+  env["SECRET"] = "s";
+  auto lines = [&](const std::string& exportOption) {
+    std::vector<std::string> args;
+    if (!exportOption.empty()) args.push_back(exportOption);
+    for (const char* arg : {"-N1", "-n1", "/usr/bin/env"}) args.emplace_back(arg);
+    const auto result = srun(args, env);
+    EXPECT_EQ(result.code, 0) << result.err;
+    std::set<std::string> set;
+    std::istringstream in(result.out);
+    for (std::string line; std::getline(in, line);) set.insert(line);
+    return set;
+  };
+  // NONE: srun's SLURM* variables only; no PATH (Slurm: "use absolute path to the binary").
+  auto none = lines("--export=NONE");
+  EXPECT_TRUE(none.contains("SLURM_JOB_ID=7"));
+  EXPECT_TRUE(none.contains("SLURM_STEP_ID=0"));
+  EXPECT_FALSE(none.contains("EDITOR=vi"));
+  EXPECT_TRUE(std::none_of(none.begin(), none.end(),
+                           [](const std::string& l) { return l.starts_with("PATH="); }));
+  // Names copy srun's values, NAME=VALUE sets one; the rest of srun's environment stays out.
+  auto listed = lines("--export=EDITOR,FOO=bar");
+  EXPECT_TRUE(listed.contains("EDITOR=vi"));
+  EXPECT_TRUE(listed.contains("FOO=bar"));
+  EXPECT_FALSE(listed.contains("SECRET=s"));
+  EXPECT_TRUE(listed.contains("SLURM_NNODES=1"));
+  // ALL: everything, and srun's own value wins over a listed one (env_array_merge overwrites).
+  auto all = lines("--export=ALL,EDITOR=emacs,FOO=bar");
+  EXPECT_TRUE(all.contains("EDITOR=vi"));
+  EXPECT_TRUE(all.contains("FOO=bar"));
+  EXPECT_TRUE(all.contains("SECRET=s"));
+  EXPECT_TRUE(lines("").contains("SECRET=s"));
 }
 
 TEST_F(StepRuntimeTest, StepIdsCountUpWithinTheJob) {
