@@ -7,6 +7,7 @@
 
 #include "operator/base/text.h"
 #include "operator/runtime/rank_pods.h"
+#include "operator/runtime/step_records.h"
 #include "operator/slurm/hostlist.h"
 #include "operator/slurm/names.h"
 
@@ -56,6 +57,34 @@ FailedRank failedRank(const api::Pod& pod, std::uint32_t rank) {
     f.reason = pod.status.reason;
   }
   return f;
+}
+
+// The steps the batch launcher reported. A message that is not its report (the user's own
+// container may write the file) records nothing.
+void recordSteps(const std::string& message, api::SlurmJobStatus& status) {
+  auto records = runtime::decodeStepRecords(message);
+  if (!records.isOk()) return;
+  status.steps.clear();
+  for (const runtime::StepRecord& r : records->steps) {
+    api::JobStepStatus step;
+    step.stepId = r.stepId;
+    step.name = r.name;
+    step.nodeList = r.nodelist;
+    step.nodes = r.nnodes;
+    step.tasks = r.ntasks;
+    step.cpus = r.cpus;
+    step.startTime = r.startTime;
+    step.endTime = r.endTime;
+    step.exitCode = std::to_string(r.exitCode) + ":" + std::to_string(r.signal);
+    step.state = r.state;
+    status.steps.push_back(std::move(step));
+  }
+  std::ranges::stable_sort(status.steps, {}, &api::JobStepStatus::stepId);
+  if (records->dropped > 0) {
+    status.stepsDropped = records->dropped;
+  } else {
+    status.stepsDropped.reset();
+  }
 }
 
 void setState(api::SlurmJobStatus& status, slurm::JobState state) {
@@ -127,6 +156,9 @@ void requeue(api::SlurmJobStatus& status, std::int64_t restarts, slurm::PendingR
   status.endTime.reset();
   status.nodeList.clear();
   status.estimatedStart.reset();
+  // sacct shows the steps of the job's last run.
+  status.steps.clear();
+  status.stepsDropped.reset();
 }
 
 }  // namespace
@@ -174,6 +206,10 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
       gang.earliestStart = gang.earliestStart ? std::min(*gang.earliestStart, *started) : *started;
     }
 
+    if (const api::ContainerStatus* c = rankContainer(pod);
+        rank == 0 && c != nullptr && c->state.kind == api::ContainerState::Kind::kTerminated) {
+      gang.rank0Message = c->state.message;
+    }
     const std::string& phase = pod.status.phase;
     if (phase == "Running") ++gang.running;
     if (phase == "Succeeded") {
@@ -329,6 +365,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     d.status.nodeList = slurm::compressHostlist(hosts);
   }
 
+  if (!gang.rank0Message.empty()) recordSteps(gang.rank0Message, d.status);
   const bool succeeded =
       isScriptJob(job) ? gang.rank0Succeeded : gang.size && gang.succeeded == *gang.size;
   if (succeeded) {

@@ -46,6 +46,9 @@ struct GangObservation {
   std::uint32_t succeeded = 0;
   std::uint32_t failed = 0;
   bool rank0Succeeded = false;
+  // The termination message of rank 0's container once it ended: the batch launcher's record of
+  // the job's steps (runtime/step_records.h). Written inside the user's container: untrusted.
+  std::string rank0Message;
   std::vector<std::string> nodes;  // by rank ("" for a rank without a pod or a node)
 
   // The first rank that failed on its own (not a node loss, not a kubelet rejection): the

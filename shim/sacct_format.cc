@@ -160,7 +160,8 @@ constexpr std::string_view kLongFields =
 
 struct Row {
   const api::SlurmJobObject* job = nullptr;
-  bool batchStep = false;
+  std::string step;  // "" for the job's line; "batch", or an srun step's id
+  std::int64_t ntasks = 1;
   std::string jobIdText;
   std::int64_t jobIdRaw = 0;
   std::int64_t arrayJobId = 0;  // 0 for a job outside an array, as the database keeps it
@@ -331,13 +332,35 @@ Row rowOf(const api::SlurmJobObject& job, const SacctContext& context) {
 // it ends as the job did.
 Row batchStepOf(const Row& job) {
   Row step = job;
-  step.batchStep = true;
+  step.step = "batch";
   step.jobIdText += ".batch";
   step.name = "batch";
   step.cpus = (job.cpus + job.allocNodes - 1) / std::max<std::int64_t>(job.allocNodes, 1);
   step.allocNodes = 1;
   step.nodeList = firstHost(job.nodeList);
   return step;
+}
+
+// The steps srun ran in the batch script, as rank 0 reported them (status.steps).
+std::vector<Row> srunStepsOf(const Row& job) {
+  std::vector<Row> steps;
+  if (job.job == nullptr || !job.job->status) return steps;
+  for (const api::JobStepStatus& s : job.job->status->steps) {
+    Row step = job;
+    step.step = std::to_string(s.stepId);
+    step.jobIdText += "." + step.step;
+    step.name = s.name;
+    step.cpus = s.cpus;
+    step.ntasks = s.tasks;
+    step.allocNodes = s.nodes;
+    step.nodeList = s.nodeList;
+    step.start = s.startTime.value_or(job.start);
+    step.end = s.endTime.value_or(job.end);
+    step.state = slurm::parseJobState(s.state).value_or(JobState::kFailed);
+    step.exitCode = s.exitCode.empty() ? "0:0" : s.exitCode;
+    steps.push_back(std::move(step));
+  }
+  return steps;
 }
 
 // ---- field values (print.c print_fields) ----
@@ -358,12 +381,12 @@ std::string stateText(const Row& row) {
   std::string text(slurm::jobStateName(row.state));
   // print.c shows who cancelled a job ("CANCELLED by UID"). kubeslurm has no uids and does not
   // record who set spec.cancel; 0 is what slurmctld records for a cancel by root or itself.
-  if (row.state == JobState::kCancelled && !row.batchStep) text += " by 0";
+  if (row.state == JobState::kCancelled && row.step.empty()) text += " by 0";
   return text;
 }
 
 Value valueOf(std::string_view field, const Row& row, const SacctContext& context) {
-  const bool step = row.batchStep;
+  const bool step = !row.step.empty();
   if (field == "Account") return Value{row.account};
   if (field == "AllocCPUS" || field == "NCPUS") return num(row.cpus);
   if (field == "AllocNodes") return num(row.allocNodes);
@@ -378,13 +401,13 @@ Value valueOf(std::string_view field, const Row& row, const SacctContext& contex
   if (field == "ExitCode") return Value{row.exitCode};
   if (field == "JobID") return Value{row.jobIdText};
   if (field == "JobIDRaw") {
-    return Value{std::to_string(row.jobIdRaw) + (step ? std::string(".batch") : std::string())};
+    return Value{std::to_string(row.jobIdRaw) + (step ? "." + row.step : std::string())};
   }
   if (field == "JobName") return Value{row.name};
   if (field == "McsLabel") return Value{"n/a"};
   if (field == "NNodes") return num(row.allocNodes > 0 ? row.allocNodes : row.reqNodes);
   if (field == "NodeList") return Value{row.nodeList};
-  if (field == "NTasks" && step) return num(1);
+  if (field == "NTasks" && step) return num(row.ntasks);
   if (field == "Partition" && !step) return Value{row.partition};
   if (field == "Priority" && !step && row.priority) return num(*row.priority);
   if (field == "QOS" && !step) return Value{row.qos};
@@ -626,11 +649,15 @@ CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const Sa
         });
     if (jobLine) printer.line(result.out, row);
     if (o.allocations || row.start == 0 || row.allocNodes == 0) continue;
-    const bool stepLine =
-        o.jobs.empty() || std::ranges::any_of(o.jobs, [&row](const SacctJobSelector& sel) {
-          return matchesJob(row, sel) && (!sel.step || *sel.step == "batch");
-        });
-    if (stepLine) printer.line(result.out, batchStepOf(row));
+    std::vector<Row> steps = srunStepsOf(row);
+    steps.insert(steps.begin(), batchStepOf(row));
+    for (const Row& step : steps) {
+      const bool stepLine =
+          o.jobs.empty() || std::ranges::any_of(o.jobs, [&](const SacctJobSelector& sel) {
+            return matchesJob(row, sel) && (!sel.step || *sel.step == step.step);
+          });
+      if (stepLine) printer.line(result.out, step);
+    }
   }
   return result;
 }

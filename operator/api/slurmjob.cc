@@ -182,6 +182,19 @@ json encodeStatus(const SlurmJobStatus& s) {
   if (s.arrayTaskId) status["arrayTaskId"] = *s.arrayTaskId;
   if (s.priority) status["priority"] = *s.priority;
   if (s.requeuesHandled) status["requeuesHandled"] = *s.requeuesHandled;
+  if (!s.steps.empty()) {
+    json steps = json::array();
+    for (const JobStepStatus& step : s.steps) {
+      json item = {{"stepId", step.stepId},     {"name", step.name},   {"nodeList", step.nodeList},
+                   {"nodes", step.nodes},       {"tasks", step.tasks}, {"cpus", step.cpus},
+                   {"exitCode", step.exitCode}, {"state", step.state}};
+      if (step.startTime) item["startTime"] = formatRfc3339(*step.startTime);
+      if (step.endTime) item["endTime"] = formatRfc3339(*step.endTime);
+      steps.push_back(std::move(item));
+    }
+    status["steps"] = std::move(steps);
+  }
+  if (s.stepsDropped) status["stepsDropped"] = *s.stepsDropped;
   return status;
 }
 
@@ -440,17 +453,22 @@ std::optional<slurm::EpochSeconds> statusTime(const json& status, const char* ke
   return parseRfc3339(it->get<std::string>());
 }
 
+// Status members are read leniently: the operator wrote them, a wrong type reads as unset.
+std::string statusText(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<std::int64_t> statusInteger(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<std::int64_t>();
+}
+
 SlurmJobStatus decodeStatus(const json& status) {
   SlurmJobStatus s;
-  auto text = [&](const char* key) {
-    auto it = status.find(key);
-    return it != status.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  auto integer = [&](const char* key) -> std::optional<std::int64_t> {
-    auto it = status.find(key);
-    if (it == status.end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<std::int64_t>();
-  };
+  auto text = [&](const char* key) { return statusText(status, key); };
+  auto integer = [&](const char* key) { return statusInteger(status, key); };
   s.jobId = integer("jobId");
   s.state = text("state");
   s.stateCode = text("stateCode");
@@ -467,6 +485,26 @@ SlurmJobStatus decodeStatus(const json& status) {
   s.arrayTaskId = integer("arrayTaskId");
   s.priority = integer("priority");
   s.requeuesHandled = integer("requeuesHandled");
+  s.stepsDropped = integer("stepsDropped");
+  if (const auto steps = status.find("steps"); steps != status.end() && steps->is_array()) {
+    for (const json& item : *steps) {
+      if (!item.is_object()) continue;
+      JobStepStatus step;
+      auto itemText = [&](const char* key) { return statusText(item, key); };
+      auto itemInteger = [&](const char* key) { return statusInteger(item, key).value_or(0); };
+      step.stepId = itemInteger("stepId");
+      step.name = itemText("name");
+      step.nodeList = itemText("nodeList");
+      step.nodes = itemInteger("nodes");
+      step.tasks = itemInteger("tasks");
+      step.cpus = itemInteger("cpus");
+      step.startTime = statusTime(item, "startTime");
+      step.endTime = statusTime(item, "endTime");
+      step.exitCode = itemText("exitCode");
+      step.state = itemText("state");
+      s.steps.push_back(std::move(step));
+    }
+  }
   return s;
 }
 
@@ -511,10 +549,10 @@ constexpr std::array<const char*, 50> kSpecKeys = {
     "exclude",      "constraint",  "switches",      "output",        "error",
     "input",        "workDir",     "export",        "openMode",      "container",
     "script",       "scriptPath",  "scriptArgs",    "cancel",        "requeueRequests"};
-constexpr std::array<const char*, 16> kStatusKeys = {
-    "jobId",      "state",       "stateCode", "reason",         "reasonDetail", "nodeList",
-    "submitTime", "startTime",   "endTime",   "estimatedStart", "exitCode",     "restarts",
-    "arrayJobId", "arrayTaskId", "priority",  "requeuesHandled"};
+constexpr std::array<const char*, 18> kStatusKeys = {
+    "jobId",      "state",       "stateCode", "reason",          "reasonDetail", "nodeList",
+    "submitTime", "startTime",   "endTime",   "estimatedStart",  "exitCode",     "restarts",
+    "arrayJobId", "arrayTaskId", "priority",  "requeuesHandled", "steps",        "stepsDropped"};
 
 // Writes `fresh`'s members named in `keys` over `base` (a key `fresh` lacks is removed), then
 // puts back each of `base`'s own members whose return leaves the decoded value unchanged, so

@@ -38,6 +38,22 @@ namespace kubeslurm::api {
 inline constexpr std::string_view kSlurmJobApiVersion = "kubeslurm.io/v1alpha1";
 inline constexpr std::string_view kSlurmJobKind = "SlurmJob";
 
+// One job step that ran and ended (srun in the batch script), as sacct's N.0, N.1 ... lines
+// show it (runtime/step_records.h carries it out of the rank-0 pod).
+struct JobStepStatus {
+  std::int64_t stepId = 0;
+  std::string name;
+  std::string nodeList;
+  std::int64_t nodes = 0;
+  std::int64_t tasks = 0;
+  std::int64_t cpus = 0;
+  std::optional<slurm::EpochSeconds> startTime;
+  std::optional<slurm::EpochSeconds> endTime;
+  std::string exitCode;  // "code:signal"
+  std::string state;     // COMPLETED, FAILED, CANCELLED
+  friend bool operator==(const JobStepStatus&, const JobStepStatus&) = default;
+};
+
 // What the operator reports; all optional, as a new object has no status.
 struct SlurmJobStatus {
   std::optional<std::int64_t> jobId;
@@ -58,6 +74,8 @@ struct SlurmJobStatus {
   // The spec.requeueRequests count the operator last acted on (requeued the job, or refused
   // as slurmctld would): a larger spec count is a request still to handle.
   std::optional<std::int64_t> requeuesHandled;
+  std::vector<JobStepStatus> steps;          // the finished job's steps, by step id
+  std::optional<std::int64_t> stepsDropped;  // steps the rank-0 pod could not report
   friend bool operator==(const SlurmJobStatus&, const SlurmJobStatus&) = default;
 };
 

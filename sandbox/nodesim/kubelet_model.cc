@@ -238,6 +238,7 @@ void advanceContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t
         done.kind = Kind::kTerminated;
         done.exitCode = run.exitCode;
         done.reason = run.exitCode == 0 ? "Completed" : "Error";
+        done.message = run.message;
         done.startedAt = s.state.startedAt;
         done.finishedAt = std::max(ceilSeconds(run.finishedAtMs), s.state.startedAt.value_or(0));
         s.ready = false;
@@ -279,6 +280,7 @@ bool stopContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t no
     done.kind = Kind::kTerminated;
     done.exitCode = run.exitCode;
     done.reason = run.exitCode == 0 ? "Completed" : "Error";
+    done.message = run.message;
     done.startedAt = s.state.startedAt;
     done.finishedAt = std::max(ceilSeconds(run.finishedAtMs), s.state.startedAt.value_or(0));
     s.state = done;

@@ -424,6 +424,11 @@ StatusOr<pid_t> ProcessRunner::spawn(const api::Pod& pod, const api::Container& 
     }
     spec.mounts.push_back({path, jsonString(mount, "mountPath"), mount.value("readOnly", false)});
   }
+  // The kubelet's termination message file: empty, writable, read back when the container ends.
+  std::string terminationPath = jsonString(container.raw, "terminationMessagePath");
+  if (terminationPath.empty()) terminationPath = "/dev/termination-log";
+  std::ofstream(base + ".termination-log", std::ios::trunc).flush();
+  spec.mounts.push_back({base + ".termination-log", terminationPath, false});
   spec.mounts.push_back({sandbox.dir + "/hosts", "/etc/hosts", false});
   spec.mounts.push_back({sandbox.dir + "/resolv.conf", "/etc/resolv.conf", false});
 
@@ -463,6 +468,8 @@ void ProcessRunner::start(const ContainerRef& ref, std::int64_t nowMs) {
   PodSandbox& sandbox = sandboxFor(ref);
   Process& process = processes_[ProcessKey{sandbox.uid, ref.container.name, ref.restartCount}];
   process = Process{};
+  process.terminationLog = sandbox.dir + "/" + ref.container.name + "/" +
+                           std::to_string(ref.restartCount) + ".termination-log";
   std::string error = sandbox.error;
   std::int32_t code = sandbox.failCode;
   if (error.empty()) {
@@ -492,6 +499,18 @@ void ProcessRunner::reap(Process& process, std::int64_t nowMs, bool block) {
   process.exited = true;
   process.exitCode = exitCodeOf(status);
   process.finishedAtMs = nowMs;
+  // The kubelet reads at most 4096 bytes of it (kubecontainer.MaxContainerTerminationMessageLength
+  // for one container).
+  std::ifstream in(process.terminationLog, std::ios::binary);
+  process.message.resize(4096);
+  in.read(process.message.data(), static_cast<std::streamsize>(process.message.size()));
+  process.message.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+}
+
+RunStatus ProcessRunner::exited(const Process& process) {
+  RunStatus status{true, process.exitCode, process.finishedAtMs, {}, std::nullopt};
+  status.message = process.message;
+  return status;
 }
 
 ProcessRunner::Process* ProcessRunner::reaped(const ContainerRef& ref, std::int64_t nowMs) {
@@ -505,17 +524,17 @@ ProcessRunner::Process* ProcessRunner::reaped(const ContainerRef& ref, std::int6
 RunStatus ProcessRunner::poll(const ContainerRef& ref, std::int64_t /*startedAtMs*/,
                               std::int64_t nowMs) {
   const Process* process = reaped(ref, nowMs);
-  if (process == nullptr) return {true, kLost, nowMs, std::nullopt};
-  if (process->exited) return {true, process->exitCode, process->finishedAtMs, std::nullopt};
-  return {false, 0, 0, nowMs + options_.pollIntervalMs};
+  if (process == nullptr) return {true, kLost, nowMs, {}, std::nullopt};
+  if (process->exited) return exited(*process);
+  return {false, 0, 0, {}, nowMs + options_.pollIntervalMs};
 }
 
 RunStatus ProcessRunner::stop(const ContainerRef& ref, std::int64_t /*startedAtMs*/,
                               std::int64_t killAtMs, std::int64_t nowMs) {
   Process* found = reaped(ref, nowMs);
-  if (found == nullptr) return {true, kLost, nowMs, std::nullopt};
+  if (found == nullptr) return {true, kLost, nowMs, {}, std::nullopt};
   Process& process = *found;
-  if (process.exited) return {true, process.exitCode, process.finishedAtMs, std::nullopt};
+  if (process.exited) return exited(process);
   if (!process.terminated) {
     kill(process.pid, SIGTERM);
     process.terminated = true;
@@ -525,9 +544,9 @@ RunStatus ProcessRunner::stop(const ContainerRef& ref, std::int64_t /*startedAtM
     process.killed = true;
   }
   reap(process, nowMs, /*block=*/false);
-  if (process.exited) return {true, process.exitCode, process.finishedAtMs, std::nullopt};
+  if (process.exited) return exited(process);
   const std::int64_t next = nowMs + options_.pollIntervalMs;
-  return {false, 0, 0, process.killed ? next : std::min(next, killAtMs)};
+  return {false, 0, 0, {}, process.killed ? next : std::min(next, killAtMs)};
 }
 
 void ProcessRunner::forget(std::string_view podUid) {

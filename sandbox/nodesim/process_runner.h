@@ -27,7 +27,8 @@
 // secretKeyRef, configMapKeyRef, fieldRef, $(VAR) references). When pid 1 exits, every process
 // of the container goes with it, as in a container. Stdout and stderr go to
 // <state dir>/pods/<ns>_<pod>_<uid>/<container>/<restart>.log (the kubelet's /var/log/pods
-// layout), kept after the pod is gone.
+// layout), kept after the pod is gone. The file at terminationMessagePath (/dev/termination-log)
+// becomes the terminated state's message, as the kubelet reads it (at most 4096 bytes).
 //
 // Not modelled: runAsUser and the rest of the securityContext (everything runs as root),
 // resource limits (no cgroups), envFrom, probes, the service account token's content.
@@ -100,8 +101,10 @@ class ProcessRunner final : public Runner {
     bool exited = false;
     std::int32_t exitCode = 0;
     std::int64_t finishedAtMs = 0;
-    bool terminated = false;  // SIGTERM sent
-    bool killed = false;      // SIGKILL sent
+    bool terminated = false;     // SIGTERM sent
+    bool killed = false;         // SIGKILL sent
+    std::string terminationLog;  // the host file behind terminationMessagePath
+    std::string message;         // its content once the container has exited
   };
   using ProcessKey = std::tuple<std::string, std::string, std::int32_t>;
 
@@ -114,6 +117,7 @@ class ProcessRunner final : public Runner {
   void writeHostsFiles(const std::string& ns);
   void reap(Process& process, std::int64_t nowMs, bool block);
   Process* reaped(const ContainerRef& ref, std::int64_t nowMs);  // nullptr: never started here
+  static RunStatus exited(const Process& process);
 
   ProcessRunnerOptions options_;
   std::string bridge_;

@@ -62,6 +62,7 @@ struct RunStatus {
   bool exited = false;
   std::int32_t exitCode = 0;
   std::int64_t finishedAtMs = 0;
+  std::string message;  // the termination message (terminationMessagePath's content), if any
   // When the answer may change (a simulated exit time, a kill deadline); nullopt: not before
   // something else changes (a process runner polls on its own cadence).
   std::optional<std::int64_t> checkAtMs;

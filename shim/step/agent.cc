@@ -1,5 +1,6 @@
 #include "shim/step/agent.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -123,6 +124,34 @@ class Service final : public v1::StepAgent::Service {
     if (auto denied = authenticate(*context); !denied.ok()) return denied;
     reply->set_step_id(nextStepId_++);
     return grpc::Status::OK;
+  }
+
+  grpc::Status RecordStep(grpc::ServerContext* context, const v1::StepRecord* record,
+                          v1::RecordStepReply* /*reply*/) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    runtime::StepRecord r;
+    r.stepId = record->step_id();
+    r.name = record->name();
+    r.nodelist = record->nodelist();
+    r.nnodes = record->nnodes();
+    r.ntasks = record->ntasks();
+    r.cpus = record->cpus();
+    r.startTime = record->start_time();
+    r.endTime = record->end_time();
+    r.exitCode = record->exit_code();
+    r.signal = record->signal();
+    r.state = record->state();
+    const std::lock_guard lock(mutex_);
+    records_.push_back(std::move(r));
+    return grpc::Status::OK;
+  }
+
+  std::vector<runtime::StepRecord> records() const {
+    const std::lock_guard lock(mutex_);
+    auto sorted = records_;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.stepId < b.stepId; });
+    return sorted;
   }
 
  private:
@@ -253,8 +282,9 @@ class Service final : public v1::StepAgent::Service {
   const std::chrono::milliseconds killWait_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint32_t> nextStepId_{0};
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<std::uint32_t, std::set<pid_t>> steps_;  // step id -> the task process groups
+  std::vector<runtime::StepRecord> records_;        // finished steps srun reported
 };
 
 class GrpcAgent final : public Agent {
@@ -268,6 +298,7 @@ class GrpcAgent final : public Agent {
   ~GrpcAgent() override { stop(); }
 
   int port() const override { return port_; }
+  std::vector<runtime::StepRecord> steps() const override { return service_->records(); }
   void stop() override {
     std::call_once(stopped_, [this] {
       service_->beginStop();

@@ -1,6 +1,7 @@
 // The step agent: slurmd's part in a rank pod. It starts the tasks `srun` sends it (each a
 // TaskProcess), streams their output and their ends back, delivers signals to them, and kills
-// them when their srun goes away. Rank 0's agent also numbers the job's steps.
+// them when their srun goes away. Rank 0's agent also numbers the job's steps and keeps the
+// records of those that ended.
 #pragma once
 
 #include <chrono>
@@ -9,9 +10,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "operator/base/status.h"
 #include "operator/runtime/in_pod.h"
+#include "operator/runtime/step_records.h"
 
 namespace kubeslurm::step {
 
@@ -32,6 +35,8 @@ class Agent {
  public:
   virtual ~Agent() = default;
   virtual int port() const = 0;
+  // The finished steps srun reported (RecordStep), by step id.
+  virtual std::vector<runtime::StepRecord> steps() const = 0;
   // Stops serving and kills every task still running (SIGKILL after killWait). Idempotent.
   virtual void stop() = 0;
 };

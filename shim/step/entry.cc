@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -229,6 +230,25 @@ int stepAgentMain(const std::vector<std::string>& args) {
   return 0;
 }
 
+namespace {
+
+// The job's step records as the container's termination message, which the kubelet hands to
+// the operator (runtime/step_records.h). Only where the file exists: the kubelet creates it.
+void writeStepRecords(const std::map<std::string, std::string>& env,
+                      const std::vector<runtime::StepRecord>& steps) {
+  if (steps.empty()) return;
+  const auto configured = env.find(std::string(runtime::kTerminationLogVariable));
+  const std::string path =
+      configured != env.end() ? configured->second : std::string(runtime::kTerminationMessagePath);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return;
+  std::ofstream out(path, std::ios::trunc);
+  out << runtime::encodeStepRecords(steps);
+  if (!out) std::cerr << "kubeslurm batch-step: cannot write the step records to " << path << "\n";
+}
+
+}  // namespace
+
 int batchStepMain(const std::vector<std::string>& args) {
   const auto env = processEnvironment();
   auto options = parseLauncher("kubeslurm batch-step", args, env);
@@ -269,7 +289,10 @@ int batchStepMain(const std::vector<std::string>& args) {
   }
   scriptGroup = 0;
   // Steps the script left running (`srun ... &` without `wait`) end with the job, as in Slurm.
-  if (agent) agent->stop();
+  if (agent) {
+    agent->stop();
+    writeStepRecords(env, agent->steps());
+  }
   return exitStatusOf(status);
 }
 

@@ -51,6 +51,42 @@ struct TaskResult {
   bool coreDumped = false;
 };
 
+// Best effort, as accounting is to srun: a step whose record does not reach rank 0 still ran.
+void recordStep(std::uint32_t stepId, bool cancelled, const SrunInvocation& invocation,
+                const runtime::StepLayout& layout, const runtime::StepAllocation& allocation,
+                std::chrono::system_clock::time_point started, int exitCode, int signal,
+                const std::shared_ptr<grpc::Channel>& rankZero, const std::string& token,
+                std::chrono::milliseconds timeout) {
+  v1::StepRecord record;
+  record.set_step_id(stepId);
+  if (invocation.jobName) {
+    record.set_name(*invocation.jobName);
+  } else if (!invocation.command.empty()) {
+    const std::string& command = invocation.command.front();
+    record.set_name(command.substr(command.rfind('/') + 1));
+  }
+  std::vector<std::string> hosts;
+  for (const auto& node : layout.nodes) hosts.push_back(node.hostname);
+  record.set_nodelist(slurm::compressHostlist(hosts));
+  record.set_nnodes(static_cast<std::uint32_t>(layout.nodes.size()));
+  record.set_ntasks(layout.ntasks);
+  // 22.05 without --exact: a step has all of the job's CPUs on its nodes.
+  record.set_cpus(static_cast<std::uint32_t>(layout.nodes.size()) * allocation.cpusPerNode);
+  const auto seconds = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+  };
+  record.set_start_time(seconds(started));
+  record.set_end_time(seconds(std::chrono::system_clock::now()));
+  record.set_exit_code(signal != 0 ? 0 : exitCode);
+  record.set_signal(signal);
+  record.set_state(cancelled ? "CANCELLED" : exitCode != 0 || signal != 0 ? "FAILED" : "COMPLETED");
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + token);
+  context.set_deadline(std::chrono::system_clock::now() + timeout);
+  v1::RecordStepReply reply;
+  (void)v1::StepAgent::NewStub(rankZero)->RecordStep(&context, record, &reply);
+}
+
 }  // namespace
 
 // What a running step shares between srun's reader threads and its signal handling.
@@ -283,6 +319,7 @@ int Srun::run(const std::vector<std::string>& args) {
   std::uint32_t width = 1;
   for (std::uint32_t n = layout->ntasks > 0 ? layout->ntasks - 1 : 0; n >= 10; n /= 10) ++width;
 
+  const auto stepStart = std::chrono::system_clock::now();
   std::vector<TaskResult> results(layout->ntasks);
   std::map<std::uint32_t, std::string> partialLines;  // -l: a task's unfinished line
   std::map<std::uint32_t, std::string> taskHost;
@@ -444,6 +481,8 @@ int Srun::run(const std::vector<std::string>& args) {
     signal = std::max(signal, result.signal);
     code = std::max(code, result.exitCode);
   }
+  recordStep(step->stepId, step->cancelled, invocation, *layout, allocation, stepStart, code,
+             signal, connect(0), token, settings_.connectTimeout);
   if (signal != 0) return 128 + signal;
   return code;
 }

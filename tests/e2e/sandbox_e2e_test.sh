@@ -9,7 +9,8 @@
 #      and a real PyTorch (python3-torch, gloo on CPU) doing an all_reduce that must give 10 on
 #      all 4 workers. Output in slurm-N.out in the submission directory on the shared volume.
 #   2. A job ends with its script's exit code; `afterok` on it: the dependant runs after a
-#      success and pends DependencyNeverSatisfied after a failure.
+#      success and pends DependencyNeverSatisfied after a failure. sacct shows the steps srun
+#      ran (N.0, N.1 ...) with their own states and exit codes.
 #   3. An array --array=0-3%2: never more than 2 tasks running, each with its SLURM_ARRAY_TASK_ID.
 #   4. scancel of a running 2-node job stops every rank: no process of it is left on the host.
 #
@@ -162,6 +163,9 @@ for node in 0 1; do
 done
 [ "$(sacct -j "$train" -X -n -P -o ExitCode)" = "0:0" ] || fail "exit code $(sacct -j "$train" -X -n -P -o ExitCode)"
 sort "slurm-$train.out" | grep all_reduce >&2
+# The step srun ran, as rank 0 reported it through its termination message (sacct's N.0).
+steps=$(sacct -j "$train" -n -P -o JobID,JobName,State,ExitCode,NNodes,NTasks)
+grep -qx "$train.0|torchrun|COMPLETED|0:0|2|2" <<<"$steps" || fail "sacct's steps: $steps"
 
 step "2. exit codes and afterok"
 printf '#!/bin/sh\n#SBATCH -N 1\nexit 3\n' >fails.sbatch
@@ -181,6 +185,15 @@ first=$(submit succeeds.sbatch)
 second=$(submit --dependency="afterok:$first" succeeds.sbatch)
 wait_state "$second" COMPLETED 60
 grep -q '^ok from ' "slurm-$second.out" || fail "slurm-$second.out: $(cat "slurm-$second.out")"
+printf '#!/bin/sh\n#SBATCH -N 2\nsrun -N1 -n1 true\nsrun -J bad sh -c "exit 5"\nexit 0\n' >steps.sbatch
+steps_job=$(submit steps.sbatch)
+wait_state "$steps_job" COMPLETED 60
+steps=$(sacct -j "$steps_job" -n -P -o JobID,JobName,State,ExitCode,NNodes)
+expected="$steps_job|steps.sbatch|COMPLETED|0:0|2
+$steps_job.batch|batch|COMPLETED|0:0|1
+$steps_job.0|true|COMPLETED|0:0|1
+$steps_job.1|bad|FAILED|5:0|2"
+[ "$steps" = "$expected" ] || fail "sacct -j $steps_job: $steps"
 
 step "3. an array, at most 2 tasks at once"
 printf '#!/bin/sh\n#SBATCH -N 1 --array=0-3%%2\necho task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID\nsleep 2\n' >array.sbatch

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "operator/runtime/step_records.h"
 #include "operator/slurm/names.h"
 
 namespace kubeslurm::controllers {
@@ -51,6 +52,7 @@ struct RankSpec {
   std::optional<int> exit;    // terminated exit code
   std::optional<int> signal;  // terminated signal
   std::string terminatedReason = "Error";
+  std::string message;  // the terminated state's termination message
   core::Time started = kStart;
   core::Time finished = kStart + 100;
 };
@@ -65,6 +67,7 @@ api::Pod rankPod(const RankSpec& r) {
                        {"startedAt", api::formatTimestamp(r.started)},
                        {"finishedAt", api::formatTimestamp(r.finished)}};
     if (r.signal) terminated["signal"] = *r.signal;
+    if (!r.message.empty()) terminated["message"] = r.message;
     state = {{"terminated", terminated}};
   } else {
     state = {{"waiting", {{"reason", "ContainerCreating"}}}};
@@ -268,6 +271,58 @@ TEST(DecideStatus, ScriptJobCompletesWhenRankZeroSucceeds) {
   api::SlurmJobObject done = job;
   done.status = d.status;
   EXPECT_TRUE(decide(done, markDeleting(pods)).deletePods.empty());
+}
+
+// Rank 0's termination message carries the steps srun ran (runtime/step_records.h): they become
+// status.steps with sacct's "code:signal"; a message that is not such a report is ignored.
+TEST(DecideStatus, RankZerosStepRecordsBecomeStatusSteps) {
+  const api::SlurmJobObject job =
+      slurmJob("RUNNING", Json::object(),
+               {{"startTime", api::formatTimestamp(kStart)}, {"nodeList", "train-x7k2p-[0-3]"}});
+  std::vector<api::Pod> pods = gang({"Succeeded", "Running", "Running", "Running"});
+  runtime::StepRecord second;
+  second.stepId = 1;
+  second.name = "sleep";
+  second.nodelist = "train-x7k2p-[0-3]";
+  second.nnodes = 4;
+  second.ntasks = 4;
+  second.cpus = 32;
+  second.startTime = kStart + 50;
+  second.endTime = kStart + 60;
+  second.signal = 9;
+  second.state = "FAILED";
+  runtime::StepRecord first = second;
+  first.stepId = 0;
+  first.name = "torchrun";
+  first.exitCode = 3;
+  first.signal = 0;
+  RankSpec r;
+  r.node = "gpu-1";
+  r.phase = "Succeeded";
+  r.message = runtime::encodeStepRecords({second, first});
+  pods[0] = rankPod(r);
+  const StatusDecision d = decide(job, pods);
+  EXPECT_EQ(d.status.state, "COMPLETED");
+  ASSERT_EQ(d.status.steps.size(), 2U);
+  EXPECT_EQ(d.status.steps[0].stepId, 0);  // by step id
+  EXPECT_EQ(d.status.steps[0].name, "torchrun");
+  EXPECT_EQ(d.status.steps[0].exitCode, "3:0");
+  EXPECT_EQ(d.status.steps[1].exitCode, "0:9");
+  EXPECT_EQ(d.status.steps[1].nodes, 4);
+  EXPECT_EQ(d.status.steps[1].cpus, 32);
+  EXPECT_EQ(d.status.steps[1].startTime, kStart + 50);
+  EXPECT_EQ(d.status.steps[1].state, "FAILED");
+  EXPECT_FALSE(d.status.stepsDropped);
+  // The codec keeps them (the CRD's status.steps).
+  api::SlurmJobObject withSteps = job;
+  withSteps.status = d.status;
+  const auto decoded = api::decodeSlurmJob(api::encodeSlurmJob(withSteps));
+  ASSERT_TRUE(decoded.isOk());
+  EXPECT_EQ(decoded->status->steps, d.status.steps);
+
+  r.message = "Segmentation fault (core dumped)";
+  pods[0] = rankPod(r);
+  EXPECT_TRUE(decide(job, pods).status.steps.empty());
 }
 
 TEST(DecideStatus, PodTemplateJobCompletesWhenEveryRankSucceeds) {

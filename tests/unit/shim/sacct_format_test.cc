@@ -71,17 +71,52 @@ CommandOutput run(const std::vector<api::SlurmJobObject>& jobs,
   return formatSacct(jobs, parse, c);
 }
 
-// Reference "Phase 2": the job line and the batch step line (srun steps 2.0 and 2.1 are not
-// recorded by kubeslurm).
+api::JobStepStatus srunStep(std::int64_t id, const std::string& name, std::int64_t nodes,
+                            const std::string& state, const std::string& exitCode) {
+  api::JobStepStatus s;
+  s.stepId = id;
+  s.name = name;
+  s.nodes = nodes;
+  s.tasks = nodes;
+  s.cpus = nodes;  // 1 CPU per node in the reference's job
+  s.nodeList = nodes == 4 ? "gpu-node-[001-004]" : "gpu-node-001";
+  s.startTime = kT0 + 1;
+  s.endTime = kT0 + 20;
+  s.state = state;
+  s.exitCode = exitCode;
+  return s;
+}
+
+// Reference "Phase 2": the job line, the batch step, and the two srun steps (`srun bash` on 4
+// nodes, then on 1) that the rank-0 pod reported in status.steps.
 TEST(SacctFormat, ReferenceDefaultFormat) {
-  const CommandOutput out = run({job(2, "x", "COMPLETED")}, {});
+  api::SlurmJobObject j = job(2, "x", "COMPLETED");
+  j.status->steps = {srunStep(0, "bash", 4, "COMPLETED", "0:0"),
+                     srunStep(1, "bash", 1, "COMPLETED", "0:0")};
+  const CommandOutput out = run({j}, {});
   EXPECT_EQ(out.out,
             "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
             "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
             "2                     x      train       root          4  COMPLETED      0:0 \n"
-            "2.batch           batch                  root          1  COMPLETED      0:0 \n");
+            "2.batch           batch                  root          1  COMPLETED      0:0 \n"
+            "2.0                bash                  root          4  COMPLETED      0:0 \n"
+            "2.1                bash                  root          1  COMPLETED      0:0 \n");
   EXPECT_EQ(out.err, "");
   EXPECT_EQ(out.exitCode, 0);
+  // -X: the allocation only; -j 2.1: that step only (options.c job.step selection).
+  EXPECT_EQ(run({j}, {"-X", "-n", "-o", "JobID"}).out, "2            \n");
+  EXPECT_EQ(run({j}, {"-j", "2.1", "-n", "-P", "-o", "JobID,JobName,NNodes,NTasks,JobIDRaw"}).out,
+            "2.1|bash|1|1|2.1\n");
+}
+
+// A failed step keeps its own state and exit code; a step killed by a signal shows "0:S".
+TEST(SacctFormat, StepStatesAndExitCodes) {
+  api::SlurmJobObject j = job(3, "x", "FAILED");
+  j.status->exitCode = "2:0";
+  j.status->steps = {srunStep(0, "train.py", 4, "FAILED", "2:0"),
+                     srunStep(1, "sleep", 1, "CANCELLED", "0:15")};
+  EXPECT_EQ(run({j}, {"-n", "-P", "-o", "JobID,State,ExitCode"}).out,
+            "3|FAILED|2:0\n3.batch|FAILED|2:0\n3.0|FAILED|2:0\n3.1|CANCELLED|0:15\n");
 }
 
 // Reference: sacct -X -P --format=JobID,...,AllocTRES. The reference job had all of each

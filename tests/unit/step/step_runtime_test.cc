@@ -157,6 +157,31 @@ TEST_F(StepRuntimeTest, ExportDecidesWhatTheTasksInherit) {
   EXPECT_TRUE(lines("").contains("SECRET=s"));
 }
 
+// Every step srun ran is reported to rank 0's agent, for sacct (runtime/step_records.h).
+TEST_F(StepRuntimeTest, RankZerosAgentKeepsTheStepsRecords) {
+  EXPECT_EQ(srun({"-J", "first", "true"}).code, 0);
+  EXPECT_EQ(srun({"-N1", "-n1", "sh", "-c", "exit 4"}).code, 4);
+  EXPECT_EQ(srun({"sh", "-c", "kill -9 $$"}).code, 137);
+  const auto steps = agents_[0]->steps();
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_EQ(steps[0].stepId, 0U);
+  EXPECT_EQ(steps[0].name, "first");
+  EXPECT_EQ(steps[0].nodelist, "train-[0-1]");
+  EXPECT_EQ(steps[0].nnodes, 2U);
+  EXPECT_EQ(steps[0].ntasks, 2U);
+  EXPECT_EQ(steps[0].cpus, 8U);  // SLURM_CPUS_ON_NODE=4 on each of the 2 nodes
+  EXPECT_EQ(steps[0].state, "COMPLETED");
+  EXPECT_LE(steps[0].startTime, steps[0].endTime);
+  EXPECT_EQ(steps[1].name, "sh");
+  EXPECT_EQ(steps[1].nodelist, "train-0");
+  EXPECT_EQ(steps[1].exitCode, 4);
+  EXPECT_EQ(steps[1].state, "FAILED");
+  EXPECT_EQ(steps[2].exitCode, 0);
+  EXPECT_EQ(steps[2].signal, 9);
+  EXPECT_EQ(steps[2].state, "FAILED");
+  EXPECT_TRUE(agents_[1]->steps().empty());
+}
+
 TEST_F(StepRuntimeTest, StepIdsCountUpWithinTheJob) {
   EXPECT_EQ(srun({"-N1", "-n1", "sh", "-c", "echo $SLURM_STEP_ID"}).out, "0\n");
   EXPECT_EQ(srun({"-N1", "-n1", "sh", "-c", "echo $SLURM_STEP_ID"}).out, "1\n");
