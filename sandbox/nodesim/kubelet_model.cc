@@ -18,22 +18,6 @@ void earliest(std::optional<std::int64_t>& wake, std::optional<std::int64_t> at)
   if (at && (!wake || *at < *wake)) wake = at;
 }
 
-// A stable pseudo-random hex string (FNV-1a, chained): container IDs and image digests look
-// like a runtime's and are the same for the same container on every simulator run.
-std::string hexId(std::string_view seed, std::size_t chars) {
-  std::string out;
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (const char c : seed) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  while (out.size() < chars) {
-    hash = (hash ^ out.size()) * 1099511628211ULL;
-    for (int shift = 60; shift >= 0; shift -= 4) {
-      out += "0123456789abcdef"[(hash >> static_cast<unsigned>(shift)) & 0xFU];
-    }
-  }
-  out.resize(chars);
-  return out;
-}
-
 bool isNativeResource(std::string_view name) {
   return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods" ||
          name.starts_with("hugepages-") || name.starts_with("kubernetes.io/") ||

@@ -29,18 +29,12 @@ namespace fs = std::filesystem;
 // simulator restarted): what CRI runtimes report (128, 137).
 constexpr std::int32_t kStartFailure = 128;
 constexpr std::int32_t kLost = 137;
+// What the kubelet keeps of a container's termination message
+// (kubecontainer.MaxContainerTerminationMessageLength, for a pod of one container).
+constexpr std::size_t kTerminationMessageLimit = 4096;
 // The image's PATH where the pod sets none (the host is every image).
 constexpr std::string_view kDefaultPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-std::string hashHex(std::string_view text, std::size_t chars) {
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  std::string out;
-  for (std::size_t i = 0; i < chars; ++i)
-    out += "0123456789abcdef"[(hash >> (4 * (i % 16))) & 0xFU];
-  return out;
-}
 
 void appendToFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::app);
@@ -110,6 +104,14 @@ std::string jsonString(const api::Json& json, std::string_view key) {
   return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// The member's elements; none when it is absent or not an array. (operator[] on a const json
+// must not be given a missing key.)
+const api::Json& jsonArray(const api::Json& json, std::string_view key) {
+  static const api::Json kNone = api::Json::array();
+  const auto it = json.find(key);
+  return it != json.end() && it->is_array() ? *it : kNone;
+}
+
 // fieldRef paths the downward API serves as environment variables.
 StatusOr<std::string> fieldValue(const api::Pod& pod, std::string_view podIP,
                                  const std::string& path) {
@@ -124,7 +126,10 @@ StatusOr<std::string> fieldValue(const api::Pod& pod, std::string_view podIP,
   if (path == "metadata.namespace") return pod.metadata.namespaceName;
   if (path == "metadata.uid") return pod.metadata.uid;
   if (path == "spec.nodeName") return pod.spec.nodeName;
-  if (path == "spec.serviceAccountName") return jsonString(pod.raw["spec"], "serviceAccountName");
+  if (path == "spec.serviceAccountName") {
+    const auto spec = pod.raw.find("spec");
+    return spec == pod.raw.end() ? std::string() : jsonString(*spec, "serviceAccountName");
+  }
   if (path == "status.podIP") return std::string(podIP);
   if (auto v = keyed("metadata.labels['", pod.metadata.labels)) return *v;
   if (auto v = keyed("metadata.annotations['", pod.metadata.annotations)) return *v;
@@ -191,8 +196,11 @@ struct ProcessRunner::PodSandbox {
   std::int32_t failCode = kStartFailure;
 };
 
-ProcessRunner::ProcessRunner(ProcessRunnerOptions options, std::string bridge)
-    : options_(std::move(options)), bridge_(std::move(bridge)) {}
+ProcessRunner::ProcessRunner(ProcessRunnerOptions options)
+    : options_(std::move(options)),
+      netnsPrefix_("ksim-" + hexId(options_.stateDir, 8) + "-"),
+      bridge_("ksbr" + hexId(options_.stateDir, 8)),
+      networkLog_(options_.stateDir + "/network.log") {}
 
 StatusOr<std::unique_ptr<ProcessRunner>> ProcessRunner::create(ProcessRunnerOptions options) {
   if (geteuid() != 0) {
@@ -205,27 +213,30 @@ StatusOr<std::unique_ptr<ProcessRunner>> ProcessRunner::create(ProcessRunnerOpti
   if (error) return internalError("create " + options.stateDir + ": " + error.message());
   options.stateDir = fs::canonical(options.stateDir).string();
   if (options.volumeRoot.empty()) options.volumeRoot = options.stateDir + "/volumes";
-  const std::string tag = hashHex(options.stateDir, 8);
-  const std::string log = options.stateDir + "/network.log";
-  // A bridge or namespaces a killed simulator of the same state directory left behind.
+  std::unique_ptr<ProcessRunner> runner(new ProcessRunner(std::move(options)));
+  if (Status bridge = runner->setUpBridge(); !bridge.isOk()) return bridge;
+  return runner;
+}
+
+Status ProcessRunner::setUpBridge() {
+  // What a killed simulator of the same state directory left behind.
   if (DIR* dir = opendir("/run/netns")) {
     std::vector<std::string> stale;
     // NOLINTNEXTLINE(concurrency-mt-unsafe): the stream is this call's own
     while (const dirent* entry = readdir(dir)) {
-      if (std::string_view(entry->d_name).starts_with("ksim-" + tag + "-")) {
+      if (std::string_view(entry->d_name).starts_with(netnsPrefix_)) {
         stale.emplace_back(entry->d_name);
       }
     }
     closedir(dir);
-    for (const auto& name : stale) (void)runTool({"ip", "netns", "del", name}, log);
+    for (const auto& name : stale) (void)runTool({"ip", "netns", "del", name}, networkLog_);
   }
-  const std::string bridge = "ksbr" + tag;
-  (void)runTool({"ip", "link", "del", bridge}, log);
-  if (Status made = runTool({"ip", "link", "add", bridge, "type", "bridge"}, log); !made.isOk()) {
+  (void)runTool({"ip", "link", "del", bridge_}, networkLog_);
+  if (Status made = runTool({"ip", "link", "add", bridge_, "type", "bridge"}, networkLog_);
+      !made.isOk()) {
     return made;
   }
-  if (Status up = runTool({"ip", "link", "set", bridge, "up"}, log); !up.isOk()) return up;
-  return std::unique_ptr<ProcessRunner>(new ProcessRunner(std::move(options), bridge));
+  return runTool({"ip", "link", "set", bridge_, "up"}, networkLog_);
 }
 
 ProcessRunner::~ProcessRunner() {
@@ -233,19 +244,16 @@ ProcessRunner::~ProcessRunner() {
     if (process.pid > 0 && !process.exited) kill(process.pid, SIGKILL);
     reap(process, 0, /*block=*/true);
   }
-  const std::string log = options_.stateDir + "/network.log";
   for (const auto& [uid, pod] : pods_) {
-    if (!pod->netns.empty()) (void)runTool({"ip", "netns", "del", pod->netns}, log);
+    if (!pod->netns.empty()) (void)runTool({"ip", "netns", "del", pod->netns}, networkLog_);
   }
-  (void)runTool({"ip", "link", "del", bridge_}, log);
+  (void)runTool({"ip", "link", "del", bridge_}, networkLog_);
 }
 
 Status ProcessRunner::setUpNetwork(PodSandbox& pod) {
-  const std::string log = options_.stateDir + "/network.log";
-  const std::string tag = hashHex(options_.stateDir, 8);
-  const std::string netns = "ksim-" + tag + "-" + hashHex(pod.uid, 12);
-  const std::string veth = "kv" + hashHex(options_.stateDir + "/" + pod.uid, 12);
-  if (Status made = runTool({"ip", "netns", "add", netns}, log); !made.isOk()) return made;
+  const std::string netns = netnsPrefix_ + hexId(pod.uid, 12);
+  const std::string veth = "kv" + hexId(options_.stateDir + "/" + pod.uid, 12);
+  if (Status made = runTool({"ip", "netns", "add", netns}, networkLog_); !made.isOk()) return made;
   pod.netns = netns;
   const std::vector<std::vector<std::string>> steps = {
       {"ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", netns},
@@ -254,7 +262,7 @@ Status ProcessRunner::setUpNetwork(PodSandbox& pod) {
       {"ip", "-n", netns, "link", "set", "eth0", "up"},
       {"ip", "-n", netns, "link", "set", "lo", "up"}};
   for (const auto& step : steps) {
-    if (Status done = runTool(step, log); !done.isOk()) return done;
+    if (Status done = runTool(step, networkLog_); !done.isOk()) return done;
   }
   return Status::ok();
 }
@@ -287,8 +295,9 @@ ProcessRunner::PodSandbox& ProcessRunner::sandboxFor(const ContainerRef& ref) {
     s.error = network.message();
     return s;
   }
-  const api::Json& volumes = pod.raw["spec"]["volumes"];
-  for (const auto& volume : volumes.is_array() ? volumes : api::Json::array()) {
+  const auto spec = pod.raw.find("spec");
+  for (const auto& volume :
+       spec == pod.raw.end() ? api::Json::array() : jsonArray(*spec, "volumes")) {
     const std::string name = jsonString(volume, "name");
     std::string source = s.dir + "/volumes/" + name;
     if (volume.contains("persistentVolumeClaim")) {
@@ -348,9 +357,14 @@ void ProcessRunner::writeHostsFiles(const std::string& ns) {
   }
 }
 
+std::string ProcessRunner::containerFiles(const PodSandbox& sandbox, const std::string& container,
+                                          std::int32_t restartCount) {
+  return sandbox.dir + "/" + container + "/" + std::to_string(restartCount);
+}
+
 StatusOr<pid_t> ProcessRunner::spawn(const api::Pod& pod, const api::Container& container,
                                      std::int32_t restartCount, PodSandbox& sandbox) {
-  const std::string base = sandbox.dir + "/" + container.name + "/" + std::to_string(restartCount);
+  const std::string base = containerFiles(sandbox, container.name, restartCount);
   std::error_code error;
   fs::create_directories(base + ".root", error);
   if (error) return internalError("create " + base + ".root: " + error.message());
@@ -411,8 +425,7 @@ StatusOr<pid_t> ProcessRunner::spawn(const api::Pod& pod, const api::Container& 
       spec.mounts.push_back({content.hostDir, content.path, /*readOnly=*/true});
     }
   }
-  const api::Json& mounts = container.raw["volumeMounts"];
-  for (const auto& mount : mounts.is_array() ? mounts : api::Json::array()) {
+  for (const auto& mount : jsonArray(container.raw, "volumeMounts")) {
     const auto source = sandbox.volumes.find(jsonString(mount, "name"));
     if (source == sandbox.volumes.end()) {
       return failedPrecondition("volumeMount " + jsonString(mount, "name") + ": no such volume");
@@ -457,7 +470,7 @@ void ProcessRunner::runInitContainers(const api::Pod& pod, PodSandbox& sandbox) 
     }
     if (const std::int32_t code = exitCodeOf(status); code != 0) {
       sandbox.error = "init container " + init.name + " exited with " + std::to_string(code) +
-                      " (its log: " + sandbox.dir + "/" + init.name + "/0.log)";
+                      " (its log: " + containerFiles(sandbox, init.name, 0) + ".log)";
       sandbox.failCode = code;
       return;
     }
@@ -468,8 +481,8 @@ void ProcessRunner::start(const ContainerRef& ref, std::int64_t nowMs) {
   PodSandbox& sandbox = sandboxFor(ref);
   Process& process = processes_[ProcessKey{sandbox.uid, ref.container.name, ref.restartCount}];
   process = Process{};
-  process.terminationLog = sandbox.dir + "/" + ref.container.name + "/" +
-                           std::to_string(ref.restartCount) + ".termination-log";
+  const std::string files = containerFiles(sandbox, ref.container.name, ref.restartCount);
+  process.terminationLog = files + ".termination-log";
   std::string error = sandbox.error;
   std::int32_t code = sandbox.failCode;
   if (error.empty()) {
@@ -481,9 +494,7 @@ void ProcessRunner::start(const ContainerRef& ref, std::int64_t nowMs) {
     error = pid.status().message();
     code = kStartFailure;
   }
-  appendToFile(
-      sandbox.dir + "/" + ref.container.name + "/" + std::to_string(ref.restartCount) + ".log",
-      "kubeslurm-nodesim: the container could not start: " + error + "\n");
+  appendToFile(files + ".log", "kubeslurm-nodesim: the container could not start: " + error + "\n");
   process.exited = true;
   process.exitCode = code;
   process.finishedAtMs = nowMs;
@@ -499,18 +510,15 @@ void ProcessRunner::reap(Process& process, std::int64_t nowMs, bool block) {
   process.exited = true;
   process.exitCode = exitCodeOf(status);
   process.finishedAtMs = nowMs;
-  // The kubelet reads at most 4096 bytes of it (kubecontainer.MaxContainerTerminationMessageLength
-  // for one container).
+  // The kubelet reads at most kTerminationMessageLimit bytes of it.
   std::ifstream in(process.terminationLog, std::ios::binary);
-  process.message.resize(4096);
+  process.message.resize(kTerminationMessageLimit);
   in.read(process.message.data(), static_cast<std::streamsize>(process.message.size()));
   process.message.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
 }
 
 RunStatus ProcessRunner::exited(const Process& process) {
-  RunStatus status{true, process.exitCode, process.finishedAtMs, {}, std::nullopt};
-  status.message = process.message;
-  return status;
+  return {true, process.exitCode, process.finishedAtMs, process.message, std::nullopt};
 }
 
 ProcessRunner::Process* ProcessRunner::reaped(const ContainerRef& ref, std::int64_t nowMs) {
@@ -563,7 +571,7 @@ void ProcessRunner::forget(std::string_view podUid) {
   if (pod == pods_.end()) return;
   const std::string ns = pod->second->ns;
   if (!pod->second->netns.empty()) {
-    (void)runTool({"ip", "netns", "del", pod->second->netns}, options_.stateDir + "/network.log");
+    (void)runTool({"ip", "netns", "del", pod->second->netns}, networkLog_);
   }
   pods_.erase(pod);
   writeHostsFiles(ns);

@@ -108,7 +108,12 @@ class ProcessRunner final : public Runner {
   };
   using ProcessKey = std::tuple<std::string, std::string, std::int32_t>;
 
-  explicit ProcessRunner(ProcessRunnerOptions options, std::string bridge);
+  explicit ProcessRunner(ProcessRunnerOptions options);
+  Status setUpBridge();
+  // <pod dir>/<container>/<restart>: the stem of an incarnation's .log, .spec.json, .root and
+  // .termination-log.
+  static std::string containerFiles(const PodSandbox& sandbox, const std::string& container,
+                                    std::int32_t restartCount);
   PodSandbox& sandboxFor(const ContainerRef& ref);
   Status setUpNetwork(PodSandbox& pod);
   void runInitContainers(const api::Pod& pod, PodSandbox& sandbox);
@@ -120,7 +125,10 @@ class ProcessRunner final : public Runner {
   static RunStatus exited(const Process& process);
 
   ProcessRunnerOptions options_;
+  // This simulator's network objects carry a hash of its state directory in their names.
+  std::string netnsPrefix_;
   std::string bridge_;
+  std::string networkLog_;  // every `ip` command run, with its output
   std::map<std::string, std::unique_ptr<PodSandbox>, std::less<>> pods_;  // by pod uid
   std::map<ProcessKey, Process> processes_;
 };

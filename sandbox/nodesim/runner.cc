@@ -224,6 +224,20 @@ RunPlan planFromCommand(const api::Pod& pod, const api::Container& container) {
   return plan;
 }
 
+std::string hexId(std::string_view seed, std::size_t chars) {
+  std::string out;
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (const char c : seed) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  while (out.size() < chars) {
+    hash = (hash ^ out.size()) * 1099511628211ULL;
+    for (int shift = 60; shift >= 0; shift -= 4) {
+      out += "0123456789abcdef"[(hash >> static_cast<unsigned>(shift)) & 0xFU];
+    }
+  }
+  out.resize(chars);
+  return out;
+}
+
 RunStatus SimulatedRunner::poll(const ContainerRef& ref, std::int64_t startedAtMs,
                                 std::int64_t nowMs) {
   const RunPlan plan = planFromCommand(ref.pod, ref.container);

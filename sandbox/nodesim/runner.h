@@ -32,6 +32,11 @@ inline constexpr std::string_view kBatchScriptVariable = "KUBESLURM_BATCH_SCRIPT
 inline constexpr std::int32_t kExitSigterm = 143;
 inline constexpr std::int32_t kExitSigkill = 137;
 
+// A stable pseudo-random hex string of `chars` digits (FNV-1a, chained): container IDs, image
+// digests and process mode's namespace names look like a runtime's and are the same for the
+// same seed on every simulator run.
+std::string hexId(std::string_view seed, std::size_t chars);
+
 struct RunPlan {
   std::optional<std::int64_t> runMs;  // nullopt: runs until it is stopped
   std::int32_t exitCode = 0;
