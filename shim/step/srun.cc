@@ -51,12 +51,11 @@ struct TaskResult {
   bool coreDumped = false;
 };
 
-// Best effort, as accounting is to srun: a step whose record does not reach rank 0 still ran.
-void recordStep(std::uint32_t stepId, bool cancelled, const SrunInvocation& invocation,
-                const runtime::StepLayout& layout, const runtime::StepAllocation& allocation,
-                std::chrono::system_clock::time_point started, int exitCode, int signal,
-                const std::shared_ptr<grpc::Channel>& rankZero, const std::string& token,
-                std::chrono::milliseconds timeout) {
+// What rank 0 keeps of a step that ended, for sacct.
+v1::StepRecord stepRecord(std::uint32_t stepId, bool cancelled, const SrunInvocation& invocation,
+                          const runtime::StepLayout& layout,
+                          const runtime::StepAllocation& allocation,
+                          std::chrono::system_clock::time_point started, int exitCode, int signal) {
   v1::StepRecord record;
   record.set_step_id(stepId);
   if (invocation.jobName) {
@@ -80,11 +79,7 @@ void recordStep(std::uint32_t stepId, bool cancelled, const SrunInvocation& invo
   record.set_exit_code(signal != 0 ? 0 : exitCode);
   record.set_signal(signal);
   record.set_state(cancelled ? "CANCELLED" : exitCode != 0 || signal != 0 ? "FAILED" : "COMPLETED");
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + token);
-  context.set_deadline(std::chrono::system_clock::now() + timeout);
-  v1::RecordStepReply reply;
-  (void)v1::StepAgent::NewStub(rankZero)->RecordStep(&context, record, &reply);
+  return record;
 }
 
 }  // namespace
@@ -481,8 +476,18 @@ int Srun::run(const std::vector<std::string>& args) {
     signal = std::max(signal, result.signal);
     code = std::max(code, result.exitCode);
   }
-  recordStep(step->stepId, step->cancelled, invocation, *layout, allocation, stepStart, code,
-             signal, connect(0), token, settings_.connectTimeout);
+  {
+    // Best effort, as accounting is to srun: a step whose record does not reach rank 0 still ran.
+    grpc::ClientContext context;
+    authorize(context);
+    context.set_deadline(std::chrono::system_clock::now() + settings_.connectTimeout);
+    v1::RecordStepReply reply;
+    (void)v1::StepAgent::NewStub(connect(0))
+        ->RecordStep(&context,
+                     stepRecord(step->stepId, step->cancelled, invocation, *layout, allocation,
+                                stepStart, code, signal),
+                     &reply);
+  }
   if (signal != 0) return 128 + signal;
   return code;
 }
