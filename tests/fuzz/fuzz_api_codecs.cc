@@ -12,15 +12,14 @@
 #include "operator/api/core_types.h"
 #include "operator/api/kubeslurm_types.h"
 #include "operator/api/slurmjob.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using kubeslurm::StatusOr;
 using kubeslurm::api::Json;
 
-void require(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 template <typename Decode, typename Encode>
 void checkIdempotent(const Json& in, Decode decode, Encode encode) {
@@ -28,8 +27,8 @@ void checkIdempotent(const Json& in, Decode decode, Encode encode) {
   if (!first.isOk()) return;
   const Json once = encode(*first);
   auto second = decode(once);
-  require(second.isOk());
-  require(encode(*second) == once);
+  check(second.isOk());
+  check(encode(*second) == once);
 }
 
 void checkKinds(const Json& in) {
@@ -56,7 +55,7 @@ void checkKinds(const Json& in) {
     if (meta.isOk()) {
       Json out = in["metadata"];
       encodeObjectMeta(*meta, out);
-      require(out == in["metadata"]);  // nothing changed, so nothing is rewritten
+      check(out == in["metadata"]);  // nothing changed, so nothing is rewritten
     }
   }
 }
@@ -67,11 +66,11 @@ void checkScalars(std::string_view text) {
   (void)parseQuantityValue(text);
   if (const StatusOr<std::int64_t> t = parseTimestamp(text); t.isOk()) {
     const StatusOr<std::int64_t> again = parseTimestamp(formatTimestamp(*t));
-    require(again.isOk() && *again == *t);
+    check(again.isOk() && *again == *t);
   }
   if (const StatusOr<std::int64_t> t = parseMicroTime(text); t.isOk()) {
     const StatusOr<std::int64_t> again = parseMicroTime(formatMicroTime(*t));
-    require(again.isOk() && *again == *t);
+    check(again.isOk() && *again == *t);
   }
 }
 

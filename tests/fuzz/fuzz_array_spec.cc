@@ -9,12 +9,11 @@
 #include <string_view>
 
 #include "operator/slurm/array_spec.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 }  // namespace
 

@@ -8,14 +8,13 @@
 #include <vector>
 
 #include "operator/slurm/dependency.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using kubeslurm::slurm::DependencySpec;
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 // '?' or ',' only matters between two entries.
 DependencySpec normalised(DependencySpec spec) {

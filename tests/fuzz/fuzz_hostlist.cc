@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "operator/slurm/hostlist.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
@@ -21,9 +22,7 @@ using kubeslurm::slurm::Hostlist;
 // Enough hosts to exercise every path while keeping each input fast.
 constexpr std::int32_t kMaxHosts = 512;
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 // A name that hostlist syntax carries unchanged: not empty, no NUL (Slurm's arguments are C
 // strings, so it can never see one) (a lone "[" gives an empty name, which

@@ -12,15 +12,14 @@
 #include <vector>
 
 #include "operator/slurm/sbatch_options.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using kubeslurm::slurm::SbatchContext;
 using kubeslurm::slurm::SbatchParseResult;
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 bool isInputEnvName(std::string_view name) {
   const auto& names = kubeslurm::slurm::sbatchInputEnvNames();

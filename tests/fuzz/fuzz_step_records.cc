@@ -7,12 +7,11 @@
 #include <string_view>
 
 #include "operator/runtime/step_records.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 }  // namespace
 

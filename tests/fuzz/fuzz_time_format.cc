@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "operator/slurm/time_format.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
@@ -18,9 +19,7 @@ using kubeslurm::slurm::TimeLimit;
 // 2026-11-21T05:22:16 UTC.
 constexpr EpochSeconds kNow = 1795238536;
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 void checkTimeLimit(std::string_view text) {
   const StatusOr<TimeLimit> limit = kubeslurm::slurm::parseTimeLimit(text);

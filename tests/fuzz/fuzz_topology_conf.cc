@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "operator/slurm/topology_conf.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
@@ -18,9 +19,7 @@ using kubeslurm::StatusOr;
 using kubeslurm::slurm::TopologyConf;
 using kubeslurm::slurm::TopologyLayout;
 
-void check(bool condition) {
-  if (!condition) std::abort();
-}
+using kubeslurm::fuzz::check;
 
 }  // namespace
 
