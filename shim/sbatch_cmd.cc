@@ -24,8 +24,9 @@
 // PWD as the submission directory (sbatch's getcwd()); spec.user is the kubeconfig context's user,
 // else USER; KUBESLURM_NAMESPACE for metadata.namespace when --namespace is not given (for
 // --dry-run it is left out when unset, so the client's default namespace applies).
-// Not shipped: the submitting shell's environment, which Slurm copies into the job for
-// --export=ALL; spec.export carries the option's text only.
+// Not shipped: the submitting shell's whole environment, which Slurm copies into the job for
+// --export=ALL. spec.environment carries only what the user named (slurm::shippedEnvironment:
+// --export's NAME and NAME=VALUE tokens, Pyxis's --container-env names).
 #include <algorithm>
 #include <chrono>
 #include <istream>
@@ -491,7 +492,8 @@ int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
     printLines(io.err, result.exit->err);
     return result.exit->exitCode;
   }
-  const slurm::SbatchInvocation& invocation = *result.invocation;
+  slurm::SbatchInvocation& invocation = *result.invocation;
+  invocation.request.environment = slurm::shippedEnvironment(invocation.request, io.getenv);
   printLines(io.err, invocation.warnings);
   for (const std::string& option : invocation.request.ignoredOptions) {
     io.err << "sbatch: warning: " << option << " is accepted but has no effect in kubeslurm\n";

@@ -1,5 +1,6 @@
 #include "operator/api/slurmjob.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -7,6 +8,15 @@
 
 namespace kubeslurm::api {
 namespace {
+
+// The API server's rule for a container's env names (validation.IsEnvVarName).
+bool isEnvironmentName(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  });
+}
 
 using nlohmann::json;
 using slurm::GresRequest;
@@ -144,6 +154,7 @@ void encodeFiles(const JobRequest& r, json& spec) {
   setText("input", r.input);
   setText("workDir", r.workDir);
   setText("export", r.exportEnv);
+  if (!r.environment.empty()) spec["environment"] = r.environment;
   if (r.openMode == slurm::OpenMode::kAppend) spec["openMode"] = "append";
   if (r.openMode == slurm::OpenMode::kTruncate) spec["openMode"] = "truncate";
   const slurm::ContainerSpec& c = r.container;
@@ -428,6 +439,23 @@ void decodeFiles(SpecReader& in, JobRequest& r) {
   r.input = in.text("input");
   r.workDir = in.text("workDir");
   r.exportEnv = in.text("export");
+  if (const json* environment = in.field("environment")) {
+    if (!environment->is_object()) {
+      in.fail("environment", "must be a map of variable names to strings");
+    } else {
+      for (const auto& [name, value] : environment->items()) {
+        if (!value.is_string()) {
+          in.fail("environment", "the value of " + name + " must be a string");
+          break;
+        }
+        if (!isEnvironmentName(name)) {
+          in.fail("environment", "\"" + name + "\" is not a variable name the API server accepts");
+          break;
+        }
+        r.environment[name] = value.get<std::string>();
+      }
+    }
+  }
   const std::string openMode = in.text("openMode");
   if (openMode == "append") {
     r.openMode = slurm::OpenMode::kAppend;
@@ -538,7 +566,7 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
 
 // Every spec and status member the codec reads or writes; the rest of the object is the user's
 // (or another controller's) and passes through untouched.
-constexpr std::array<const char*, 50> kSpecKeys = {
+constexpr std::array<const char*, 51> kSpecKeys = {
     "jobName",      "user",        "partition",     "account",       "qos",
     "timeLimit",    "timeMin",     "array",         "dependency",    "requeue",
     "nice",         "priority",    "begin",         "deadline",      "signal",
@@ -548,7 +576,8 @@ constexpr std::array<const char*, 50> kSpecKeys = {
     "memoryPerGpu", "exclusive",   "exclusiveMode", "oversubscribe", "nodeList",
     "exclude",      "constraint",  "switches",      "output",        "error",
     "input",        "workDir",     "export",        "openMode",      "container",
-    "script",       "scriptPath",  "scriptArgs",    "cancel",        "requeueRequests"};
+    "script",       "scriptPath",  "scriptArgs",    "cancel",        "requeueRequests",
+    "environment"};
 constexpr std::array<const char*, 18> kStatusKeys = {
     "jobId",      "state",       "stateCode", "reason",          "reasonDetail", "nodeList",
     "submitTime", "startTime",   "endTime",   "estimatedStart",  "exitCode",     "restarts",

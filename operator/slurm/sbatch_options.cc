@@ -2180,4 +2180,60 @@ std::size_t sbatchOptionSpan(const std::vector<std::string>& argv, std::size_t i
   return 1;
 }
 
+// --export's tokens as find_quote_token() (src/common/env.c) splits them: on commas outside
+// quotes, with the quotes around a whole token taken off.
+std::vector<std::string> splitExportTokens(std::string_view text) {
+  std::vector<std::string> tokens;
+  std::string token;
+  char quote = 0;
+  auto flush = [&] {
+    if (token.size() >= 2 && (token.front() == '\'' || token.front() == '"') &&
+        token.back() == token.front()) {
+      token = token.substr(1, token.size() - 2);
+    }
+    tokens.push_back(std::move(token));
+    token.clear();
+  };
+  for (const char c : text) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == ',') {
+      flush();
+      continue;
+    }
+    token += c;
+  }
+  flush();
+  return tokens;
+}
+
+std::map<std::string, std::string> shippedEnvironment(
+    const JobRequest& request,
+    const std::function<std::optional<std::string>(std::string_view)>& getenv) {
+  std::map<std::string, std::string> shipped;
+  // sbatch's _fill_job_desc_from_opts: no --export, or ALL, is the whole environment; NONE only
+  // the SLURM_* variables; a list what env_merge_filter() takes from it.
+  bool wholeEnvironment = request.exportEnv.empty() || equalsIgnoreCase(request.exportEnv, "ALL");
+  if (!wholeEnvironment && !equalsIgnoreCase(request.exportEnv, "NONE")) {
+    for (const std::string& token : splitExportTokens(request.exportEnv)) {
+      if (equalsIgnoreCase(token, "ALL")) {
+        wholeEnvironment = true;
+      } else if (const std::size_t equals = token.find('='); equals != std::string::npos) {
+        shipped[token.substr(0, equals)] = token.substr(equals + 1);
+      } else if (std::optional<std::string> value = getenv ? getenv(token) : std::nullopt) {
+        shipped[token] = std::move(*value);
+      }
+    }
+  }
+  for (const std::string& name : request.container.env) {
+    if (shipped.contains(name) || !wholeEnvironment || !getenv) continue;
+    if (std::optional<std::string> value = getenv(name)) shipped[name] = std::move(*value);
+  }
+  // The job's SLURM_* are its own (the operator sets them); a submitting job's are not shipped.
+  std::erase_if(shipped, [](const auto& entry) { return entry.first.starts_with("SLURM_"); });
+  return shipped;
+}
+
 }  // namespace kubeslurm::slurm

@@ -133,6 +133,9 @@ struct JobRequest {
   std::string input;      // -i pattern; "none" becomes /dev/null as in Slurm
   std::string workDir;    // -D, absolute; the submission directory when not given
   std::string exportEnv;  // --export as given (ALL, NONE, or a list); empty = not given
+  // The variables shipped with the job from the submitting environment (shippedEnvironment()):
+  // not the whole environment Slurm copies, only what the user named.
+  std::map<std::string, std::string> environment;
   std::optional<std::int32_t> nice;
   std::optional<std::uint32_t> priority;  // "TOP" is kPriorityTop
   std::string nodeList;                   // -w, a hostlist expression
@@ -230,5 +233,21 @@ std::size_t sbatchOptionSpan(const std::vector<std::string>& argv, std::size_t i
 
 // Every long option sbatch accepts ("account", "array", ...), for shell completion.
 std::vector<std::string_view> sbatchLongOptionNames();
+
+// --export's tokens as find_quote_token() (src/common/env.c) splits them: on commas outside
+// quotes, with the quotes around a whole token taken off. srun's --export uses it too.
+std::vector<std::string> splitExportTokens(std::string_view text);
+
+// What sbatch ships with `request` from its environment (`getenv`). Slurm copies the whole
+// submitting environment into the job (--export=ALL, the default); a SlurmJob is readable by
+// everyone who may list the namespace's jobs, so kubeslurm ships only what was named:
+// - --export's NAME=VALUE tokens, and its NAME tokens the environment has (env_merge_filter);
+// - Pyxis's --container-env names, with their values from the environment, when the job's
+//   environment would hold them (no --export, ALL, or a list with ALL; a NAME listed by
+//   --export is already there).
+// SLURM_* are left out: the job's own are the operator's.
+std::map<std::string, std::string> shippedEnvironment(
+    const JobRequest& request,
+    const std::function<std::optional<std::string>(std::string_view)>& getenv);
 
 }  // namespace kubeslurm::slurm

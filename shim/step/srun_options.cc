@@ -13,6 +13,7 @@
 
 #include "operator/base/text.h"
 #include "operator/slurm/hostlist.h"
+#include "operator/slurm/sbatch_options.h"
 
 namespace kubeslurm::step {
 
@@ -271,35 +272,6 @@ Status parseNodes(const std::string& text, runtime::StepRequest& request) {
   return Status::ok();
 }
 
-// --export's tokens as find_quote_token() (src/common/env.c) splits them: on commas outside
-// quotes, with the quotes around a whole token taken off.
-std::vector<std::string> splitExportTokens(std::string_view text) {
-  std::vector<std::string> tokens;
-  std::string token;
-  char quote = 0;
-  auto flush = [&] {
-    if (token.size() >= 2 && (token.front() == '\'' || token.front() == '"') &&
-        token.back() == token.front()) {
-      token = token.substr(1, token.size() - 2);
-    }
-    tokens.push_back(std::move(token));
-    token.clear();
-  };
-  for (const char c : text) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == ',') {
-      flush();
-      continue;
-    }
-    token += c;
-  }
-  flush();
-  return tokens;
-}
-
 // How slurm_process_option() reads a flag from the environment: empty, "yes" or a non-zero
 // number sets it, anything else clears it.
 bool environmentFlag(const std::string& value) {
@@ -385,7 +357,7 @@ class Parser {
     } else if (key == "D") {
       result_.chdir = *value;
     } else if (key == "export") {
-      result_.exportVars = splitExportTokens(*value);
+      result_.exportVars = slurm::splitExportTokens(*value);
     } else if (key == "h") {
       result_.help = true;
     } else if (key == "usage") {

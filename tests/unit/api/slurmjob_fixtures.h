@@ -39,6 +39,7 @@ inline SlurmJobObject richJob() {
   r.input = "/dev/null";
   r.workDir = "/home/alice";
   r.exportEnv = "ALL,FOO=1";
+  r.environment = {{"FOO", "1"}, {"CUDA_VERSION", "12.0.0"}};
   r.nice = -5;
   r.priority = 100;
   r.nodeList = "gpu-node-[001-002]";

@@ -89,6 +89,12 @@ TEST(SlurmJobCodec, DecodeErrorsNameTheField) {
   EXPECT_EQ(error({{"begin", "tomorrow"}}),
             "spec.begin: must be an RFC 3339 time in UTC (2026-11-21T04:35:12Z)");
   EXPECT_EQ(error({{"openMode", "x"}}), "spec.openMode: must be append or truncate");
+  EXPECT_EQ(error({{"environment", {{"1X", "a"}}}}),
+            "spec.environment: \"1X\" is not a variable name the API server accepts");
+  EXPECT_EQ(error({{"environment", {{"A", 1}}}}),
+            "spec.environment: the value of A must be a string");
+  EXPECT_EQ(error({{"environment", "A=1"}}),
+            "spec.environment: must be a map of variable names to strings");
   EXPECT_EQ(error({{"container", {{"mounts", "x"}}}}),
             "spec.container: spec.container.mounts: must be a list of strings");
   EXPECT_FALSE(decodeSlurmJob(json{{"kind", "Pod"}}).isOk());

@@ -364,6 +364,12 @@ TEST(SlurmJobCrd, PrinterColumnsReadLikeSqueue) {
 // Every field the codec writes is one the CRD declares, so the API server keeps it.
 void expectDeclared(const json& value, const YAML::Node& schema, const std::string& path) {
   if (!value.is_object() || schema["x-kubernetes-preserve-unknown-fields"]) return;
+  if (const YAML::Node values = schema["additionalProperties"]; values.IsDefined()) {  // a map
+    for (const auto& [key, item] : value.items()) {
+      expectDeclared(item, values, std::string(path).append(".").append(key));
+    }
+    return;
+  }
   for (const auto& [key, item] : value.items()) {
     const YAML::Node property = schema["properties"][key];
     EXPECT_TRUE(property.IsDefined() && property.IsMap()) << path << "." << key << " not in CRD";

@@ -863,6 +863,46 @@ TEST(SbatchValues, PyxisContainerFlags) {
   EXPECT_EQ(r.container.name, "train:exec");
 }
 
+// What sbatch ships from its environment: --export's tokens as env_merge_filter() takes them
+// (src/common/env.c, 22.05: NAME=VALUE sets, NAME copies the submitter's value when it has one,
+// quotes around a whole token come off), and Pyxis's --container-env names when the job's
+// environment has them (pyxis_slurmstepd.c spank_import_container_env: the job's value wins).
+TEST(SbatchValues, ShippedEnvironmentIsWhatTheUserNamed) {
+  const std::map<std::string, std::string, std::less<>> submitter = {{"HOME", "/home/alice"},
+                                                                     {"WANDB_PROJECT", "vision"},
+                                                                     {"CUDA_VERSION", "12.0.0"},
+                                                                     {"SLURM_JOB_ID", "7"},
+                                                                     {"TOKEN", "secret"}};
+  const auto getenv = [&](std::string_view name) -> std::optional<std::string> {
+    const auto it = submitter.find(name);
+    if (it == submitter.end()) return std::nullopt;
+    return it->second;
+  };
+  const auto shipped = [&](const std::vector<std::string>& argv) {
+    return shippedEnvironment(request(argv), getenv);
+  };
+  using Env = std::map<std::string, std::string>;
+  // The default (ALL) is the whole environment in Slurm; here nothing unnamed leaves the host.
+  EXPECT_EQ(shipped({"x.sh"}), Env{});
+  EXPECT_EQ(shipped({"--export=ALL", "x.sh"}), Env{});
+  EXPECT_EQ(shipped({"--export=ALL,LR=0.1,WANDB_PROJECT,MISSING", "x.sh"}),
+            (Env{{"LR", "0.1"}, {"WANDB_PROJECT", "vision"}}));
+  EXPECT_EQ(shipped({"--export='A=x,y',B=\"1\"", "x.sh"}), (Env{{"A", "x,y"}, {"B", "\"1\""}}));
+  // --container-env: from the environment the job would have.
+  EXPECT_EQ(shipped({"--container-env=CUDA_VERSION,MISSING", "x.sh"}),
+            (Env{{"CUDA_VERSION", "12.0.0"}}));
+  EXPECT_EQ(shipped({"--export=NONE", "--container-env=CUDA_VERSION", "x.sh"}), Env{});
+  EXPECT_EQ(shipped({"--export=TOKEN", "--container-env=CUDA_VERSION", "x.sh"}),
+            (Env{{"TOKEN", "secret"}}));
+  EXPECT_EQ(shipped({"--export=CUDA_VERSION=11.8", "--container-env=CUDA_VERSION", "x.sh"}),
+            (Env{{"CUDA_VERSION", "11.8"}}));
+  EXPECT_EQ(shipped({"--export=ALL,X=1", "--container-env=CUDA_VERSION", "x.sh"}),
+            (Env{{"CUDA_VERSION", "12.0.0"}, {"X", "1"}}));
+  // The job's SLURM_* are the operator's.
+  EXPECT_EQ(shipped({"--export=SLURM_JOB_ID,SLURM_X=1", "--container-env=SLURM_JOB_ID", "x.sh"}),
+            Env{});
+}
+
 // Pyxis keeps its state across Slurm's calls, so a different image on the command line is an
 // error rather than an override (args.c "specified multiple times").
 TEST(SbatchValues, PyxisImageGivenTwiceDiffers) {
