@@ -248,6 +248,9 @@ class Builder {
       if (spec.maxNodesPerJob) part.maxNodesPerJob = positive(spec.maxNodesPerJob, 0);
       part.allowedAccounts = spec.allowedAccounts;
       part.state = partitionState(spec.state);
+      if (std::string bad = runtime::allowedMountsProblem(spec.allowedMounts); !bad.empty()) {
+        partitionProblem(*p, "InvalidAllowedMounts", std::move(bad));
+      }
       out_.snapshot.partitions.push_back(std::move(part));
     }
   }
@@ -563,6 +566,18 @@ class Builder {
       out_.gangsInFlight.insert(jobKey(job));
       unplanned(job, id, /*starting=*/true);
       return;
+    }
+    // Pyxis mounts the partition does not allow: the job could never start, so it waits outside
+    // the plan with the reason until its spec or the partition changes.
+    if (!job.request.container.mounts.empty()) {
+      auto mounts =
+          runtime::resolveContainerMounts(job.request.container.mounts, job.request.workDir,
+                                          partition->metadata.name, partition->spec);
+      if (!mounts.isOk()) {
+        problem(job, "InvalidContainerMounts", std::string(mounts.status().message()));
+        unplanned(job, id);
+        return;
+      }
     }
     auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
     if (!core.isOk()) {

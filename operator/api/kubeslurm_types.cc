@@ -98,6 +98,27 @@ void encodeOptional(Json& out, const char* key, const std::optional<T>& value, F
   detail::putJson(out, key, std::move(sub));
 }
 
+AllowedMount decodeAllowedMount(Decoder& d, const Json& in, const Path& at) {
+  AllowedMount m;
+  m.path = d.text(in, "path", at);
+  m.readOnly = d.boolean(in, "readOnly", at);
+  if (const Json* volume = d.object(in, "volume", at)) m.volume = *volume;
+  m.raw = in;
+  return m;
+}
+
+Json encodeAllowedMount(const AllowedMount& m) {
+  Json out = detail::baseObject(m.raw);
+  detail::putText(out, "path", m.path, false);
+  detail::putBool(out, "readOnly", m.readOnly);
+  if (m.volume.is_object()) {
+    detail::putJson(out, "volume", m.volume);
+  } else if (out.contains("volume")) {
+    out.erase("volume");
+  }
+  return out;
+}
+
 void decodePartitionSpec(Decoder& d, const Json& in, const Path& at, PartitionSpec& spec) {
   spec.nodes = d.text(in, "nodes", at);
   if (const Json* selector = d.object(in, "nodeSelector", at)) {
@@ -130,6 +151,8 @@ void decodePartitionSpec(Decoder& d, const Json& in, const Path& at, PartitionSp
         SharedVolume{d.text(*volume, "claimName", here), d.text(*volume, "mountPath", here),
                      d.text(*volume, "subPath", here)};
   }
+  spec.allowedMounts =
+      detail::decodeList<AllowedMount>(d, in, "allowedMounts", at, decodeAllowedMount);
 }
 
 void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
@@ -158,6 +181,7 @@ void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
     detail::putText(sub, "mountPath", v.mountPath);
     detail::putText(sub, "subPath", v.subPath);
   });
+  detail::encodeList(out, "allowedMounts", spec.allowedMounts, encodeAllowedMount);
 }
 
 // The status counters, in CRD order. A counter that drops to 0 is written as 0, not removed,

@@ -62,6 +62,18 @@ struct SharedVolume {
   std::string subPath;
 };
 
+// A source Pyxis's --container-mounts may name (spec.allowedMounts[]): the path users know from
+// the Slurm cluster and the Kubernetes volume that holds it. A job's SRC at or under `path`
+// becomes that volume, mounted with the rest of SRC as its subPath. (nlohmann::json's implicit
+// members only throw on a corrupted value, a bug, not an input error.)
+// NOLINTNEXTLINE(bugprone-exception-escape)
+struct AllowedMount {
+  std::string path;       // absolute
+  bool readOnly = false;  // every mount of it is read-only, whatever the job asks
+  Json volume;            // one volume source: {"persistentVolumeClaim": {...}}, {"hostPath": ...}
+  Json raw;
+};
+
 struct PartitionSpec {
   std::string nodes;  // hostlist expression
   std::optional<LabelSelector> nodeSelector;
@@ -78,6 +90,7 @@ struct PartitionSpec {
   std::optional<PartitionTopology> topology;
   std::map<std::string, std::string> nccl;
   std::optional<SharedVolume> sharedVolume;
+  std::vector<AllowedMount> allowedMounts;
 };
 
 struct PartitionStatus {

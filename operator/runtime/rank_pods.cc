@@ -100,7 +100,7 @@ Status addEnvironment(const EnvironmentList& env, api::Container& container) {
 }
 
 void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Container& container) {
-  constexpr std::string_view kVolumeName = "kubeslurm-shared";
+  constexpr std::string_view kVolumeName = kSharedVolumeName;
   api::Json& volumes = pod.raw["spec"]["volumes"];
   if (!volumes.is_array()) volumes = api::Json::array();
   volumes.push_back(
@@ -110,6 +110,38 @@ void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Cont
   api::Json& mounts = container.raw["volumeMounts"];
   if (!mounts.is_array()) mounts = api::Json::array();
   mounts.push_back(std::move(mount));
+}
+
+// Pyxis's mounts, after ours: a target already mounted (the tools, the shared volume, the pod
+// template's own) would make the API server refuse the pod, so it is refused here with the
+// entry's path.
+Status addContainerMounts(const std::vector<ContainerMount>& mounts, api::Pod& pod,
+                          api::Container& container) {
+  if (mounts.empty()) return Status::ok();
+  api::Json& volumes = pod.raw["spec"]["volumes"];
+  if (!volumes.is_array()) volumes = api::Json::array();
+  api::Json& volumeMounts = container.raw["volumeMounts"];
+  if (!volumeMounts.is_array()) volumeMounts = api::Json::array();
+  for (const ContainerMount& mount : mounts) {
+    for (const api::Json& existing : volumeMounts) {
+      if (existing.is_object() && existing.value("mountPath", "") == mount.mountPath) {
+        return invalidArgument("--container-mounts: " + mount.mountPath +
+                               " is already mounted in the rank's container");
+      }
+    }
+    if (!mount.volume.is_null() &&
+        std::none_of(volumes.begin(), volumes.end(), [&](const api::Json& v) {
+          return v.is_object() && v.value("name", "") == mount.volumeName;
+        })) {
+      volumes.push_back(mount.volume);
+    }
+    api::Json entry = {{"name", mount.volumeName}, {"mountPath", mount.mountPath}};
+    if (!mount.subPath.empty()) entry["subPath"] = mount.subPath;
+    if (mount.readOnly) entry["readOnly"] = true;
+    if (!mount.mountPropagation.empty()) entry["mountPropagation"] = mount.mountPropagation;
+    volumeMounts.push_back(std::move(entry));
+  }
+  return Status::ok();
 }
 
 // The init container that copies the tools into the pod, the volume they live in, and what the
@@ -279,12 +311,28 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
       env->emplace_back(std::string(kBatchScriptVariable), input.script);
     }
     if (Status added = addEnvironment(*env, container); !added.isOk()) return added;
+    // What sbatch shipped from the submitting environment, under the job's own variables (as
+    // slurmstepd's overwrite the submitted ones) and under the pod template's.
+    for (const auto& shipped : input.shippedEnvironment) {
+      const std::string& variable = shipped.first;
+      if (std::none_of(container.env.begin(), container.env.end(),
+                       [&variable](const api::EnvVar& var) { return var.name == variable; })) {
+        api::EnvVar var;
+        var.name = variable;
+        var.value = shipped.second;
+        container.env.push_back(std::move(var));
+      }
+    }
     if (inPodRuntime) addInPodRuntime(input, rank, pod, container);
     if (input.sharedVolume) {
       mountSharedVolume(*input.sharedVolume, pod, container);
       if (!input.workDir.empty() && input.workDir.starts_with(input.sharedVolume->mountPath)) {
         container.workingDir = input.workDir;
       }
+    }
+    if (Status mounted = addContainerMounts(input.containerMounts, pod, container);
+        !mounted.isOk()) {
+      return mounted;
     }
     // Pyxis: --container-workdir is where the container starts, whatever the submit directory.
     if (!input.containerWorkdir.empty()) container.workingDir = input.containerWorkdir;

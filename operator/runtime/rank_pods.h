@@ -30,6 +30,7 @@
 #include "operator/api/core_types.h"
 #include "operator/api/kubeslurm_types.h"
 #include "operator/base/status.h"
+#include "operator/runtime/container_mounts.h"
 #include "operator/runtime/environment.h"
 
 namespace kubeslurm::runtime {
@@ -71,6 +72,10 @@ struct GangInput {
   std::string containerWorkdir;  // Pyxis --container-workdir: where the rank's container starts
   std::optional<api::Json> podTemplate;           // spec.podTemplate (a PodTemplateSpec)
   std::optional<api::SharedVolume> sharedVolume;  // the partition's spec.sharedVolume
+  std::vector<ContainerMount> containerMounts;    // --container-mounts, resolved
+  // Variables sbatch shipped from the submitting environment (spec.environment): --export's
+  // named ones and Pyxis's --container-env. Set on every rank below the job's own.
+  std::map<std::string, std::string> shippedEnvironment;
   std::vector<api::Toleration> tolerations;
   std::optional<std::int64_t> terminationGracePeriodSeconds;
   // The image with the in-pod tools (kubeslurm-tools); empty: no in-pod runtime (no srun).

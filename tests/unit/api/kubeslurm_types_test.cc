@@ -34,7 +34,13 @@ constexpr std::string_view kPartitionJson = R"json({
     "topology": {"conf": "SwitchName=leaf1 Nodes=gpu-node-[001-004]\n",
                  "labelKeys": ["network.example.com/spine", "network.example.com/leaf"]},
     "nccl": {"NCCL_SOCKET_IFNAME": "eth0", "NCCL_IB_HCA": "mlx5"},
-    "sharedVolume": {"claimName": "home", "mountPath": "/home", "subPath": "users"}
+    "sharedVolume": {"claimName": "home", "mountPath": "/home", "subPath": "users"},
+    "allowedMounts": [
+      {"path": "/datasets", "readOnly": true,
+       "volume": {"persistentVolumeClaim": {"claimName": "datasets"}}},
+      {"path": "/scratch", "volume": {"hostPath": {"path": "/mnt/nvme", "type": "Directory"}},
+       "futureField": 1}
+    ]
   },
   "status": {
     "nodes": 8, "idleNodes": 2, "mixedNodes": 1, "allocatedNodes": 4, "downNodes": 0,
@@ -72,6 +78,11 @@ TEST(PartitionTest, EveryFieldDecodesAndTheObjectRoundTrips) {
   EXPECT_EQ(s.topology->labelKeys[1], "network.example.com/leaf");
   EXPECT_EQ(s.nccl.at("NCCL_IB_HCA"), "mlx5");
   EXPECT_EQ(s.sharedVolume->subPath, "users");
+  ASSERT_EQ(s.allowedMounts.size(), 2U);
+  EXPECT_EQ(s.allowedMounts[0].path, "/datasets");
+  EXPECT_TRUE(s.allowedMounts[0].readOnly);
+  EXPECT_FALSE(s.allowedMounts[1].readOnly);
+  EXPECT_EQ(s.allowedMounts[1].volume["hostPath"]["type"], "Directory");
   const PartitionStatus& st = p->status;
   EXPECT_EQ(st.nodes, 8);
   EXPECT_EQ(st.idleNodes, 2);

@@ -403,6 +403,43 @@ TEST(Snapshot, UnknownPartitionIsAProblem) {
   EXPECT_EQ(index.problems[0].message, "Invalid partition name specified: gpuu");
 }
 
+// A Pyxis mount the partition does not allow could never start: the job waits outside the plan
+// with a condition that says which entry and what is allowed; allowing it lets the job plan.
+TEST(Snapshot, DisallowedContainerMountIsAProblem) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(
+      slurmJob("mnt", 71, "PENDING", {{"container", {{"mounts", {"/datasets/x:/data:ro"}}}}}));
+  SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(index.snapshot.jobs.empty());
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].reason, "InvalidContainerMounts");
+  EXPECT_EQ(index.problems[0].message,
+            "--container-mounts: /datasets/x:/data:ro: /datasets/x is not a path partition gpu "
+            "allows to mount (it allows none)");
+
+  objects.partitions[0] = partition(
+      "gpu", {{"nodes", "gpu-[1-4]"},
+              {"default", true},
+              {"allowedMounts",
+               {{{"path", "/datasets"},
+                 {"volume", {{"persistentVolumeClaim", {{"claimName", "datasets"}}}}}}}}});
+  index = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(index.problems.empty());
+  EXPECT_TRUE(index.partitionProblems.empty());
+  ASSERT_NE(jobOf(index, 71), nullptr);
+
+  // A broken list is the partition's problem too.
+  objects.partitions[0] =
+      partition("gpu", {{"nodes", "gpu-[1-4]"},
+                        {"default", true},
+                        {"allowedMounts", {{{"path", "datasets"}, {"volume", Json::object()}}}}});
+  index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.partitionProblems.size(), 1U);
+  EXPECT_EQ(index.partitionProblems[0].reason, "InvalidAllowedMounts");
+  EXPECT_EQ(index.partitionProblems[0].message,
+            "spec.allowedMounts[0].path: expected an absolute path");
+}
+
 TEST(Snapshot, PendingJobWithAGangInFlightIsNotPlannedAgain) {
   ClusterObjects objects = gpuCluster();
   objects.jobs.push_back(slurmJob("binding", 80, "PENDING"));

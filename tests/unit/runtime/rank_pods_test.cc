@@ -1,5 +1,6 @@
 #include "operator/runtime/rank_pods.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -177,6 +178,70 @@ TEST(RankPods, SharedVolumeIsMountedAndBecomesTheWorkingDirectory) {
   pods = rankPods(input);
   ASSERT_TRUE(pods.isOk());
   EXPECT_TRUE((*pods)[0].spec.containers[0].workingDir.empty());
+}
+
+TEST(RankPods, ContainerMountsBecomeVolumesOnEveryRank) {
+  GangInput input = scriptGang();
+  input.sharedVolume = api::SharedVolume{"home", "/home", ""};
+  input.workDir = "/home/alice/jobs";
+  api::PartitionSpec partition;
+  api::AllowedMount datasets;
+  datasets.path = "/datasets";
+  datasets.readOnly = true;
+  datasets.volume = {{"persistentVolumeClaim", {{"claimName", "datasets"}}}};
+  partition.allowedMounts.push_back(datasets);
+  partition.sharedVolume = input.sharedVolume;
+  auto mounts = resolveContainerMounts(
+      {"/datasets/a:/data/a", "/datasets/b:/data/b", "./ckpt:/ckpt", "tmpfs:/dev/shm"},
+      input.workDir, "gpu", partition);
+  ASSERT_TRUE(mounts.isOk()) << mounts.status().toString();
+  input.containerMounts = *mounts;
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk()) << pods.status().toString();
+  for (const api::Pod& pod : *pods) {
+    const api::Json encoded = api::encodePod(pod);
+    const api::Json& volumes = encoded["spec"]["volumes"];
+    std::size_t datasetVolumes = 0;
+    for (const api::Json& v : volumes) datasetVolumes += v["name"] == "mount-0" ? 1U : 0U;
+    EXPECT_EQ(datasetVolumes, 1U) << volumes.dump();  // two mounts, one volume
+    const api::Json& volumeMounts = encoded["spec"]["containers"][0]["volumeMounts"];
+    EXPECT_NE(std::find(volumeMounts.begin(), volumeMounts.end(),
+                        api::Json({{"name", "mount-0"},
+                                   {"mountPath", "/data/b"},
+                                   {"subPath", "b"},
+                                   {"readOnly", true}})),
+              volumeMounts.end())
+        << volumeMounts.dump();
+    EXPECT_NE(std::find(volumeMounts.begin(), volumeMounts.end(),
+                        api::Json({{"name", "kubeslurm-shared"},
+                                   {"mountPath", "/ckpt"},
+                                   {"subPath", "alice/jobs/ckpt"}})),
+              volumeMounts.end())
+        << volumeMounts.dump();
+  }
+
+  // A target the pod already mounts would make the API server refuse the pod.
+  auto clash = resolveContainerMounts({"/datasets:/home"}, input.workDir, "gpu", partition);
+  ASSERT_TRUE(clash.isOk());
+  input.containerMounts = *clash;
+  auto refused = rankPods(input);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_EQ(refused.status().message(),
+            "--container-mounts: /home is already mounted in the rank's container");
+}
+
+// sbatch's shipped variables (--export names, --container-env) reach every rank, under the
+// job's own: a shipped SLURM_JOB_ID would be the submitting job's, not this one's.
+TEST(RankPods, ShippedEnvironmentIsUnderTheJobsOwn) {
+  GangInput input = scriptGang();
+  input.shippedEnvironment = {{"WANDB_PROJECT", "vision"}, {"SLURM_JOB_ID", "7"}};
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk()) << pods.status().toString();
+  for (const api::Pod& pod : *pods) {
+    const auto env = envOf(pod.spec.containers[0]);
+    EXPECT_EQ(env.at("WANDB_PROJECT"), "vision");
+    EXPECT_EQ(env.at("SLURM_JOB_ID"), "42");
+  }
 }
 
 TEST(RankPods, RefusesWhatCannotRun) {
