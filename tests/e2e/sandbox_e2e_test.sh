@@ -11,8 +11,11 @@
 #   2. A job ends with its script's exit code; `afterok` on it: the dependant runs after a
 #      success and pends DependencyNeverSatisfied after a failure. sacct shows the steps srun
 #      ran (N.0, N.1 ...) with their own states and exit codes.
-#   3. An array --array=0-3%2: never more than 2 tasks running, each with its SLURM_ARRAY_TASK_ID.
-#   4. scancel of a running 2-node job stops every rank: no process of it is left on the host.
+#   3. An array --array=0-7%2: never more than 2 tasks running, each with its SLURM_ARRAY_TASK_ID.
+#   4. Pyxis --container-mounts on the partition's allowedMounts (read-only, relative to the
+#      submit directory, tmpfs), --container-env and --export values from the submitter; a
+#      mount the partition does not allow is refused at sbatch with the reason.
+#   5. scancel of a running 2-node job stops every rank: no process of it is left on the host.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -107,7 +110,17 @@ spec:
   sharedVolume:
     claimName: shared
     mountPath: $SHARED
+  allowedMounts:
+  - path: /datasets
+    readOnly: true
+    volume:
+      hostPath: {path: $WORK/datasets}
+  - path: /scratch
+    volume:
+      hostPath: {path: $WORK/scratch}
 EOF
+mkdir -p "$WORK/datasets/mnist" "$WORK/scratch"
+echo 42 >"$WORK/datasets/mnist/labels.txt"
 
 step "the operator, with the in-pod runtime"
 free_port() {  # one nothing listens on (the sandbox's components take random ports too)
@@ -195,11 +208,11 @@ $steps_job.0|true|COMPLETED|0:0|1
 $steps_job.1|bad|FAILED|5:0|2"
 [ "$steps" = "$expected" ] || fail "sacct -j $steps_job: $steps"
 
-step "3. an array, at most 2 tasks at once"
-printf '#!/bin/sh\n#SBATCH -N 1 --array=0-3%%2\necho task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID\nsleep 2\n' >array.sbatch
+step "3. an array, at most 2 tasks at once (the issue's --array=0-7%2)"
+printf '#!/bin/sh\n#SBATCH -N 1 --array=0-7%%2\necho task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID\nsleep 1\n' >array.sbatch
 array=$(submit array.sbatch)
 most=0
-for _ in $(seq 80); do
+for _ in $(seq 240); do
   running=$(squeue -h -r -t R -o %i | grep -c "^${array}_" || true)
   [ "$running" -gt "$most" ] && most=$running
   left=$(squeue -h -r -o %i | grep -c "^${array}_" || true)
@@ -209,12 +222,44 @@ done
 [ "$most" -le 2 ] || fail "$most array tasks ran at once under %2"
 [ "$most" -ge 1 ] || fail "no array task was ever seen running"
 echo "at most $most array tasks ran at once" >&2
-for task in 0 1 2 3; do
+for task in 0 1 2 3 4 5 6 7; do
   [ "$(state_of "${array}_$task")" = COMPLETED ] || fail "task $task is $(state_of "${array}_$task")"
   grep -q "^task $task of $array\$" "slurm-${array}_$task.out" || fail "slurm-${array}_$task.out"
 done
 
-step "4. scancel stops every rank"
+step "4. Pyxis mounts and environment: the partition's paths, the submitter's variables"
+cat >pyxis.sbatch <<'SCRIPT'
+#!/bin/sh
+#SBATCH -N 2
+#SBATCH --container-mounts=/datasets/mnist:/data,./ckpt:/ckpt,/scratch:/scratch:rw,tmpfs:/fast
+#SBATCH --container-env=E2E_FROM_SUBMITTER
+#SBATCH --export=ALL,E2E_LR=0.5
+srun sh -c 'r=$SLURM_PROCID
+  echo "$r data=$(cat /data/labels.txt) env=$E2E_FROM_SUBMITTER lr=$E2E_LR"
+  echo "$r" >/ckpt/rank-$r && echo "$r" >/scratch/rank-$r && touch /fast/x && echo "$r wrote"
+  touch /data/x 2>/dev/null && echo "$r data is writable"; true'
+SCRIPT
+pyxis=$(E2E_FROM_SUBMITTER=hello E2E_NOT_NAMED=x submit pyxis.sbatch)
+wait_state "$pyxis" COMPLETED 60
+cat "slurm-$pyxis.out" >&2
+for r in 0 1; do
+  grep -qx "$r data=42 env=hello lr=0.5" "slurm-$pyxis.out" || fail "rank $r's line in slurm-$pyxis.out"
+  grep -qx "$r wrote" "slurm-$pyxis.out" || fail "rank $r could not write its mounts"
+  [ "$(cat "$SHARED/ckpt/rank-$r")" = "$r" ] || fail "./ckpt is not the submit directory's ckpt"
+  [ "$(cat "$WORK/scratch/rank-$r")" = "$r" ] || fail "/scratch is not the partition's volume"
+done
+if grep -q "writable" "slurm-$pyxis.out"; then fail "/datasets is read-only in the partition"; fi
+[ ! -e "$WORK/datasets/mnist/x" ] || fail "a rank wrote into the read-only dataset"
+if grep -q E2E_NOT_NAMED <<<"$(kubectl get slurmjob -o json)"; then fail "an unnamed variable was shipped"; fi
+# A path the partition does not list: the operator judges the job in the cycle that numbers it,
+# so sbatch sees Valid=False, prints the reason as slurmctld's refusal, and deletes the job.
+if refused=$(sbatch --container-mounts=/etc:/host-etc succeeds.sbatch 2>&1); then
+  fail "sbatch accepted a mount the partition does not allow: $refused"
+fi
+grep -qx "sbatch: error: Batch job submission failed: --container-mounts: /etc:/host-etc: /etc is not a path partition cpu allows to mount (allowed: /datasets, /scratch, $SHARED)" <<<"$refused" ||
+  fail "sbatch's refusal: $refused"
+
+step "5. scancel stops every rank"
 printf '#!/bin/sh\n#SBATCH -N 2\nsrun sleep 3107\n' >long.sbatch
 long=$(submit long.sbatch)
 wait_state "$long" RUNNING 60
@@ -232,4 +277,4 @@ sleep 1
 [ -z "$(pgrep -f 'sleep 3107')" ] || fail "left behind: $(pgrep -a -f 'sleep 3107')"
 
 step "done"
-echo "PASS: canonical torchrun script, exit codes and afterok, array %2, scancel, in process mode"
+echo "PASS: canonical torchrun script, exit codes and afterok, array %2, Pyxis mounts and env, scancel, in process mode"
