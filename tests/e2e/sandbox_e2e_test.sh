@@ -123,15 +123,11 @@ mkdir -p "$WORK/datasets/mnist" "$WORK/scratch"
 echo 42 >"$WORK/datasets/mnist/labels.txt"
 
 step "the operator, with the in-pod runtime"
-free_port() {  # one nothing listens on (the sandbox's components take random ports too)
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 12000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
+# shellcheck source=tests/support/free_port.sh
+. "$ROOT/tests/support/free_port.sh"
 METRICS=$(free_port)
 PROBES=$(free_port)
+while [ "$PROBES" = "$METRICS" ]; do PROBES=$(free_port); done
 "$BIN/kubeslurm-operator" --namespace kubeslurm-system --metrics-bind-address "127.0.0.1:$METRICS" \
   --health-probe-bind-address "127.0.0.1:$PROBES" \
   --tools-image kubeslurm/kubeslurm-tools:e2e >"$WORK/operator.log" 2>&1 &

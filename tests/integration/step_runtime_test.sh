@@ -24,14 +24,8 @@ fail() {
   exit 1
 }
 
-# A port nothing listens on, below the ephemeral range (no client socket can hold it).
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 12000))
-    (exec 3<> "/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
+# shellcheck source=tests/support/free_port.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../support/free_port.sh"
 P0=$(free_port)
 P1=$(free_port)
 while [ "$P1" = "$P0" ]; do P1=$(free_port); done

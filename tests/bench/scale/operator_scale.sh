@@ -94,7 +94,8 @@ trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# shellcheck source=tests/support/free_port.sh
+. "$ROOT/tests/support/free_port.sh"
 say() { echo "[$(date +%T)] $*"; }
 
 stop_operator() {
@@ -112,6 +113,7 @@ start_operator() {
   local log=$1 qps=${2:-} burst=${3:-} mport hport extra=()
   mport=$(free_port)
   hport=$(free_port)
+  while [ "$hport" = "$mport" ]; do hport=$(free_port); done
   [ -z "$qps" ] || extra=(--kube-api-qps "$qps" --kube-api-burst "$burst")
   "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system \
     --scheduling-interval 1 --min-cycle-interval 0.2 \
