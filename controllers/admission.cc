@@ -152,8 +152,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
     gang.podTemplate = job->raw["spec"]["podTemplate"];
   }
   gang.sharedVolume = partition->spec.sharedVolume;
-  auto mounts = runtime::resolveContainerMounts(job->request.container.mounts, job->request.workDir,
-                                                partition->metadata.name, partition->spec);
+  auto mounts = containerMounts(job->request, *partition);
   if (!mounts.isOk()) return mounts.status();
   gang.containerMounts = std::move(mounts).value();
   gang.shippedEnvironment = job->request.environment;

@@ -138,4 +138,10 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   return job;
 }
 
+StatusOr<std::vector<runtime::ContainerMount>> containerMounts(const slurm::JobRequest& request,
+                                                               const api::Partition& partition) {
+  return runtime::resolveContainerMounts(request.container.mounts, request.workDir,
+                                         partition.metadata.name, partition.spec);
+}
+
 }  // namespace kubeslurm::controllers

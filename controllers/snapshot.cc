@@ -570,9 +570,7 @@ class Builder {
     // Pyxis mounts the partition does not allow: the job could never start, so it waits outside
     // the plan with the reason until its spec or the partition changes.
     if (!job.request.container.mounts.empty()) {
-      auto mounts =
-          runtime::resolveContainerMounts(job.request.container.mounts, job.request.workDir,
-                                          partition->metadata.name, partition->spec);
+      auto mounts = containerMounts(job.request, *partition);
       if (!mounts.isOk()) {
         problem(job, "InvalidContainerMounts", std::string(mounts.status().message()));
         unplanned(job, id);

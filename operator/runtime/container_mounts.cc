@@ -127,6 +127,9 @@ StatusOr<std::vector<ContainerMount>> resolveContainerMounts(
   std::vector<ContainerMount> mounts;
   std::set<std::string> targets;
   std::size_t tmpfsCount = 0;
+  // Checked once, and only when an entry uses the list: a broken list refuses those entries,
+  // not a job that mounts only tmpfs or the shared volume.
+  std::optional<std::string> listProblem;
   for (const std::string& text : entries) {
     const std::string prefix = "--container-mounts: " + text + ": ";
     const std::optional<Entry> entry = splitEntry(text);
@@ -235,10 +238,10 @@ StatusOr<std::vector<ContainerMount>> resolveContainerMounts(
       mount.subPath = joinSubPath(partition.sharedVolume->subPath, rest);
       mount.readOnly = writable == false;
     } else {
-      if (const std::string problem = allowedMountsProblem(partition.allowedMounts);
-          !problem.empty()) {
+      if (!listProblem) listProblem = allowedMountsProblem(partition.allowedMounts);
+      if (!listProblem->empty()) {
         return invalidArgument(
-            std::string("partition ").append(partitionText).append(": ").append(problem));
+            std::string("partition ").append(partitionText).append(": ").append(*listProblem));
       }
       const api::AllowedMount& allowed = partition.allowedMounts[*best];
       if (allowed.readOnly && writable == true) {

@@ -99,16 +99,20 @@ Status addEnvironment(const EnvironmentList& env, api::Container& container) {
   return Status::ok();
 }
 
+// object[key] as an array to append to: made one when it is absent or something else.
+api::Json& arrayMember(api::Json& object, const char* key) {
+  api::Json& member = object[key];
+  if (!member.is_array()) member = api::Json::array();
+  return member;
+}
+
 void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Container& container) {
-  constexpr std::string_view kVolumeName = kSharedVolumeName;
-  api::Json& volumes = pod.raw["spec"]["volumes"];
-  if (!volumes.is_array()) volumes = api::Json::array();
+  api::Json& volumes = arrayMember(pod.raw["spec"], "volumes");
   volumes.push_back(
-      {{"name", kVolumeName}, {"persistentVolumeClaim", {{"claimName", volume.claimName}}}});
-  api::Json mount = {{"name", kVolumeName}, {"mountPath", volume.mountPath}};
+      {{"name", kSharedVolumeName}, {"persistentVolumeClaim", {{"claimName", volume.claimName}}}});
+  api::Json mount = {{"name", kSharedVolumeName}, {"mountPath", volume.mountPath}};
   if (!volume.subPath.empty()) mount["subPath"] = volume.subPath;
-  api::Json& mounts = container.raw["volumeMounts"];
-  if (!mounts.is_array()) mounts = api::Json::array();
+  api::Json& mounts = arrayMember(container.raw, "volumeMounts");
   mounts.push_back(std::move(mount));
 }
 
@@ -118,10 +122,8 @@ void mountSharedVolume(const api::SharedVolume& volume, api::Pod& pod, api::Cont
 Status addContainerMounts(const std::vector<ContainerMount>& mounts, api::Pod& pod,
                           api::Container& container) {
   if (mounts.empty()) return Status::ok();
-  api::Json& volumes = pod.raw["spec"]["volumes"];
-  if (!volumes.is_array()) volumes = api::Json::array();
-  api::Json& volumeMounts = container.raw["volumeMounts"];
-  if (!volumeMounts.is_array()) volumeMounts = api::Json::array();
+  api::Json& volumes = arrayMember(pod.raw["spec"], "volumes");
+  api::Json& volumeMounts = arrayMember(container.raw, "volumeMounts");
   for (const ContainerMount& mount : mounts) {
     for (const api::Json& existing : volumeMounts) {
       if (existing.is_object() && existing.value("mountPath", "") == mount.mountPath) {
@@ -149,8 +151,7 @@ Status addContainerMounts(const std::vector<ContainerMount>& mounts, api::Pod& p
 void addInPodRuntime(const GangInput& input, std::uint32_t rank, api::Pod& pod,
                      api::Container& container) {
   const std::string mountPath(kToolsMountPath);
-  api::Json& volumes = pod.raw["spec"]["volumes"];
-  if (!volumes.is_array()) volumes = api::Json::array();
+  api::Json& volumes = arrayMember(pod.raw["spec"], "volumes");
   volumes.push_back({{"name", kToolsVolume}, {"emptyDir", api::Json::object()}});
 
   api::Container tools;
@@ -161,8 +162,7 @@ void addInPodRuntime(const GangInput& input, std::uint32_t rank, api::Pod& pod,
       api::Json::array({{{"name", kToolsVolume}, {"mountPath", mountPath}}});
   pod.spec.initContainers.insert(pod.spec.initContainers.begin(), std::move(tools));
 
-  api::Json& mounts = container.raw["volumeMounts"];
-  if (!mounts.is_array()) mounts = api::Json::array();
+  api::Json& mounts = arrayMember(container.raw, "volumeMounts");
   mounts.push_back({{"name", kToolsVolume}, {"mountPath", mountPath}, {"readOnly", true}});
 
   auto addVariable = [&container](std::string_view name, std::string value) {
