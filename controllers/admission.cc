@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "controllers/job_request.h"
-#include "operator/base/text.h"
-#include "operator/slurm/filename_pattern.h"
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/slurm/filename_pattern.h"
 
 namespace kubeslurm::controllers {
 
@@ -30,7 +30,7 @@ const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
 // on the partition's shared volume (elsewhere it would be inside the rank-0 pod, lost with it:
 // the pod's log has it instead). "" for the pod's log.
 std::string batchOutputPath(const std::string& pattern, const api::SlurmJobObject& job,
-                            const runtime::GangInput& gang, const std::string& user) {
+                            const podspec::GangInput& gang, const std::string& user) {
   if (pattern.empty() || !gang.sharedVolume || gang.sharedVolume->mountPath.empty()) return "";
   slurm::FilenamePatternValues values;
   values.jobId = static_cast<std::uint64_t>(gang.jobId);
@@ -39,7 +39,7 @@ std::string batchOutputPath(const std::string& pattern, const api::SlurmJobObjec
     values.arrayTaskId = static_cast<std::uint32_t>(*job.status->arrayTaskId);
   }
   values.jobName = job.request.jobName;
-  values.nodeName = runtime::rankPodName(gang.jobName, 0);
+  values.nodeName = podspec::rankPodName(gang.jobName, 0);
   values.userName = user;
   std::string path = slurm::expandFilenamePattern(pattern, values);
   if (!path.starts_with('/')) path = job.request.workDir + "/" + path;
@@ -49,9 +49,9 @@ std::string batchOutputPath(const std::string& pattern, const api::SlurmJobObjec
 }
 
 // SLURM_ARRAY_TASK_*: the spacing of the task ids when they are evenly spaced, else 1.
-std::optional<runtime::ArrayTaskInfo> arrayInfo(const api::SlurmJobObject& job) {
+std::optional<podspec::ArrayTaskInfo> arrayInfo(const api::SlurmJobObject& job) {
   if (!job.status || !job.status->arrayJobId || !job.status->arrayTaskId) return std::nullopt;
-  runtime::ArrayTaskInfo info;
+  podspec::ArrayTaskInfo info;
   info.arrayJobId = *job.status->arrayJobId;
   info.taskId = static_cast<std::uint32_t>(*job.status->arrayTaskId);
   if (job.request.array && !job.request.array->taskIds.empty()) {
@@ -73,7 +73,7 @@ std::optional<runtime::ArrayTaskInfo> arrayInfo(const api::SlurmJobObject& job) 
 
 // spec.rendezvous: {port, nprocPerNode: N | "gpu" | "auto"}, kept in the object's raw JSON.
 Status applyRendezvous(const api::Json& raw, std::uint32_t gpusPerNode,
-                       runtime::JobEnvironmentInput& environment) {
+                       podspec::JobEnvironmentInput& environment) {
   if (!raw.contains("spec") || !raw["spec"].is_object() || !raw["spec"].contains("rendezvous")) {
     return Status::ok();
   }
@@ -104,7 +104,7 @@ Status applyRendezvous(const api::Json& raw, std::uint32_t gpusPerNode,
 
 }  // namespace
 
-StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const SnapshotIndex& index,
+StatusOr<podspec::GangInput> gangForStart(const core::Start& start, const SnapshotIndex& index,
                                           const ClusterObjects& objects,
                                           const AdmissionOptions& options) {
   const auto key = index.jobKeys.find(start.jobId);
@@ -123,7 +123,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   auto nodes = nodeRequest(job->request);
   if (!nodes.isOk()) return nodes.status();
 
-  runtime::GangInput gang;
+  podspec::GangInput gang;
   gang.namespaceName = job->namespaceName;
   gang.jobName = job->name;
   gang.jobUid = meta->uid;
@@ -163,7 +163,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
   }
   gang.appendOutput = job->request.openMode == slurm::OpenMode::kAppend;
 
-  runtime::JobEnvironmentInput& env = gang.environment;
+  podspec::JobEnvironmentInput& env = gang.environment;
   env.jobId = gang.jobId;
   env.jobName = job->request.jobName;
   env.user = planned->user;
@@ -201,7 +201,7 @@ StatusOr<runtime::GangInput> gangForStart(const core::Start& start, const Snapsh
         const auto value = node.labels.find(levels[level]);
         address += (value == node.labels.end() ? std::string() : value->second) + ".";
       }
-      env.topologyAddresses.push_back(address + runtime::rankPodName(gang.jobName, rank));
+      env.topologyAddresses.push_back(address + podspec::rankPodName(gang.jobName, rank));
     }
   }
   return gang;

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "controllers/snapshot.h"
-#include "operator/api/core_types.h"
-#include "operator/slurm/names.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/slurm/names.h"
 
 namespace kubeslurm::controllers {
 

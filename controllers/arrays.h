@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/api/slurmjob.h"
-#include "operator/core/model.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/core/model.h"
 
 namespace kubeslurm::controllers {
 

@@ -3,9 +3,9 @@
 #include <set>
 #include <vector>
 
-#include "operator/api/core_types.h"
-#include "operator/api/kubeslurm_types.h"
-#include "operator/api/slurmjob.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/kubeslurm_types.h"
+#include "kubeslurm/api/slurmjob.h"
 
 namespace kubeslurm::controllers {
 namespace {

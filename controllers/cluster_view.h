@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "controllers/reconciler.h"
-#include "operator/kube/object_store.h"
+#include "kubeslurm/kube/object_store.h"
 
 namespace kubeslurm::controllers {
 

@@ -11,7 +11,7 @@
 
 #include <openssl/rand.h>
 
-#include "operator/base/text.h"
+#include "kubeslurm/base/text.h"
 
 namespace kubeslurm::controllers {
 
@@ -44,9 +44,9 @@ PodRef refOf(const api::Pod& pod) {
 }
 
 // This attempt of this job, as far as the labels and (when known) the owner say.
-bool sameAttempt(const api::Pod& pod, const runtime::GangInput& gang) {
-  if (labelOf(pod.metadata, runtime::kJobNameLabel) != gang.jobName) return false;
-  if (labelOf(pod.metadata, runtime::kAttemptLabel) != std::to_string(gang.attempt)) return false;
+bool sameAttempt(const api::Pod& pod, const podspec::GangInput& gang) {
+  if (labelOf(pod.metadata, podspec::kJobNameLabel) != gang.jobName) return false;
+  if (labelOf(pod.metadata, podspec::kAttemptLabel) != std::to_string(gang.attempt)) return false;
   return gang.jobUid.empty() || ownedBy(pod.metadata, gang.jobUid);
 }
 
@@ -63,20 +63,20 @@ struct RankAction {
   std::string uid;
 };
 
-StatusOr<RankAction> adoptExisting(const api::Pod& existing, const runtime::GangInput& gang,
+StatusOr<RankAction> adoptExisting(const api::Pod& existing, const podspec::GangInput& gang,
                                    std::size_t rank) {
   const std::string& name = existing.metadata.name;
   if (!sameAttempt(existing, gang)) {
     return Status(StatusCode::kAlreadyExists,
                   "pod " + name + " exists and is not attempt " + std::to_string(gang.attempt) +
                       " of job " + gang.jobName +
-                      " (job-name=" + labelOf(existing.metadata, runtime::kJobNameLabel) +
-                      ", attempt=" + labelOf(existing.metadata, runtime::kAttemptLabel) + ")");
+                      " (job-name=" + labelOf(existing.metadata, podspec::kJobNameLabel) +
+                      ", attempt=" + labelOf(existing.metadata, podspec::kAttemptLabel) + ")");
   }
   if (existing.metadata.deletionTimestamp) {
     return failedPrecondition("pod " + name + " of this attempt is being deleted");
   }
-  if (runtime::rejectedByKubelet(existing)) {
+  if (podspec::rejectedByKubelet(existing)) {
     return failedPrecondition("pod " + name + " was rejected by the kubelet of " +
                               existing.spec.nodeName + ": " + existing.status.reason);
   }
@@ -136,7 +136,7 @@ Status withRollbackNote(const Status& cause, const Status& rollback) {
 
 kube::ListOptions jobSelector(std::string_view jobName) {
   kube::ListOptions options;
-  options.labelSelector = std::string(runtime::kJobNameLabel) + "=" + std::string(jobName);
+  options.labelSelector = std::string(podspec::kJobNameLabel) + "=" + std::string(jobName);
   return options;
 }
 
@@ -198,9 +198,9 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
   std::map<Key, std::vector<const api::Pod*>> groups;
   std::map<std::pair<std::string, std::string>, std::uint32_t> newest;
   for (const api::Pod& pod : pods) {
-    const std::string job = labelOf(pod.metadata, runtime::kJobNameLabel);
+    const std::string job = labelOf(pod.metadata, podspec::kJobNameLabel);
     if (job.empty()) continue;
-    const auto attempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
+    const auto attempt = podspec::bookkeepingNumber(pod.metadata.labels, podspec::kAttemptLabel);
     const std::int64_t attemptKey = attempt ? static_cast<std::int64_t>(*attempt) : -1;
     groups[{pod.metadata.namespaceName, job, attemptKey}].push_back(&pod);
     if (attempt) {
@@ -225,7 +225,7 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
     bool sizeConsistent = true;
     for (const api::Pod* pod : members) {
       const auto podSize =
-          runtime::bookkeepingNumber(pod->metadata.annotations, runtime::kGangSizeAnnotation);
+          podspec::bookkeepingNumber(pod->metadata.annotations, podspec::kGangSizeAnnotation);
       if (!podSize || *podSize == 0 || (size != 0 && size != *podSize)) {
         sizeConsistent = false;
       } else {
@@ -243,11 +243,11 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
     std::size_t bound = 0;
     for (const api::Pod* pod : members) {
       gang.pods.push_back(refOf(*pod));
-      const auto rank = runtime::bookkeepingNumber(pod->metadata.labels, runtime::kRankLabel);
+      const auto rank = podspec::bookkeepingNumber(pod->metadata.labels, podspec::kRankLabel);
       if (!rank || (size != 0 && *rank >= size)) addDefect(defects, GangDefect::kMalformed);
-      if (runtime::rejectedByKubelet(*pod)) addDefect(defects, GangDefect::kRejected);
+      if (podspec::rejectedByKubelet(*pod)) addDefect(defects, GangDefect::kRejected);
       if (!pod->spec.nodeName.empty()) {
-        const std::string planned = annotationOf(pod->metadata, runtime::kPlannedNodeAnnotation);
+        const std::string planned = annotationOf(pod->metadata, podspec::kPlannedNodeAnnotation);
         if (planned.empty()) {
           addDefect(defects, GangDefect::kMalformed);
         } else if (planned != pod->spec.nodeName) {
@@ -287,13 +287,13 @@ GangBinder::GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder&
 
 bool GangBinder::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
 
-Status GangBinder::ensureService(const runtime::GangInput& gang) {
-  const api::Service wanted = runtime::jobService(gang);
+Status GangBinder::ensureService(const podspec::GangInput& gang) {
+  const api::Service wanted = podspec::jobService(gang);
   auto check = [&gang](const kube::Json& object) -> Status {
     auto existing = api::decodeService(object);
     if (!existing.isOk()) return existing.status();
     const bool ours = gang.jobUid.empty()
-                          ? labelOf(existing->metadata, runtime::kJobNameLabel) == gang.jobName
+                          ? labelOf(existing->metadata, podspec::kJobNameLabel) == gang.jobName
                           : ownedBy(existing->metadata, gang.jobUid);
     if (ours) return Status::ok();
     return {StatusCode::kAlreadyExists, "service " + existing->metadata.name +
@@ -313,7 +313,7 @@ Status GangBinder::ensureService(const runtime::GangInput& gang) {
   return check(*got);
 }
 
-Status GangBinder::ensureStepTokenSecret(const runtime::GangInput& gang) {
+Status GangBinder::ensureStepTokenSecret(const podspec::GangInput& gang) {
   if (gang.toolsImage.empty()) return Status::ok();
   if (!fenceOpen()) return fenceClosed();
   std::array<unsigned char, kStepTokenBytes> bytes{};
@@ -332,17 +332,17 @@ Status GangBinder::ensureStepTokenSecret(const runtime::GangInput& gang) {
   // token) unless someone who may write Secrets in the namespace made it, and they could run
   // the job's steps anyway.
   auto created = writer_.create(kube::resources::secrets(), gang.namespaceName,
-                                runtime::stepTokenSecret(gang, token));
+                                podspec::stepTokenSecret(gang, token));
   if (created.isOk() || created.status().code() == StatusCode::kAlreadyExists) {
     return Status::ok();
   }
   return created.status();
 }
 
-Status GangBinder::admit(const runtime::GangInput& gang) {
+Status GangBinder::admit(const podspec::GangInput& gang) {
   if (!fenceOpen()) return fenceClosed();
   if (gang.nodes.empty()) return invalidArgument("a gang needs at least one node");
-  auto made = runtime::rankPods(gang);
+  auto made = podspec::rankPods(gang);
   if (!made.isOk()) return made.status();
   std::vector<api::Pod>& pods = *made;
   const std::size_t ranks = pods.size();
@@ -448,7 +448,7 @@ Status GangBinder::admit(const runtime::GangInput& gang) {
   return Status::ok();
 }
 
-Status GangBinder::rollbackAfterFailure(const runtime::GangInput& gang, const Status& cause) {
+Status GangBinder::rollbackAfterFailure(const podspec::GangInput& gang, const Status& cause) {
   ++rollbacks_;
   if (!fenceOpen()) return withRollbackNote(cause, fenceClosed());
   auto listed = kube::listAll(reader_, kube::resources::pods(), gang.namespaceName,
@@ -503,7 +503,7 @@ Status GangBinder::rollback(std::string_view ns, std::string_view jobName, std::
   if (!found.isOk()) return found.status();
   std::vector<PodRef> refs;
   for (const api::Pod& pod : *found) {
-    const auto podAttempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
+    const auto podAttempt = podspec::bookkeepingNumber(pod.metadata.labels, podspec::kAttemptLabel);
     if (!podAttempt) continue;
     const bool match =
         scope == RollbackScope::kThisAttempt ? *podAttempt == attempt : *podAttempt <= attempt;

@@ -25,10 +25,10 @@
 #include <utility>
 #include <vector>
 
-#include "operator/api/core_types.h"
-#include "operator/base/status.h"
-#include "operator/kube/client.h"
-#include "operator/runtime/rank_pods.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/kube/client.h"
+#include "kubeslurm/podspec/rank_pods.h"
 
 namespace kubeslurm::controllers {
 
@@ -113,7 +113,7 @@ class GangBinder {
   //    attempt of this job (another owner, an earlier attempt still terminating);
   //  - kFailedPrecondition: a rank of this attempt is bound elsewhere, terminating or rejected;
   //  - the API server's errors otherwise.
-  Status admit(const runtime::GangInput& gang);
+  Status admit(const podspec::GangInput& gang);
 
   // Deletes every pod of `jobName` in `ns` with that attempt (or any attempt <= it): listed by
   // the job-name label, deleted by name with a uid precondition and propagation Background;
@@ -135,11 +135,11 @@ class GangBinder {
 
  private:
   bool fenceOpen() const;
-  Status ensureService(const runtime::GangInput& gang);
+  Status ensureService(const podspec::GangInput& gang);
   // The job's step-token Secret, when its pods run the in-pod runtime.
-  Status ensureStepTokenSecret(const runtime::GangInput& gang);
+  Status ensureStepTokenSecret(const podspec::GangInput& gang);
   Status deletePods(std::string_view ns, const std::vector<PodRef>& refs);
-  Status rollbackAfterFailure(const runtime::GangInput& gang, const Status& cause);
+  Status rollbackAfterFailure(const podspec::GangInput& gang, const Status& cause);
 
   kube::Reader& reader_;
   kube::Writer& writer_;

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "operator/base/text.h"
+#include "kubeslurm/base/text.h"
 
 namespace kubeslurm::controllers {
 

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <string>
 
-#include "operator/base/status.h"
-#include "operator/kube/client.h"
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/kube/client.h"
 
 namespace kubeslurm::controllers {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "operator/slurm/hostlist.h"
+#include "kubeslurm/slurm/hostlist.h"
 
 namespace kubeslurm::controllers {
 
@@ -138,9 +138,9 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   return job;
 }
 
-StatusOr<std::vector<runtime::ContainerMount>> containerMounts(const slurm::JobRequest& request,
+StatusOr<std::vector<podspec::ContainerMount>> containerMounts(const slurm::JobRequest& request,
                                                                const api::Partition& partition) {
-  return runtime::resolveContainerMounts(request.container.mounts, request.workDir,
+  return podspec::resolveContainerMounts(request.container.mounts, request.workDir,
                                          partition.metadata.name, partition.spec);
 }
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "operator/api/kubeslurm_types.h"
-#include "operator/base/status.h"
-#include "operator/core/model.h"
-#include "operator/runtime/container_mounts.h"
-#include "operator/slurm/sbatch_options.h"
+#include "kubeslurm/api/kubeslurm_types.h"
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/core/model.h"
+#include "kubeslurm/podspec/container_mounts.h"
+#include "kubeslurm/slurm/sbatch_options.h"
 
 namespace kubeslurm::controllers {
 
@@ -43,8 +43,8 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request);
 // The core's Job for a pending request. `partition` is the job's (already defaulted) partition;
 // the time limit defaults to its DefaultTime, then MaxTime (as slurmctld applies them).
 // The job's Pyxis --container-mounts resolved against its partition's allowed paths
-// (runtime::resolveContainerMounts): planning refuses the job on an error, admission mounts them.
-StatusOr<std::vector<runtime::ContainerMount>> containerMounts(const slurm::JobRequest& request,
+// (podspec::resolveContainerMounts): planning refuses the job on an error, admission mounts them.
+StatusOr<std::vector<podspec::ContainerMount>> containerMounts(const slurm::JobRequest& request,
                                                                const api::Partition& partition);
 
 StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,

@@ -5,11 +5,11 @@
 #include <string_view>
 #include <utility>
 
-#include "operator/base/text.h"
-#include "operator/runtime/rank_pods.h"
-#include "operator/runtime/step_records.h"
-#include "operator/slurm/hostlist.h"
-#include "operator/slurm/names.h"
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/podspec/rank_pods.h"
+#include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/names.h"
+#include "kubeslurm/step/step_records.h"
 
 namespace kubeslurm::controllers {
 
@@ -18,7 +18,7 @@ namespace {
 // The rank's own container: the operator's "rank" container, else the template's first.
 const api::ContainerStatus* rankContainer(const api::Pod& pod) {
   for (const api::ContainerStatus& c : pod.status.containerStatuses) {
-    if (c.name == runtime::kRankContainerName) return &c;
+    if (c.name == podspec::kRankContainerName) return &c;
   }
   return pod.status.containerStatuses.empty() ? nullptr : &pod.status.containerStatuses.front();
 }
@@ -62,10 +62,10 @@ FailedRank failedRank(const api::Pod& pod, std::uint32_t rank) {
 // The steps the batch launcher reported. A message that is not its report (the user's own
 // container may write the file) records nothing.
 void recordSteps(const std::string& message, api::SlurmJobStatus& status) {
-  auto records = runtime::decodeStepRecords(message);
+  auto records = step::decodeStepRecords(message);
   if (!records.isOk()) return;
   status.steps.clear();
-  for (const runtime::StepRecord& r : records->steps) {
+  for (const step::StepRecord& r : records->steps) {
     api::JobStepStatus step;
     step.stepId = r.stepId;
     step.name = r.name;
@@ -184,8 +184,8 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
   for (const api::Pod& pod : pods) {
     ObservedPod seen;
     seen.name = pod.metadata.name;
-    seen.rank = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kRankLabel);
-    seen.attempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
+    seen.rank = podspec::bookkeepingNumber(pod.metadata.labels, podspec::kRankLabel);
+    seen.attempt = podspec::bookkeepingNumber(pod.metadata.labels, podspec::kAttemptLabel);
     seen.nodeName = pod.spec.nodeName;
     seen.phase = pod.status.phase;
     seen.terminal = api::podIsTerminal(pod);
@@ -196,7 +196,7 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
     const std::uint32_t rank = *seen.rank;
     ++gang.pods;
     if (auto n =
-            runtime::bookkeepingNumber(pod.metadata.annotations, runtime::kGangSizeAnnotation)) {
+            podspec::bookkeepingNumber(pod.metadata.annotations, podspec::kGangSizeAnnotation)) {
       gang.size = std::max(gang.size.value_or(0), *n);
     }
     if (gang.nodes.size() <= rank) gang.nodes.resize(rank + 1);
@@ -222,7 +222,7 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
       if (reason == "NodeLost") {
         gang.nodeFailed = true;
         gang.nodeFailure = "rank " + std::to_string(rank) + " lost with node " + pod.spec.nodeName;
-      } else if (runtime::rejectedByKubelet(pod)) {
+      } else if (podspec::rejectedByKubelet(pod)) {
         // The scheduler's view of the node was stale.
         gang.kubeletRejected = true;
         gang.rejection = "rank " + std::to_string(rank) + " on " + pod.spec.nodeName + ": " +
@@ -360,7 +360,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
   if (!running || d.status.nodeList.empty()) {
     std::vector<std::string> hosts;
     for (std::uint32_t r = 0; r < gang.size.value_or(0); ++r) {
-      hosts.push_back(runtime::rankPodName(job.name, r));
+      hosts.push_back(podspec::rankPodName(job.name, r));
     }
     d.status.nodeList = slurm::compressHostlist(hosts);
   }

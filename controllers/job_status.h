@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "operator/api/core_types.h"
-#include "operator/api/slurmjob.h"
-#include "operator/core/model.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/core/model.h"
 
 namespace kubeslurm::controllers {
 
@@ -47,7 +47,7 @@ struct GangObservation {
   std::uint32_t failed = 0;
   bool rank0Succeeded = false;
   // The termination message of rank 0's container once it ended: the batch launcher's record of
-  // the job's steps (runtime/step_records.h). Written inside the user's container: untrusted.
+  // the job's steps (step/step_records.h). Written inside the user's container: untrusted.
   std::string rank0Message;
   std::vector<std::string> nodes;  // by rank ("" for a rank without a pod or a node)
 

@@ -10,11 +10,11 @@
 
 #include "controllers/arrays.h"
 #include "controllers/job_request.h"
-#include "controllers/test_only.h"
-#include "operator/api/core_types.h"
-#include "operator/runtime/rank_pods.h"
-#include "operator/slurm/hostlist.h"
-#include "operator/slurm/names.h"
+#include "controllers/will_run.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/podspec/rank_pods.h"
+#include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/names.h"
 
 namespace kubeslurm::controllers {
 
@@ -70,7 +70,7 @@ std::string effectivePartition(const slurm::JobRequest& request,
 }
 
 std::string podJob(const api::Pod& pod) {
-  auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
+  auto it = pod.metadata.labels.find(std::string(podspec::kJobNameLabel));
   return it == pod.metadata.labels.end() ? std::string() : it->second;
 }
 
@@ -92,7 +92,7 @@ std::vector<std::tuple<std::string, std::string, std::uint32_t>> unboundGangs(
   std::map<std::tuple<std::string, std::string, std::uint32_t>, bool> anyBound;
   for (const api::Pod& pod : pods) {
     if (!isRankPod(pod) || pod.metadata.deletionTimestamp || api::podIsTerminal(pod)) continue;
-    const auto attempt = runtime::bookkeepingNumber(pod.metadata.labels, runtime::kAttemptLabel);
+    const auto attempt = podspec::bookkeepingNumber(pod.metadata.labels, podspec::kAttemptLabel);
     if (!attempt) continue;
     bool& bound = anyBound[{pod.metadata.namespaceName, podJob(pod), *attempt}];
     bound = bound || !pod.spec.nodeName.empty();
@@ -169,7 +169,7 @@ void Reconciler::reset() {
 
 StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObject>& jobs) {
   kube::ListOptions list;
-  list.labelSelector = std::string(runtime::kJobNameLabel);
+  list.labelSelector = std::string(podspec::kJobNameLabel);
   auto listed = kube::listAll(reader_, kube::resources::pods(), "", list);
   if (!listed.isOk()) return listed.status();
   std::vector<api::Pod> pods;
@@ -481,7 +481,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     const core::Start* start = nullptr;
     const api::SlurmJobObject* job = nullptr;
     std::string key;
-    runtime::GangInput gang;
+    podspec::GangInput gang;
     Status result;
     double seconds = 0;
   };
@@ -561,7 +561,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     // The timeout runs from the next cycle's start: a long cycle must not age it before the
     // informer has had a chance to deliver the pods (the nodes would be planned twice).
     expectation.admittedAt = 0;
-    auto pods = runtime::rankPods(a.gang);
+    auto pods = podspec::rankPods(a.gang);
     if (pods.isOk()) {
       for (std::size_t rank = 0; rank < pods->size(); ++rank) {
         (*pods)[rank].spec.nodeName = a.gang.nodes[rank];

@@ -41,11 +41,11 @@
 #include "controllers/job_ids.h"
 #include "controllers/job_status.h"
 #include "controllers/snapshot.h"
-#include "operator/base/status.h"
-#include "operator/core/model.h"
-#include "operator/kube/client.h"
-#include "operator/kube/event_recorder.h"
-#include "operator/metrics/operator_metrics.h"
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/core/model.h"
+#include "kubeslurm/kube/client.h"
+#include "kubeslurm/kube/event_recorder.h"
+#include "kubeslurm/metrics/operator_metrics.h"
 
 namespace kubeslurm::controllers {
 
@@ -164,7 +164,7 @@ struct CycleReport {
     std::optional<std::uint32_t> arrayTaskId;
   };
   std::vector<PendingJob> pendingJobs;
-  // The cluster as this cycle leaves it (controllers/test_only.h applyPlan), with the Partitions
+  // The cluster as this cycle leaves it (controllers/will_run.h applyPlan), with the Partitions
   // and Accounts it was planned with: what sbatch --test-only plans against until the next cycle.
   std::shared_ptr<const SnapshotIndex> plannedCluster;
   std::vector<api::Partition> partitionObjects;

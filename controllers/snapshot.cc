@@ -10,11 +10,11 @@
 
 #include "controllers/arrays.h"
 #include "controllers/job_request.h"
-#include "operator/base/text.h"
-#include "operator/runtime/rank_pods.h"
-#include "operator/slurm/hostlist.h"
-#include "operator/slurm/names.h"
-#include "operator/slurm/topology_conf.h"
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/podspec/rank_pods.h"
+#include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/names.h"
+#include "kubeslurm/slurm/topology_conf.h"
 
 namespace kubeslurm::controllers {
 
@@ -34,7 +34,7 @@ core::Resources allocatableOf(const api::ResourceList& list) {
     auto it = list.find(std::string(name));
     return it == list.end() ? nullptr : &it->second;
   };
-  if (const std::string* gpu = find(runtime::kGpuResource)) {
+  if (const std::string* gpu = find(podspec::kGpuResource)) {
     r.gpus = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(nonNegative(api::parseQuantityValue(*gpu)), UINT32_MAX));
   }
@@ -51,7 +51,7 @@ core::Resources allocatableOf(const api::ResourceList& list) {
 core::Resources requestOf(const api::Pod& pod) {
   core::Resources r;
   r.gpus = static_cast<std::uint32_t>(std::min<std::uint64_t>(
-      nonNegative(api::podRequest(pod, runtime::kGpuResource)), UINT32_MAX));
+      nonNegative(api::podRequest(pod, podspec::kGpuResource)), UINT32_MAX));
   r.cpuMillis = nonNegative(api::podRequestMilli(pod, "cpu"));
   r.memoryBytes = nonNegative(api::podRequest(pod, "memory"));
   return r;
@@ -109,7 +109,7 @@ std::string podJobName(const api::Pod& pod) {
   for (const api::OwnerReference& owner : pod.metadata.ownerReferences) {
     if (owner.kind == api::kSlurmJobKind) return owner.name;
   }
-  auto it = pod.metadata.labels.find(std::string(runtime::kJobNameLabel));
+  auto it = pod.metadata.labels.find(std::string(podspec::kJobNameLabel));
   return it == pod.metadata.labels.end() ? std::string() : it->second;
 }
 
@@ -248,7 +248,7 @@ class Builder {
       if (spec.maxNodesPerJob) part.maxNodesPerJob = positive(spec.maxNodesPerJob, 0);
       part.allowedAccounts = spec.allowedAccounts;
       part.state = partitionState(spec.state);
-      if (std::string bad = runtime::allowedMountsProblem(spec.allowedMounts); !bad.empty()) {
+      if (std::string bad = podspec::allowedMountsProblem(spec.allowedMounts); !bad.empty()) {
         partitionProblem(*p, "InvalidAllowedMounts", std::move(bad));
       }
       out_.snapshot.partitions.push_back(std::move(part));
@@ -422,7 +422,7 @@ class Builder {
     if (it == podsByJob_.end()) return pods;
     const auto attempt = static_cast<std::uint32_t>(job.status->restarts.value_or(0));
     for (const api::Pod* pod : it->second) {
-      if (runtime::bookkeepingNumber(pod->metadata.labels, runtime::kAttemptLabel) == attempt)
+      if (podspec::bookkeepingNumber(pod->metadata.labels, podspec::kAttemptLabel) == attempt)
         pods.push_back(pod);
     }
     return pods;
@@ -600,7 +600,7 @@ class Builder {
     // The allocation is where its ranks are bound: rank order, one node each.
     std::vector<std::pair<std::uint32_t, const api::Pod*>> ranks;
     for (const api::Pod* pod : currentAttempt(job)) {
-      const auto rank = runtime::bookkeepingNumber(pod->metadata.labels, runtime::kRankLabel);
+      const auto rank = podspec::bookkeepingNumber(pod->metadata.labels, podspec::kRankLabel);
       if (!rank || pod->spec.nodeName.empty() || api::podIsTerminal(*pod)) continue;
       if (!nodeIndex_.contains(pod->spec.nodeName)) continue;
       ranks.emplace_back(*rank, pod);

@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/api/core_types.h"
-#include "operator/api/kubeslurm_types.h"
-#include "operator/api/slurmjob.h"
-#include "operator/core/model.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/kubeslurm_types.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/core/model.h"
 
 namespace kubeslurm::controllers {
 

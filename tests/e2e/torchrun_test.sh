@@ -47,7 +47,7 @@ srun torchrun --nnodes=$SLURM_JOB_NUM_NODES --nproc_per_node=2 --rdzv_backend=c1
 SCRIPT
 chmod +x "$WORK/train.sbatch"
 
-# What the operator puts in every rank pod (operator/runtime/environment.cc, rank_pods.cc); the
+# What the operator puts in every rank pod (kubeslurm/podspec/environment.cc, rank_pods.cc); the
 # ranks' "hostnames" are their addresses, as a pod's hostname resolves to its IP.
 export PATH="$BIN:$WORK/bin:/usr/bin:/bin"
 export SLURM_JOB_ID=9 SLURM_JOBID=9 SLURM_JOB_NAME=train

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "operator/sim/alibaba.h"
-#include "operator/sim/simulator.h"
+#include "kubeslurm/sim/alibaba.h"
+#include "kubeslurm/sim/simulator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// operator/api codecs: any JSON decodes as each kind to a value or an error Status, never an
+// kubeslurm/api codecs: any JSON decodes as each kind to a value or an error Status, never an
 // exception or a crash. For every successful decode, encoding is idempotent: decode(encode(v))
 // succeeds and encodes to the same JSON. The quantity and timestamp parsers take the raw bytes;
 // whatever they accept formats back to the same value.
@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/api/core_types.h"
-#include "operator/api/kubeslurm_types.h"
-#include "operator/api/slurmjob.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/kubeslurm_types.h"
+#include "kubeslurm/api/slurmjob.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

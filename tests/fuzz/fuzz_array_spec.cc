@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/slurm/array_spec.h"
+#include "kubeslurm/slurm/array_spec.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "shim/priority_format.h"
-#include "shim/sacct_format.h"
-#include "shim/sdiag_format.h"
-#include "shim/sinfo_format.h"
-#include "shim/squeue_format.h"
+#include "kubeslurm/cli/priority_format.h"
+#include "kubeslurm/cli/sacct_format.h"
+#include "kubeslurm/cli/sdiag_format.h"
+#include "kubeslurm/cli/sinfo_format.h"
+#include "kubeslurm/cli/squeue_format.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -67,50 +67,50 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::string> args = splitLines(data + 1, size - 1);
   switch (data[0] % 6) {
     case 0: {
-      const shim::SprioParse parse = shim::parseSprioArgs(args);
+      const cli::SprioParse parse = cli::parseSprioArgs(args);
       if (!parse.exit) {
         rpc::PriorityWeights weights{1000, 10000, 1000, 1000, 0, "GRES/gpu=1000"};
-        (void)shim::formatSprio(pendingJobs(), weights, parse.options);
+        (void)cli::formatSprio(pendingJobs(), weights, parse.options);
       }
       break;
     }
     case 1: {
-      const shim::SshareParse parse = shim::parseSshareArgs(args);
-      if (!parse.exit) (void)shim::formatSshare(shareRows(), true, parse.options, "alice");
+      const cli::SshareParse parse = cli::parseSshareArgs(args);
+      if (!parse.exit) (void)cli::formatSshare(shareRows(), true, parse.options, "alice");
       break;
     }
     case 2: {
-      shim::SacctContext context;
+      cli::SacctContext context;
       context.now = 1795235400;
       context.user = "alice";
-      const shim::SacctParse parse = shim::parseSacctArgs(args, context);
-      if (!parse.exit) (void)shim::formatSacct({}, parse, context);
+      const cli::SacctParse parse = cli::parseSacctArgs(args, context);
+      if (!parse.exit) (void)cli::formatSacct({}, parse, context);
       break;
     }
     case 3: {
-      const shim::SinfoParse parse = shim::parseSinfoArgs(args);
-      if (!parse.exit) (void)shim::formatSinfo({}, {}, {}, parse.options, shim::SinfoContext{});
+      const cli::SinfoParse parse = cli::parseSinfoArgs(args);
+      if (!parse.exit) (void)cli::formatSinfo({}, {}, {}, parse.options, cli::SinfoContext{});
       break;
     }
     case 5: {
-      const shim::SdiagParse parse = shim::parseSdiagArgs(args);
+      const cli::SdiagParse parse = cli::parseSdiagArgs(args);
       if (!parse.exit) {
         rpc::Statistics statistics;
         statistics.serverStart = 1795233600;
         statistics.cycles = 1800;
         statistics.meanCycleSeconds = 0.001;
         statistics.jobsByState = {{"PENDING", 2}};
-        (void)shim::formatSdiag(statistics, shim::SdiagContext{1795235400, 3600, 1795235399});
+        (void)cli::formatSdiag(statistics, cli::SdiagContext{1795235400, 3600, 1795235399});
       }
       break;
     }
     default: {
-      shim::SqueueParse parse = shim::parseSqueueArgs(args);
+      cli::SqueueParse parse = cli::parseSqueueArgs(args);
       if (!parse.exit) {
-        shim::SqueueContext context;
+        cli::SqueueContext context;
         context.now = 1795235400;
         if (parse.options.me) parse.options.users = {"alice"};
-        (void)shim::formatSqueue(squeueJobs(), parse.options, context);
+        (void)cli::formatSqueue(squeueJobs(), parse.options, context);
       }
       break;
     }

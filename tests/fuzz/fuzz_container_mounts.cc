@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <set>
 
-#include "operator/runtime/container_mounts.h"
+#include "kubeslurm/podspec/container_mounts.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using kubeslurm::fuzz::check;
-using kubeslurm::runtime::ContainerMount;
+using kubeslurm::podspec::ContainerMount;
 
 const kubeslurm::api::PartitionSpec& partition() {
   static const kubeslurm::api::PartitionSpec spec = [] {
@@ -37,13 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> lines = kubeslurm::fuzz::splitLines(data, size);
   const std::string workDir = lines.front();
   lines.erase(lines.begin());
-  auto mounts = kubeslurm::runtime::resolveContainerMounts(lines, workDir, "p", partition());
+  auto mounts = kubeslurm::podspec::resolveContainerMounts(lines, workDir, "p", partition());
   if (!mounts.isOk()) return 0;
   check(mounts->size() == lines.size());
   std::set<std::string> targets;
   for (const ContainerMount& m : *mounts) {
     check(m.mountPath.starts_with('/'));
-    check(kubeslurm::runtime::normalizeAbsolutePath(m.mountPath) == m.mountPath);
+    check(kubeslurm::podspec::normalizeAbsolutePath(m.mountPath) == m.mountPath);
     check(targets.insert(m.mountPath).second);
     check(!m.subPath.starts_with('/'));
     const std::string wrapped = "/" + m.subPath + "/";

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/slurm/dependency.h"
+#include "kubeslurm/slurm/dependency.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

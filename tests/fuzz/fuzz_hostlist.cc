@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/slurm/hostlist.h"
+#include "kubeslurm/slurm/hostlist.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/slurm/sbatch_options.h"
+#include "kubeslurm/slurm/sbatch_options.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "operator/runtime/step_layout.h"
-#include "shim/step/srun_options.h"
+#include "kubeslurm/inpod/srun_options.h"
+#include "kubeslurm/step/step_layout.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t shape = data[0];
   const std::uint32_t nodes = 1 + (shape & 0x3U);
   const std::uint32_t cpus = 1 + ((shape >> 2U) & 0x7U);
-  runtime::StepAllocation allocation;
+  step::StepAllocation allocation;
   allocation.jobId = 7;
   for (std::uint32_t i = 0; i < nodes; ++i) allocation.nodes.push_back("n" + std::to_string(i));
   allocation.ntasks = nodes;
@@ -39,14 +39,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       {"SLURM_DISTRIBUTION", (shape & 0x40U) != 0 ? "block" : ""},
       {"SLURM_LABELIO", (shape & 0x80U) != 0 ? "1" : "0"},
   };
-  auto parsed = step::parseSrunArguments(splitLines(data + 1, size - 1), environment);
+  auto parsed = inpod::parseSrunArguments(splitLines(data + 1, size - 1), environment);
   if (!parsed.isOk()) return 0;
-  auto layout = runtime::layoutStep(allocation, parsed->request);
+  auto layout = step::layoutStep(allocation, parsed->request);
   if (!layout.isOk()) return 0;
   for (std::uint32_t node = 0; node < layout->nodes.size(); ++node) {
     const auto tasks = static_cast<std::uint32_t>(layout->nodes[node].tasks.size());
     for (std::uint32_t local = 0; local < tasks; ++local) {
-      (void)runtime::taskEnvironment(allocation, parsed->request, *layout, 0, node, local);
+      (void)step::taskEnvironment(allocation, parsed->request, *layout, 0, node, local);
     }
   }
   return 0;

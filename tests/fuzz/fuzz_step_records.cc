@@ -1,4 +1,4 @@
-// Fuzzes the decoder of the rank-0 pod's termination message (runtime/step_records.h), which the
+// Fuzzes the decoder of the rank-0 pod's termination message (step/step_records.h), which the
 // user's container can write. Invariants: nothing crashes, and what decodes encodes back to
 // text that decodes to the same records.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "operator/runtime/step_records.h"
+#include "kubeslurm/step/step_records.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -19,10 +19,10 @@ using kubeslurm::fuzz::check;
 extern "C" int LLVMFuzzerTestOneInput(  // NOLINT(readability-identifier-naming)
     const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto decoded = kubeslurm::runtime::decodeStepRecords(text);
+  const auto decoded = kubeslurm::step::decodeStepRecords(text);
   if (!decoded.isOk()) return 0;
-  const auto again = kubeslurm::runtime::decodeStepRecords(
-      kubeslurm::runtime::encodeStepRecords(decoded->steps, 1U << 30U));
+  const auto again = kubeslurm::step::decodeStepRecords(
+      kubeslurm::step::encodeStepRecords(decoded->steps, 1U << 30U));
   check(again.isOk());
   check(again->steps == decoded->steps);
   check(again->dropped == 0);

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "operator/sim/simulator.h"
-#include "operator/sim/swf.h"
+#include "kubeslurm/sim/simulator.h"
+#include "kubeslurm/sim/swf.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/slurm/time_format.h"
+#include "kubeslurm/slurm/time_format.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

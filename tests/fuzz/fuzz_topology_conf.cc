@@ -10,7 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "operator/slurm/topology_conf.h"
+#include "kubeslurm/slurm/topology_conf.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/kube/watch_framing.h"
+#include "kubeslurm/kube/watch_framing.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -432,8 +432,8 @@ can yes update leases.coordination.k8s.io/kubeslurm-operator -n "$NS"
 can yes create configmaps -n "$NS"
 can yes get configmaps/kubeslurm-job-ids -n "$NS"
 can yes update configmaps/kubeslurm-job-ids -n "$NS"
-# The query API: its leader label on the operator's own pod (operator/main/main.cc labelOwnPod),
-# and each caller checked by TokenReview and SubjectAccessReview (operator/rpc/auth.cc).
+# The query API: its leader label on the operator's own pod (operator/main.cc labelOwnPod),
+# and each caller checked by TokenReview and SubjectAccessReview (kubeslurm/rpc/auth.cc).
 can yes patch pods -n "$NS"
 can yes create tokenreviews.authentication.k8s.io
 can yes create subjectaccessreviews.authorization.k8s.io

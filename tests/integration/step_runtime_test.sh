@@ -30,7 +30,7 @@ P0=$(free_port)
 P1=$(free_port)
 while [ "$P1" = "$P0" ]; do P1=$(free_port); done
 
-# The batch environment the operator gives every rank (operator/runtime/environment.cc), and
+# The batch environment the operator gives every rank (kubeslurm/podspec/environment.cc), and
 # the agents' addresses: both ranks live on this host, so they differ by port.
 export PATH="$BIN:$PATH"
 export SLURM_JOB_ID=42 SLURM_JOBID=42 SLURM_JOB_NAME=e2e

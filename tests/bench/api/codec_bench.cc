@@ -1,11 +1,11 @@
-// Codec throughput (operator/api): a realistic ~4 KB rank pod as the API server returns it.
+// Codec throughput (kubeslurm/api): a realistic ~4 KB rank pod as the API server returns it.
 // MB/s counts the pod's JSON text size for every variant so the figures compare directly.
 #include <cstdint>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
-#include "operator/api/core_types.h"
+#include "kubeslurm/api/core_v1.h"
 #include "tests/unit/api/fixtures.h"
 
 namespace {

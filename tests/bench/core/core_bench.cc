@@ -10,10 +10,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "operator/core/capacity_index.h"
-#include "operator/core/cluster_state.h"
-#include "operator/core/job_view.h"
-#include "operator/core/placement.h"
+#include "kubeslurm/core/capacity_index.h"
+#include "kubeslurm/core/cluster_state.h"
+#include "kubeslurm/core/job_view.h"
+#include "kubeslurm/core/placement.h"
 #include "tests/bench/core/workload.h"
 
 namespace kubeslurm::core::bench {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/core/model.h"
+#include "kubeslurm/core/model.h"
 
 namespace kubeslurm::core::bench {
 

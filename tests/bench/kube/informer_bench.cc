@@ -20,7 +20,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
-#include "operator/kube/informer.h"
+#include "kubeslurm/kube/informer.h"
 
 namespace kubeslurm::kube {
 namespace {

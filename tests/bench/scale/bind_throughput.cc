@@ -54,10 +54,10 @@
 
 #include <sys/types.h>
 
-#include "operator/base/status.h"
-#include "operator/kube/client.h"
-#include "operator/kube/kubeconfig.h"
-#include "operator/kube/resource.h"
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/kube/client.h"
+#include "kubeslurm/kube/kubeconfig.h"
+#include "kubeslurm/kube/resource.h"
 
 namespace {
 

@@ -182,7 +182,7 @@ UP_SECS=$(elapsed "$t0" "$(now)")
 say "sandbox up --nodes $SHAPE: $UP_SECS s"
 eval "$("$SANDBOX" env --dir "$DIR")"
 
-# Node names as the simulator makes them (sandbox/nodesim/shape.cc): gpu-001.., at least 3 digits.
+# Node names as the simulator makes them (kubeslurm/nodesim/shape.cc): gpu-001.., at least 3 digits.
 WIDTH=$((${#NODES} > 3 ? ${#NODES} : 3))
 HOSTLIST=$(printf "gpu-[%0${WIDTH}d-%0${WIDTH}d]" 1 "$NODES")
 READY=$(kubectl get nodes --no-headers | awk '$2 == "Ready"' | wc -l)

@@ -21,7 +21,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/kube/client.h"
+#include "kubeslurm/kube/client.h"
 #include "tests/integration/support/sandbox_env.h"
 
 namespace kubeslurm::controllers {
@@ -90,9 +90,9 @@ class GangBinderIT : public ::testing::Test {
     (void)kubectl("delete namespace " + ns_ + " --wait=false");
   }
 
-  runtime::GangInput gang(const std::string& job, std::vector<std::string> nodes,
+  podspec::GangInput gang(const std::string& job, std::vector<std::string> nodes,
                           std::uint32_t attempt = 0) {
-    runtime::GangInput input;
+    podspec::GangInput input;
     input.namespaceName = ns_;
     input.jobName = job;
     input.jobUid = "uid-of-" + job;  // no SlurmJob CRD here: the GC cannot resolve the owner
@@ -110,7 +110,7 @@ class GangBinderIT : public ::testing::Test {
 
   std::vector<api::Pod> jobPods(const std::string& job) {
     kube::ListOptions options;
-    options.labelSelector = std::string(runtime::kJobNameLabel) + "=" + job;
+    options.labelSelector = std::string(podspec::kJobNameLabel) + "=" + job;
     auto list = kube::listAll(*client_, kube::resources::pods(), ns_, options);
     EXPECT_TRUE(list.isOk()) << list.status().toString();
     std::vector<api::Pod> pods;
@@ -149,7 +149,7 @@ std::string describe(const std::vector<api::Pod>& pods) {
 // resolves before any is ready.
 TEST_F(GangBinderIT, AdmittedGangIsBoundToThePlannedNodesAndRuns) {
   GangBinder binder(*client_, *client_, *client_);
-  const runtime::GangInput input = gang("train", {"gpu-003", "gpu-004", "gpu-001", "gpu-002"});
+  const podspec::GangInput input = gang("train", {"gpu-003", "gpu-004", "gpu-001", "gpu-002"});
   const Status admitted = binder.admit(input);
   ASSERT_TRUE(admitted.isOk()) << admitted.toString();
   EXPECT_EQ(binder.binds(), 4U);
@@ -157,7 +157,7 @@ TEST_F(GangBinderIT, AdmittedGangIsBoundToThePlannedNodesAndRuns) {
   std::vector<api::Pod> pods = jobPods("train");
   ASSERT_EQ(pods.size(), 4U);
   for (const api::Pod& rankPod : pods) {
-    const std::string rank = rankPod.metadata.labels.at(std::string(runtime::kRankLabel));
+    const std::string rank = rankPod.metadata.labels.at(std::string(podspec::kRankLabel));
     EXPECT_EQ(rankPod.spec.nodeName, input.nodes.at(std::stoul(rank))) << rankPod.metadata.name;
   }
   const bool allRunning = waitUntil(
@@ -246,7 +246,7 @@ TEST_F(GangBinderIT, KubeletRejectedRankIsFoundAndRolledBackBesideInference) {
   EXPECT_EQ(inference->spec.schedulerName, "default-scheduler");
 
   GangBinder binder(*client_, *client_, *client_);
-  const runtime::GangInput input = gang("clash", {taken, other});
+  const podspec::GangInput input = gang("clash", {taken, other});
   ASSERT_TRUE(binder.admit(input).isOk());
 
   std::vector<PartialGang> partial;
@@ -278,8 +278,8 @@ TEST_F(GangBinderIT, KubeletRejectedRankIsFoundAndRolledBackBesideInference) {
 // The pods alone tell a new leader what happened (gang-size, planned-node); it finds the gang
 // and deletes it before scheduling anything.
 TEST_F(GangBinderIT, PartialGangLeftByACrashIsFoundAndRemoved) {
-  const runtime::GangInput input = gang("crashed", {"gpu-001", "gpu-002", "gpu-003", "gpu-004"});
-  auto pods = runtime::rankPods(input);
+  const podspec::GangInput input = gang("crashed", {"gpu-001", "gpu-002", "gpu-003", "gpu-004"});
+  auto pods = podspec::rankPods(input);
   ASSERT_TRUE(pods.isOk()) << pods.status().toString();
   for (std::size_t rank = 0; rank < 2; ++rank) {
     auto created = client_->create(kube::resources::pods(), ns_, api::encodePod((*pods)[rank]));
@@ -292,7 +292,7 @@ TEST_F(GangBinderIT, PartialGangLeftByACrashIsFoundAndRemoved) {
   ASSERT_TRUE(binder.admit(gang("whole", {"gpu-004"})).isOk());
 
   kube::ListOptions options;
-  options.labelSelector = std::string(runtime::kJobNameLabel);  // every pod of the operator
+  options.labelSelector = std::string(podspec::kJobNameLabel);  // every pod of the operator
   auto list = kube::listAll(*client_, kube::resources::pods(), "", options);
   ASSERT_TRUE(list.isOk()) << list.status().toString();
   std::vector<api::Pod> all;

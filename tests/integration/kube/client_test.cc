@@ -1,6 +1,6 @@
 // The client against a real kube-apiserver v1.20.2: the sandbox (docs/sandbox.md), started
 // once for this binary in a temporary dir by a global Environment and stopped at the end.
-#include "operator/kube/client.h"
+#include "kubeslurm/kube/client.h"
 
 #include <array>
 #include <atomic>
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "operator/kube/kubeconfig.h"
+#include "kubeslurm/kube/kubeconfig.h"
 #include "tests/integration/support/sandbox_env.h"
 
 namespace kubeslurm::kube {

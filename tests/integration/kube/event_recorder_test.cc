@@ -2,7 +2,7 @@
 // kubectl: three identical events and one different about a ConfigMap are two Event objects,
 // one with count 3 (client-go events_cache.go's eventLogger), and `kubectl describe` lists
 // them under the ConfigMap.
-#include "operator/kube/event_recorder.h"
+#include "kubeslurm/kube/event_recorder.h"
 
 #include <cstdlib>
 #include <string>
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "operator/kube/client.h"
+#include "kubeslurm/kube/client.h"
 #include "tests/integration/support/sandbox_env.h"
 
 namespace kubeslurm::kube {

@@ -10,7 +10,7 @@
 //     is counted as a violation);
 //   - a relist after a cut watch reports what was deleted meanwhile (delta_fifo.go Replace
 //     with DeletedFinalStateUnknown).
-#include "operator/kube/informer.h"
+#include "kubeslurm/kube/informer.h"
 
 #include <atomic>
 #include <chrono>
@@ -28,7 +28,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "operator/kube/client.h"
+#include "kubeslurm/kube/client.h"
 #include "tests/integration/support/fault_proxy.h"
 #include "tests/integration/support/sandbox_env.h"
 

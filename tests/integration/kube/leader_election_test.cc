@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "operator/api/core_types.h"
-#include "operator/kube/client.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/kube/client.h"
 #include "tests/integration/support/sandbox_env.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): posix_spawn wants it

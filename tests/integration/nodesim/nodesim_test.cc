@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/kube/client.h"
+#include "kubeslurm/kube/client.h"
 #include "tests/integration/support/sandbox_env.h"
 
 namespace kubeslurm::nodesim {

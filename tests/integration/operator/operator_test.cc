@@ -28,7 +28,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "operator/api/core_types.h"
+#include "kubeslurm/api/core_v1.h"
 #include "tests/integration/support/operator_process.h"
 #include "tests/integration/support/sandbox_env.h"
 

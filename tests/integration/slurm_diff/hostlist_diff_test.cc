@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shim/cli.h"
+#include "kubeslurm/cli/cli.h"
 
 namespace kubeslurm {
 namespace {
@@ -193,7 +193,7 @@ Outcome runOurs(const Case& c) {
   std::istringstream in;
   std::ostringstream out;
   std::ostringstream err;
-  shim::CliIo io{
+  cli::CliIo io{
       .in = in,
       .out = out,
       .err = err,
@@ -211,7 +211,7 @@ Outcome runOurs(const Case& c) {
       },
   };
   Outcome outcome;
-  outcome.rc = shim::runCli("scontrol", c.args, io);
+  outcome.rc = cli::runCli("scontrol", c.args, io);
   outcome.out = out.str();
   outcome.err = err.str();
   return outcome;

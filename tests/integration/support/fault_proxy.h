@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-#include "operator/base/status.h"
+#include "kubeslurm/base/status.h"
 
 namespace kubeslurm::testing_support {
 

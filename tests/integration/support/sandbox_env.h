@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/kube/kubeconfig.h"
+#include "kubeslurm/kube/kubeconfig.h"
 
 namespace kubeslurm::testing_support {
 

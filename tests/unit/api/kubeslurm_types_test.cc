@@ -1,5 +1,5 @@
 // Partition and Account (crds/kubeslurm.io_partitions.yaml, crds/kubeslurm.io_accounts.yaml).
-#include "operator/api/kubeslurm_types.h"
+#include "kubeslurm/api/kubeslurm_types.h"
 
 #include <algorithm>
 #include <string>

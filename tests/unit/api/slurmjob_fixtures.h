@@ -2,7 +2,7 @@
 // in tests/unit/shim.
 #pragma once
 
-#include "operator/api/slurmjob.h"
+#include "kubeslurm/api/slurmjob.h"
 
 namespace kubeslurm::api::testing {
 

@@ -1,6 +1,6 @@
-// The SlurmJob codec (operator/api/slurmjob.h): names, every field both ways, errors, and the
+// The SlurmJob codec (kubeslurm/api/slurmjob.h): names, every field both ways, errors, and the
 // round-trip rule over objects the API server returns.
-#include "operator/api/slurmjob.h"
+#include "kubeslurm/api/slurmjob.h"
 
 #include <algorithm>
 #include <string>
@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "operator/api/core_types.h"
+#include "kubeslurm/api/core_v1.h"
 #include "tests/unit/api/slurmjob_fixtures.h"
 
 namespace kubeslurm::api {

@@ -1,4 +1,4 @@
-#include "operator/base/status.h"
+#include "kubeslurm/base/status.h"
 
 #include <string>
 

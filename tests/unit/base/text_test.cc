@@ -1,5 +1,5 @@
 // The shared ASCII case-insensitive comparisons (strcasecmp/strncasecmp in the C locale).
-#include "operator/base/text.h"
+#include "kubeslurm/base/text.h"
 
 #include <gtest/gtest.h>
 

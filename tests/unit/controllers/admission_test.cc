@@ -78,7 +78,7 @@ AdmissionOptions options() {
 
 // buildSnapshot -> plan -> gangForStart -> rankPods: what the operator would create.
 struct Admitted {
-  runtime::GangInput gang;
+  podspec::GangInput gang;
   std::vector<api::Pod> pods;
 };
 
@@ -89,7 +89,7 @@ Admitted admit(const ClusterObjects& objects) {
   if (plan.starts.empty()) return {};
   Admitted admitted;
   admitted.gang = ok(gangForStart(plan.starts[0], index, objects, options()));
-  admitted.pods = ok(runtime::rankPods(admitted.gang));
+  admitted.pods = ok(podspec::rankPods(admitted.gang));
   return admitted;
 }
 
@@ -101,7 +101,7 @@ std::map<std::string, std::string> envOf(const api::Pod& pod) {
 
 TEST(Admission, ThePlannedStartBecomesAGangOnTheChosenNodes) {
   const Admitted admitted = admit(cluster(Json::object()));
-  const runtime::GangInput& gang = admitted.gang;
+  const podspec::GangInput& gang = admitted.gang;
   EXPECT_EQ(gang.namespaceName, "team-a");
   EXPECT_EQ(gang.jobName, "train-abcde");
   EXPECT_EQ(gang.jobUid, "uid-1");

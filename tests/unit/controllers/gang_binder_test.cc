@@ -183,8 +183,8 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   int uids_ = 0;
 };
 
-runtime::GangInput gangOf(std::size_t ranks, std::uint32_t attempt = 1) {
-  runtime::GangInput gang;
+podspec::GangInput gangOf(std::size_t ranks, std::uint32_t attempt = 1) {
+  podspec::GangInput gang;
   gang.namespaceName = "team-a";
   gang.jobName = "train";
   gang.jobUid = "job-uid";
@@ -213,7 +213,7 @@ std::size_t countPrefix(const std::vector<std::string>& writes, std::string_view
 TEST(GangBinderTest, AdmitBindsEveryRankToItsPlannedNode) {
   FakeCluster cluster;
   GangBinder binder(cluster, cluster, cluster);
-  const runtime::GangInput gang = gangOf(4);
+  const podspec::GangInput gang = gangOf(4);
   ASSERT_TRUE(binder.admit(gang).isOk());
 
   for (std::size_t rank = 0; rank < 4; ++rank) {
@@ -248,7 +248,7 @@ TEST(GangBinderTest, SecondAdmitOfTheSameAttemptWritesNothing) {
 // A crashed admit left ranks 0-1 created and unbound: the retry creates only 2-3 and binds all.
 TEST(GangBinderTest, AdmitFinishesWhatACrashedAdmitLeft) {
   FakeCluster cluster;
-  auto pods = runtime::rankPods(gangOf(4));
+  auto pods = podspec::rankPods(gangOf(4));
   ASSERT_TRUE(pods.isOk());
   cluster.put(kube::resources::pods(), api::encodePod((*pods)[0]));
   cluster.put(kube::resources::pods(), api::encodePod((*pods)[1]));
@@ -352,7 +352,7 @@ TEST(GangBinderTest, CreateConflictWithAForeignPodRollsBackOnlyOurPods) {
 // the old pod is not touched (its deletion is the rollback of that attempt).
 TEST(GangBinderTest, EarlierAttemptStillPresentIsRefusedWithoutWriting) {
   FakeCluster cluster;
-  auto old = runtime::rankPods(gangOf(4, 0));
+  auto old = podspec::rankPods(gangOf(4, 0));
   ASSERT_TRUE(old.isOk());
   cluster.put(kube::resources::pods(), api::encodePod((*old)[1]));
   GangBinder binder(cluster, cluster, cluster);
@@ -391,7 +391,7 @@ TEST(GangBinderTest, OwnServiceIsReused) {
 TEST(GangBinderTest, InPodRuntimeCreatesTheStepTokenSecretOnce) {
   FakeCluster cluster;
   GangBinder binder(cluster, cluster, cluster);
-  runtime::GangInput gang = gangOf(2);
+  podspec::GangInput gang = gangOf(2);
   gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
   ASSERT_TRUE(binder.admit(gang).isOk());
   const auto writes = cluster.writesSnapshot();
@@ -415,7 +415,7 @@ TEST(GangBinderTest, FailingToCreateTheStepTokenRollsBackAndCreatesNoPod) {
   FakeCluster cluster;
   cluster.failCreateOf = "train-step";
   GangBinder binder(cluster, cluster, cluster);
-  runtime::GangInput gang = gangOf(2);
+  podspec::GangInput gang = gangOf(2);
   gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
   const Status status = binder.admit(gang);
   EXPECT_EQ(status.code(), StatusCode::kUnavailable) << status.toString();
@@ -460,7 +460,7 @@ TEST(GangBinderTest, RollbackDeletesTheAttemptOrEveryEarlierOne) {
   for (std::uint32_t attempt = 0; attempt < 3; ++attempt) {
     auto gang = gangOf(2, attempt);
     gang.jobName = "train";
-    auto pods = runtime::rankPods(gang);
+    auto pods = podspec::rankPods(gang);
     ASSERT_TRUE(pods.isOk());
     for (api::Pod& pod : *pods) {
       pod.metadata.name += "-a" + std::to_string(attempt);  // names are per rank in reality
@@ -486,8 +486,8 @@ TEST(GangBinderTest, RollbackDeletesTheAttemptOrEveryEarlierOne) {
 // --- findPartialGangs ---------------------------------------------------------------------------
 
 std::vector<api::Pod> boundGang(std::size_t ranks, std::uint32_t attempt = 1) {
-  const runtime::GangInput gang = gangOf(ranks, attempt);
-  std::vector<api::Pod> pods = runtime::rankPods(gang).value();
+  const podspec::GangInput gang = gangOf(ranks, attempt);
+  std::vector<api::Pod> pods = podspec::rankPods(gang).value();
   for (std::size_t rank = 0; rank < pods.size(); ++rank) {
     pods[rank].metadata.uid = "u" + std::to_string(attempt) + std::to_string(rank);
     pods[rank].spec.nodeName = gang.nodes[rank];
@@ -600,14 +600,14 @@ TEST(FindPartialGangsTest, GroupsByNamespaceJobAndAttemptAndIgnoresOtherPods) {
 
 TEST(FindPartialGangsTest, MissingOrInconsistentBookkeepingIsMalformed) {
   auto pods = boundGang(2);
-  pods[1].metadata.annotations[std::string(runtime::kGangSizeAnnotation)] = "3";
+  pods[1].metadata.annotations[std::string(podspec::kGangSizeAnnotation)] = "3";
   auto partial = findPartialGangs(pods);
   ASSERT_EQ(partial.size(), 1U);
   EXPECT_TRUE(partial[0].has(GangDefect::kMalformed));
   EXPECT_EQ(partial[0].gangSize, 0U);
 
   pods = boundGang(2);
-  pods[0].metadata.labels[std::string(runtime::kAttemptLabel)] = "x";
+  pods[0].metadata.labels[std::string(podspec::kAttemptLabel)] = "x";
   partial = findPartialGangs(pods);
   ASSERT_EQ(partial.size(), 2U);  // the unparsable one alone, and the rest now one rank short
   EXPECT_TRUE(partial[0].has(GangDefect::kMalformed));

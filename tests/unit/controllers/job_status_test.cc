@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/runtime/step_records.h"
-#include "operator/slurm/names.h"
+#include "kubeslurm/slurm/names.h"
+#include "kubeslurm/step/step_records.h"
 
 namespace kubeslurm::controllers {
 namespace {
@@ -273,14 +273,14 @@ TEST(DecideStatus, ScriptJobCompletesWhenRankZeroSucceeds) {
   EXPECT_TRUE(decide(done, markDeleting(pods)).deletePods.empty());
 }
 
-// Rank 0's termination message carries the steps srun ran (runtime/step_records.h): they become
+// Rank 0's termination message carries the steps srun ran (step/step_records.h): they become
 // status.steps with sacct's "code:signal"; a message that is not such a report is ignored.
 TEST(DecideStatus, RankZerosStepRecordsBecomeStatusSteps) {
   const api::SlurmJobObject job =
       slurmJob("RUNNING", Json::object(),
                {{"startTime", api::formatTimestamp(kStart)}, {"nodeList", "train-x7k2p-[0-3]"}});
   std::vector<api::Pod> pods = gang({"Succeeded", "Running", "Running", "Running"});
-  runtime::StepRecord second;
+  step::StepRecord second;
   second.stepId = 1;
   second.name = "sleep";
   second.nodelist = "train-x7k2p-[0-3]";
@@ -291,7 +291,7 @@ TEST(DecideStatus, RankZerosStepRecordsBecomeStatusSteps) {
   second.endTime = kStart + 60;
   second.signal = 9;
   second.state = "FAILED";
-  runtime::StepRecord first = second;
+  step::StepRecord first = second;
   first.stepId = 0;
   first.name = "torchrun";
   first.exitCode = 3;
@@ -299,7 +299,7 @@ TEST(DecideStatus, RankZerosStepRecordsBecomeStatusSteps) {
   RankSpec r;
   r.node = "gpu-1";
   r.phase = "Succeeded";
-  r.message = runtime::encodeStepRecords({second, first});
+  r.message = step::encodeStepRecords({second, first});
   pods[0] = rankPod(r);
   const StatusDecision d = decide(job, pods);
   EXPECT_EQ(d.status.state, "COMPLETED");

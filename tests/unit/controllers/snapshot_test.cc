@@ -68,7 +68,7 @@ api::Pod inferencePod(const std::string& name, const std::string& nodeName, int 
   return ok(api::decodePod(pod));
 }
 
-// A rank pod as runtime::rankPods() makes it, bound to `nodeName`.
+// A rank pod as podspec::rankPods() makes it, bound to `nodeName`.
 api::Pod rankPod(const std::string& job, int rank, const std::string& nodeName, int attempt = 0,
                  const std::string& phase = "Running", int gpus = 8) {
   Json pod = {

@@ -20,8 +20,8 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/core/placement.h"
-#include "operator/core/topology.h"
+#include "kubeslurm/core/placement.h"
+#include "kubeslurm/core/topology.h"
 #include "tests/unit/core/builders.h"
 
 namespace kubeslurm::core {

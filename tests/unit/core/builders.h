@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/core/model.h"
+#include "kubeslurm/core/model.h"
 
 namespace kubeslurm::core::testing {
 

@@ -1,13 +1,13 @@
 // Gang placement and topology/tree node selection.
-#include "operator/core/placement.h"
+#include "kubeslurm/core/placement.h"
 
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "operator/core/cluster_state.h"
-#include "operator/core/topology.h"
+#include "kubeslurm/core/cluster_state.h"
+#include "kubeslurm/core/topology.h"
 #include "tests/unit/core/builders.h"
 
 namespace kubeslurm::core {

@@ -1,6 +1,6 @@
 // Multifactor priority and fair-share, pinned to the reference cluster's sprio and sshare output
 // (reference/slurm-22.05.md "sprio, sshare, sdiag"; slurm.conf at its end).
-#include "operator/core/priority.h"
+#include "kubeslurm/core/priority.h"
 
 #include <array>
 #include <cmath>

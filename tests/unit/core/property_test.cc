@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/core/cluster_state.h"
-#include "operator/core/priority.h"
+#include "kubeslurm/core/cluster_state.h"
+#include "kubeslurm/core/priority.h"
 #include "tests/unit/core/builders.h"
 
 namespace kubeslurm::core {

@@ -1,4 +1,4 @@
-#include "operator/kube/api_status.h"
+#include "kubeslurm/kube/api_status.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // EventSourceObjectSpamFilter: 25 burst, 1 per 5 minutes, per object) and event.go
 // (recordToSink: retry transport errors only; re-create when the patched Event is gone;
 // makeEvent: cluster-scoped objects' events go to "default").
-#include "operator/kube/event_recorder.h"
+#include "kubeslurm/kube/event_recorder.h"
 
 #include <atomic>
 #include <chrono>
@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/api/core_types.h"
+#include "kubeslurm/api/core_v1.h"
 
 namespace kubeslurm::kube {
 namespace {

@@ -2,7 +2,7 @@
 // delta_fifo.go, shared_informer.go). The fake serves lists page by page and watch streams
 // event by event; a script can end a stream with 410, a connection error, or leave it open
 // until the informer stops it. Backoff sleeps and the clock are injected, so no test sleeps.
-#include "operator/kube/informer.h"
+#include "kubeslurm/kube/informer.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "operator/kube/kubeconfig.h"
+#include "kubeslurm/kube/kubeconfig.h"
 
 #include <chrono>
 #include <filesystem>

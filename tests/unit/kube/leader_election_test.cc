@@ -1,7 +1,7 @@
 // Leader election against an in-memory Lease store and a manual clock. Each test names the
 // client-go behaviour (tools/leaderelection/leaderelection.go) it pins, or the fencing rule of
 // DESIGN.md invariant 2 that we add to it.
-#include "operator/kube/leader_election.h"
+#include "kubeslurm/kube/leader_election.h"
 
 #include <atomic>
 #include <chrono>
@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/api/core_types.h"
+#include "kubeslurm/api/core_v1.h"
 
 namespace kubeslurm::kube {
 namespace {

@@ -1,5 +1,5 @@
 // The informer's indexed store (client-go tools/cache thread_safe_store.go and index.go).
-#include "operator/kube/object_store.h"
+#include "kubeslurm/kube/object_store.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "operator/kube/rate_limit.h"
+#include "kubeslurm/kube/rate_limit.h"
 
 #include <gtest/gtest.h>
 

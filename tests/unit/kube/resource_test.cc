@@ -1,4 +1,4 @@
-#include "operator/kube/resource.h"
+#include "kubeslurm/kube/resource.h"
 
 #include <gtest/gtest.h>
 

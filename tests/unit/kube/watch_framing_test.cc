@@ -1,4 +1,4 @@
-#include "operator/kube/watch_framing.h"
+#include "kubeslurm/kube/watch_framing.h"
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 // processing sets, FIFO, ShutDown), delaying_queue.go (AddAfter), rate_limiting_queue.go and
 // default_rate_limiters.go (DefaultControllerRateLimiter: max of 5 ms..1000 s per-key
 // exponential and a 10 qps / burst 100 bucket).
-#include "operator/kube/work_queue.h"
+#include "kubeslurm/kube/work_queue.h"
 
 #include <array>
 #include <atomic>

@@ -12,8 +12,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "operator/metrics/http_endpoints.h"
-#include "operator/metrics/operator_metrics.h"
+#include "kubeslurm/metrics/http_endpoints.h"
+#include "kubeslurm/metrics/operator_metrics.h"
 
 namespace kubeslurm::metrics {
 namespace {

@@ -1,6 +1,6 @@
-// The kubelet model of one simulated node (sandbox/nodesim/kubelet_model.h). Each test names
+// The kubelet model of one simulated node (kubeslurm/nodesim/kubelet_model.h). Each test names
 // the kubelet behaviour it pins down.
-#include "sandbox/nodesim/kubelet_model.h"
+#include "kubeslurm/nodesim/kubelet_model.h"
 
 #include <map>
 #include <set>

@@ -1,4 +1,4 @@
-#include "sandbox/nodesim/node_objects.h"
+#include "kubeslurm/nodesim/node_objects.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "sandbox/nodesim/control.h"
+#include "kubeslurm/nodesim/control.h"
 
 namespace kubeslurm::nodesim {
 namespace {

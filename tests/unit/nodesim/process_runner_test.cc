@@ -1,9 +1,9 @@
 // The pure parts of process mode; the runner itself runs in tests/e2e/sandbox_e2e_test.sh.
-#include "sandbox/nodesim/process_runner.h"
+#include "kubeslurm/nodesim/process_runner.h"
 
 #include <gtest/gtest.h>
 
-#include "sandbox/nodesim/container_exec.h"
+#include "kubeslurm/nodesim/container_exec.h"
 
 namespace kubeslurm::nodesim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sandbox/nodesim/runner.h"
+#include "kubeslurm/nodesim/runner.h"
 
 #include <gtest/gtest.h>
 
@@ -85,7 +85,7 @@ TEST(SimulatedRunnerTest, StopIsSigtermUnlessIgnored) {
 namespace kubeslurm::nodesim {
 namespace {
 
-// The operator's rank 0 (operator/runtime/rank_pods.cc): a launcher shell that execs the batch
+// The operator's rank 0 (kubeslurm/podspec/rank_pods.cc): a launcher shell that execs the batch
 // script from KUBESLURM_BATCH_SCRIPT. The script decides the run, comments and #SBATCH ignored.
 TEST(RunPlanTest, KubeslurmBatchScriptRunsFromTheEnvironment) {
   api::Pod pod;

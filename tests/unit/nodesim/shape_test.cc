@@ -1,4 +1,4 @@
-#include "sandbox/nodesim/shape.h"
+#include "kubeslurm/nodesim/shape.h"
 
 #include <set>
 

@@ -1,6 +1,6 @@
 // KubeAuthorizer: what it sends the API server, what it makes of the answers, and how long it
-// remembers them (operator/rpc/auth.h).
-#include "operator/rpc/auth.h"
+// remembers them (kubeslurm/rpc/auth.h).
+#include "kubeslurm/rpc/auth.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "operator/sim/alibaba.h"
+#include "kubeslurm/sim/alibaba.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "operator/sim/metrics.h"
+#include "kubeslurm/sim/metrics.h"
 
 #include <tuple>
 

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/sim/alibaba.h"
-#include "operator/sim/simulator.h"
-#include "operator/sim/swf.h"
+#include "kubeslurm/sim/alibaba.h"
+#include "kubeslurm/sim/simulator.h"
+#include "kubeslurm/sim/swf.h"
 
 namespace kubeslurm::sim {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "operator/sim/simulator.h"
-#include "operator/sim/trace.h"
-#include "operator/sim/workload.h"
+#include "kubeslurm/sim/simulator.h"
+#include "kubeslurm/sim/trace.h"
+#include "kubeslurm/sim/workload.h"
 
 namespace kubeslurm::sim::testing {
 

@@ -1,4 +1,4 @@
-#include "operator/sim/simulator.h"
+#include "kubeslurm/sim/simulator.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "operator/sim/swf.h"
+#include "kubeslurm/sim/swf.h"
 
 #include <gtest/gtest.h>
 

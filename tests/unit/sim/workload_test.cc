@@ -1,4 +1,4 @@
-#include "operator/sim/workload.h"
+#include "kubeslurm/sim/workload.h"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "operator/slurm/array_spec.h"
+#include "kubeslurm/slurm/array_spec.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "operator/slurm/dependency.h"
+#include "kubeslurm/slurm/dependency.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "operator/slurm/filename_pattern.h"
+#include "kubeslurm/slurm/filename_pattern.h"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 // Hostlist expansion and compression, pinned to Slurm 22.05.8's `scontrol` (the lines quoted
 // are from ../shared/reference/slurm-22.05.md "Hostlists" or were captured from the real binary;
 // tests/integration/slurm_diff checks thousands more against it).
-#include "operator/slurm/hostlist.h"
+#include "kubeslurm/slurm/hostlist.h"
 
 #include <string>
 #include <vector>

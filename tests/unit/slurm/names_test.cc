@@ -1,4 +1,4 @@
-#include "operator/slurm/names.h"
+#include "kubeslurm/slurm/names.h"
 
 #include <cstddef>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "operator/slurm/repeated_counts.h"
+#include "kubeslurm/slurm/repeated_counts.h"
 
 #include <cstdint>
 #include <vector>

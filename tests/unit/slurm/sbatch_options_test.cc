@@ -2,7 +2,7 @@
 // (Debian's slurm-client, which parses options before it contacts a controller); behaviour
 // otherwise cites Slurm 22.05's source (src/sbatch/opt.c, src/common/slurm_opt.c,
 // src/common/proc_args.c) or sbatch(1), and ../shared/reference/slurm-22.05.md.
-#include "operator/slurm/sbatch_options.h"
+#include "kubeslurm/slurm/sbatch_options.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "operator/slurm/time_format.h"
+#include "kubeslurm/slurm/time_format.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
 // topology.conf parsing and the tree layout (switch levels, SLURM_TOPOLOGY_ADDR), pinned to
 // ../shared/reference/slurm-22.05.md ("Goal C", the topology.conf behind it, and the batch
 // environment) and to topology.conf(5) for topology/block.
-#include "operator/slurm/topology_conf.h"
+#include "kubeslurm/slurm/topology_conf.h"
 
 #include <string>
 #include <vector>

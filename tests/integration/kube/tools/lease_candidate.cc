@@ -21,9 +21,9 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "operator/kube/client.h"
-#include "operator/kube/kubeconfig.h"
-#include "operator/kube/leader_election.h"
+#include "kubeslurm/kube/client.h"
+#include "kubeslurm/kube/kubeconfig.h"
+#include "kubeslurm/kube/leader_election.h"
 
 namespace {
 

@@ -1,0 +1,115 @@
+// A JobRequest as a SlurmJob object (kubeslurm.io/v1alpha1, crds/kubeslurm.io_slurmjobs.yaml)
+// and back.
+//
+// Round trip. As for the core kinds (core_v1.h), `raw` keeps the object as decoded and
+// encodeSlurmJob() writes the modelled fields over it: what the codec does not model
+// (metadata.labels, resourceVersion, spec.podTemplate, spec.rendezvous, status.conditions...)
+// survives, and a field that still decodes to the same value keeps its text ("60" stays "60"
+// rather than becoming "01:00:00"). So the operator can decode a job, set its status and write
+// it back without losing what the user wrote. Metadata beyond name, generateName and namespace
+// is read with decodeObjectMeta(job.raw["metadata"]).
+//
+// Naming. A Slurm job name is free text and need not be unique; a Kubernetes name must be unique
+// and DNS-safe, and a job's rank pods (`<name>-<rank>`) and headless Service (`<name>`) are named
+// after it. So a new SlurmJob gets `metadata.generateName`: the job name lowercased, every run of
+// characters outside [a-z0-9] turned into one '-', a leading non-letter prefixed with "job-", cut
+// to 46 characters, plus "-". The API server appends 5 random characters, which leaves a
+// 52-character name: room for "-<rank>" within the 63-character hostname limit. The job's
+// identity for Slurm users is status.jobId; the verbatim name is spec.jobName.
+//
+// Defaults. The object says what slurmctld would use: spec.output is "<workDir>/slurm-%j.out"
+// ("slurm-%A_%a.out" for an array) when no -o was given; an empty spec.error means "with the
+// output", as Slurm's StdErr= shows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/slurm/sbatch_options.h"
+
+namespace kubeslurm::api {
+
+inline constexpr std::string_view kSlurmJobApiVersion = "kubeslurm.io/v1alpha1";
+inline constexpr std::string_view kSlurmJobKind = "SlurmJob";
+
+// One job step that ran and ended (srun in the batch script), as sacct's N.0, N.1 ... lines
+// show it (step/step_records.h carries it out of the rank-0 pod).
+struct JobStepStatus {
+  std::int64_t stepId = 0;
+  std::string name;
+  std::string nodeList;
+  std::int64_t nodes = 0;
+  std::int64_t tasks = 0;
+  std::int64_t cpus = 0;
+  std::optional<slurm::EpochSeconds> startTime;
+  std::optional<slurm::EpochSeconds> endTime;
+  std::string exitCode;  // "code:signal"
+  std::string state;     // COMPLETED, FAILED, CANCELLED
+  friend bool operator==(const JobStepStatus&, const JobStepStatus&) = default;
+};
+
+// What the operator reports; all optional, as a new object has no status.
+struct SlurmJobStatus {
+  std::optional<std::int64_t> jobId;
+  std::string state;      // PENDING, RUNNING, ... (slurm::jobStateName)
+  std::string stateCode;  // PD, R, ... (slurm::jobStateShortName), for the ST column
+  std::string reason;
+  std::string reasonDetail;
+  std::string nodeList;
+  std::optional<slurm::EpochSeconds> submitTime;
+  std::optional<slurm::EpochSeconds> startTime;
+  std::optional<slurm::EpochSeconds> endTime;
+  std::optional<slurm::EpochSeconds> estimatedStart;
+  std::string exitCode;  // "0:0"
+  std::optional<std::int64_t> restarts;
+  std::optional<std::int64_t> arrayJobId;
+  std::optional<std::int64_t> arrayTaskId;
+  std::optional<std::int64_t> priority;
+  // The spec.requeueRequests count the operator last acted on (requeued the job, or refused
+  // as slurmctld would): a larger spec count is a request still to handle.
+  std::optional<std::int64_t> requeuesHandled;
+  std::vector<JobStepStatus> steps;          // the finished job's steps, by step id
+  std::optional<std::int64_t> stepsDropped;  // steps the rank-0 pod could not report
+  friend bool operator==(const SlurmJobStatus&, const SlurmJobStatus&) = default;
+};
+
+struct SlurmJobObject {
+  std::string name;          // metadata.name, once the API server assigned it
+  std::string generateName;  // metadata.generateName for a new object
+  std::string namespaceName;
+  std::string user;  // spec.user: who submitted, as the CLI saw it
+  slurm::JobRequest request;
+  std::string script;
+  std::string scriptPath;
+  std::vector<std::string> scriptArgs;
+  // spec.requeueRequests: how many times `scontrol requeue|requeuehold` asked for the job to
+  // go back to the queue. An event, not a state, so a count: the operator acts on each one
+  // above status.requeuesHandled once.
+  std::optional<std::int64_t> requeueRequests;
+  std::optional<SlurmJobStatus> status;
+  nlohmann::json raw = nlohmann::json::object();  // the object as decoded; {} for a new one
+  // The job's content: every field but `raw`.
+  friend bool operator==(const SlurmJobObject& a, const SlurmJobObject& b);
+};
+
+// The generateName base for a job name, without the trailing '-' ("x" -> "x",
+// "My Job_2" -> "my-job-2", "123" -> "job-123").
+std::string generateNameBase(std::string_view jobName);
+
+// A new SlurmJob for an sbatch invocation, with the defaults above filled in.
+SlurmJobObject slurmJobFromInvocation(const slurm::SbatchInvocation& invocation,
+                                      std::string namespaceName, std::string user);
+
+nlohmann::json encodeSlurmJob(const SlurmJobObject& job);
+
+// Reads an object the API server returned (or one a user wrote). Errors name the field:
+// "spec.timeLimit: invalid time limit \"xx\"". Never throws.
+StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);
+
+}  // namespace kubeslurm::api

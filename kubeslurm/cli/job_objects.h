@@ -1,0 +1,41 @@
+// What the CLI's commands read from SlurmJob and Partition objects beyond their codecs: the
+// array bookkeeping labels the operator writes (controllers/arrays.h), a job's Slurm state, and
+// the partition defaults a job without -p or --time gets.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/kube/client.h"
+#include "kubeslurm/slurm/names.h"
+#include "kubeslurm/slurm/time_format.h"
+
+namespace kubeslurm::cli {
+
+// The SlurmJobs of a SlurmJobList; objects that do not decode are left out (the operator marks
+// them Valid=False; a listing command has nothing to show for them).
+std::vector<api::SlurmJobObject> decodeJobList(const kube::Json& list);
+
+// A label of the job's metadata as cached; "" when absent.
+std::string labelOf(const api::SlurmJobObject& job, std::string_view key);
+
+// An array's own SlurmJob (spec.array, and not one of its tasks): never a row of its own.
+bool isArrayParent(const api::SlurmJobObject& job);
+
+// The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
+slurm::JobState stateOf(const api::SlurmJobStatus& status);
+
+struct PartitionDefaults {
+  std::string defaultPartition;  // shown for a job that names none
+  std::map<std::string, slurm::TimeLimit> defaultTime;
+};
+
+// From a PartitionList (controllers/snapshot.cc jobPartition's rule): the partition marked
+// default (the first by name), else the only one; a job without --time gets its partition's
+// default time (or max time).
+PartitionDefaults partitionDefaults(const kube::Json& list);
+
+}  // namespace kubeslurm::cli

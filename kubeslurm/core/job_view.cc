@@ -1,0 +1,68 @@
+#include "kubeslurm/core/job_view.h"
+
+#include <algorithm>
+
+#include "kubeslurm/core/capacity_index.h"
+
+namespace kubeslurm::core {
+
+namespace {
+
+std::vector<NodeIndex> resolve(const ClusterState& state, const std::vector<std::string>& names,
+                               std::vector<std::string>* unknown) {
+  std::vector<NodeIndex> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) {
+    if (auto n = state.nodeIndex(name)) {
+      out.push_back(*n);
+    } else if (unknown != nullptr) {
+      unknown->push_back(name);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool hasFeatures(const Node& node, const std::vector<std::string>& constraints) {
+  return std::all_of(constraints.begin(), constraints.end(), [&](const std::string& f) {
+    return std::find(node.features.begin(), node.features.end(), f) != node.features.end();
+  });
+}
+
+}  // namespace
+
+JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint32_t partition,
+                    Time now) {
+  const Job& job = state.snapshot().jobs[jobIndex];
+  JobView v;
+  v.job = jobIndex;
+  v.partition = partition;
+  v.request = {toAmount(job.perNodeAllocation()), job.exclusive};
+  v.minNodes = std::max<std::uint32_t>(job.minNodes, 1);
+  v.maxNodes = std::max(job.maxNodes, v.minNodes);
+  v.duration = std::max<Duration>(job.timeLimit, 1);  // a zero limit still holds its nodes
+  const Time eligible =
+      std::max(job.eligibleTime != 0 ? job.eligibleTime : job.submitTime, job.beginTime);
+  if (job.maxSwitches && now < eligible + job.switchesWait) v.maxSwitches = *job.maxSwitches;
+  v.required = resolve(state, job.requiredNodes, &v.unknownRequired);
+  v.excluded = resolve(state, job.excludedNodes, nullptr);
+  v.simple = v.required.empty() && v.excluded.empty() && v.unknownRequired.empty() &&
+             job.constraints.empty() && job.tolerations.empty() &&
+             v.request.amount.gpus <= CapacityIndex::kTopBucket;
+  return v;
+}
+
+bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n) {
+  const Job& j = state.snapshot().jobs[job.job];
+  const Node& node = state.snapshot().nodes[n];
+  return node.state == NodeState::kUp && toleratesAll(node.taints, j.tolerations) &&
+         hasFeatures(node, j.constraints) &&
+         !std::binary_search(job.excluded.begin(), job.excluded.end(), n);
+}
+
+bool isRequired(const JobView& job, NodeIndex n) {
+  return !job.required.empty() && std::binary_search(job.required.begin(), job.required.end(), n);
+}
+
+}  // namespace kubeslurm::core

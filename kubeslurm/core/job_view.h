@@ -1,0 +1,43 @@
+// A pending job as placement needs it: indices instead of names, the per-node request, and
+// whether any per-node filter applies (if none, the capacity index can answer for it).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kubeslurm/core/cluster_state.h"
+
+namespace kubeslurm::core {
+
+struct JobView {
+  std::uint32_t job = 0;        // index into Snapshot::jobs
+  std::uint32_t partition = 0;  // index into Snapshot::partitions
+  NodeRequest request;
+  std::uint32_t minNodes = 1;
+  std::uint32_t maxNodes = 1;
+  Duration duration = kUnlimited;
+  // --switches=N while it still binds: Slurm waits up to the job's wait time, counted from when
+  // the job became eligible, for an allocation on at most N leaf switches, then takes any.
+  std::optional<std::uint32_t> maxSwitches;
+  // No -w, -x, -C or tolerations: every usable node of the partition is a candidate.
+  bool simple = true;
+  std::vector<NodeIndex> required;           // -w, resolved, ascending
+  std::vector<NodeIndex> excluded;           // -x, resolved, ascending
+  std::vector<std::string> unknownRequired;  // -w names that are not nodes
+};
+
+JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint32_t partition,
+                    Time now);
+
+// Whether node n may hold a rank of the job at all (state, taints, features, -x), regardless of
+// free capacity and of the main pass closing nodes.
+bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n);
+inline bool nodeAllowed(const ClusterState& state, const JobView& job, NodeIndex n) {
+  return job.simple ? state.usable(n) : nodeAllowedSlow(state, job, n);
+}
+
+bool isRequired(const JobView& job, NodeIndex n);
+
+}  // namespace kubeslurm::core

@@ -1,0 +1,72 @@
+// Fair-share usage: decay and accrual (Slurm's priority/multifactor decay thread).
+//
+// Usage decays with half-life H: after dt seconds it is multiplied by
+//   d(dt) = 0.5^(dt / H) = exp(ln(0.5) * dt / H)
+// computed exactly (Slurm's _init_decay_vars uses the first-order 1 - 0.693 / H per second).
+//
+// A job consuming b billing units per second between t0 and now adds, decayed to now,
+//   integral from t0 to now of b * exp(-lambda * (now - t)) dt = b * (1 - exp(-lambda * dt)) /
+//   lambda
+// with lambda = ln(2) / H and dt = now - t0: every second of use is decayed by how long ago it
+// was, rather than charging the whole interval at one end of it. Without a half-life (0), usage
+// never decays and the job adds b * dt.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "kubeslurm/core/model.h"
+#include "kubeslurm/core/priority.h"
+
+namespace kubeslurm::core {
+
+namespace {
+
+constexpr double kMillisPerCpu = 1000.0;
+
+// Billing units per second of a running job: billing-weighted GPUs and CPUs it holds. An exclusive
+// job holds its nodes' whole allocatable.
+double billingRate(const Job& job, const Snapshot& snapshot) {
+  const PriorityConfig& c = snapshot.config.priority;
+  double gpus = 0;
+  double cpuMillis = 0;
+  for (NodeIndex n : job.allocatedNodes) {
+    if (n >= snapshot.nodes.size()) continue;
+    const Resources held = job.exclusive ? snapshot.nodes[n].allocatable : job.perNodeAllocation();
+    gpus += held.gpus;
+    cpuMillis += static_cast<double>(held.cpuMillis);
+  }
+  return gpus * c.billingWeightGpu + cpuMillis / kMillisPerCpu * c.billingWeightCpu;
+}
+
+double decayedAccrual(double rate, Duration seconds, Duration halfLife) {
+  if (seconds <= 0) return 0.0;
+  const auto dt = static_cast<double>(seconds);
+  if (halfLife <= 0) return rate * dt;
+  const double lambda = std::numbers::ln2 / static_cast<double>(halfLife);
+  return rate * -std::expm1(-lambda * dt) / lambda;
+}
+
+}  // namespace
+
+std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now) {
+  std::vector<Account> accounts = snapshot.accounts;
+  const Duration dt = now - snapshot.usageTime;
+  if (dt <= 0 || accounts.empty()) return accounts;
+  const Duration halfLife = snapshot.config.priority.decayHalfLife;
+  if (halfLife > 0) {
+    const double decay =
+        std::exp(-std::numbers::ln2 * static_cast<double>(dt) / static_cast<double>(halfLife));
+    for (Account& a : accounts) a.rawUsage *= decay;
+  }
+  const FairShareTree tree(snapshot.accounts, false);
+  for (const Job& job : snapshot.jobs) {
+    if (job.phase != JobPhase::kRunning) continue;
+    const auto assoc = tree.associationOf(job.account, job.user);
+    if (!assoc || *assoc >= accounts.size()) continue;
+    const Time from = std::max(job.startTime, snapshot.usageTime);
+    accounts[*assoc].rawUsage += decayedAccrual(billingRate(job, snapshot), now - from, halfLife);
+  }
+  return accounts;
+}
+
+}  // namespace kubeslurm::core

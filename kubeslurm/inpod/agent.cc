@@ -1,0 +1,351 @@
+#include "kubeslurm/inpod/agent.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/inpod/step.grpc.pb.h"
+#include "kubeslurm/inpod/task_process.h"
+
+namespace kubeslurm::inpod {
+namespace {
+
+namespace v1 = kubeslurm::step::v1;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kReadChunk = std::size_t{64} * 1024;
+constexpr int kPollMs = 100;
+// After a task has exited, how long output its own children still write is waited for: a
+// daemon it left behind holding the pipe open must not hold the step open with it.
+constexpr auto kDrainAfterExit = std::chrono::seconds(1);
+
+// `expected` is never empty (startAgent refuses an empty token).
+bool sameSecret(std::string_view presented, std::string_view expected) {
+  // Compare every byte whatever the first difference: the time taken says nothing of the token.
+  unsigned difference = presented.size() == expected.size() ? 0U : 1U;
+  for (std::size_t i = 0; i < presented.size(); ++i) {
+    const auto want = static_cast<unsigned char>(expected[i % expected.size()]);
+    difference |= static_cast<unsigned>(static_cast<unsigned char>(presented[i]) ^ want);
+  }
+  return difference == 0;
+}
+
+struct RunningTask {
+  std::uint32_t taskId = 0;
+  TaskProcess process;
+  bool reaped = false;
+  int waitStatus = 0;
+  Clock::time_point reapedAt;
+  bool exitSent = false;
+};
+
+class Service final : public v1::StepAgent::Service {
+ public:
+  Service(std::string token, std::chrono::milliseconds killWait)
+      : token_(std::move(token)), killWait_(killWait) {}
+
+  void beginStop() { stopping_ = true; }
+
+  grpc::Status Launch(grpc::ServerContext* context, const v1::LaunchRequest* request,
+                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    if (request->argv().empty()) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "a step needs a command"};
+    }
+    const std::vector<std::string> argv(request->argv().begin(), request->argv().end());
+    std::vector<RunningTask> tasks;
+    std::vector<v1::TaskEvent> early;  // start-up messages and failures, sent once all started
+    for (const auto& task : request->tasks()) {
+      std::map<std::string, std::string> environment(request->environment().begin(),
+                                                     request->environment().end());
+      for (const auto& [name, value] : task.environment()) environment[name] = value;
+      auto started = startTask(argv, environment, request->working_directory());
+      if (!started.isOk()) {
+        v1::TaskEvent message;
+        message.set_task_id(task.task_id());
+        message.set_stderr("slurmstepd: error: " + started.status().message() + "\n");
+        early.push_back(std::move(message));
+        v1::TaskEvent ended;
+        ended.set_task_id(task.task_id());
+        ended.mutable_exit()->set_exit_code(1);
+        early.push_back(std::move(ended));
+        continue;
+      }
+      if (!started->startMessages.empty()) {
+        v1::TaskEvent message;
+        message.set_task_id(task.task_id());
+        message.set_stderr(started->startMessages);
+        early.push_back(std::move(message));
+      }
+      RunningTask running;
+      running.taskId = task.task_id();
+      running.process = std::move(*started);
+      tasks.push_back(std::move(running));
+    }
+    registerStep(request->step_id(), tasks);
+    bool clientGone = false;
+    for (const auto& event : early) clientGone = clientGone || !writer->Write(event);
+    clientGone = !pump(tasks, *context, *writer, clientGone) || clientGone;
+    unregisterStep(request->step_id(), tasks);
+    if (clientGone) return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Signal(grpc::ServerContext* context, const v1::SignalRequest* request,
+                      v1::SignalReply* reply) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    std::lock_guard lock(mutex_);
+    std::uint32_t signalled = 0;
+    const auto found = steps_.find(request->step_id());
+    if (found != steps_.end()) {
+      for (const pid_t group : found->second) {
+        if (::kill(-group, request->signal()) == 0) ++signalled;
+      }
+    }
+    reply->set_tasks_signalled(signalled);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status NextStepId(grpc::ServerContext* context, const v1::NextStepIdRequest* /*request*/,
+                          v1::NextStepIdReply* reply) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    reply->set_step_id(nextStepId_++);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status RecordStep(grpc::ServerContext* context, const v1::StepRecord* record,
+                          v1::RecordStepReply* /*reply*/) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    step::StepRecord r;
+    r.stepId = record->step_id();
+    r.name = record->name();
+    r.nodelist = record->nodelist();
+    r.nnodes = record->nnodes();
+    r.ntasks = record->ntasks();
+    r.cpus = record->cpus();
+    r.startTime = record->start_time();
+    r.endTime = record->end_time();
+    r.exitCode = record->exit_code();
+    r.signal = record->signal();
+    r.state = record->state();
+    const std::lock_guard lock(mutex_);
+    records_.push_back(std::move(r));
+    return grpc::Status::OK;
+  }
+
+  std::vector<step::StepRecord> records() const {
+    const std::lock_guard lock(mutex_);
+    auto sorted = records_;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.stepId < b.stepId; });
+    return sorted;
+  }
+
+ private:
+  grpc::Status authenticate(const grpc::ServerContext& context) const {
+    const auto& metadata = context.client_metadata();
+    const auto found = metadata.find("authorization");
+    if (found == metadata.end()) {
+      return {grpc::StatusCode::UNAUTHENTICATED, "no step token presented"};
+    }
+    const std::string_view presented(found->second.data(), found->second.size());
+    constexpr std::string_view kBearer = "Bearer ";
+    if (!presented.starts_with(kBearer) || !sameSecret(presented.substr(kBearer.size()), token_)) {
+      return {grpc::StatusCode::UNAUTHENTICATED, "the step token is not this job's"};
+    }
+    return grpc::Status::OK;
+  }
+
+  void registerStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks) {
+    std::lock_guard lock(mutex_);
+    auto& groups = steps_[stepId];
+    for (const auto& task : tasks) groups.insert(task.process.pid);
+  }
+  void unregisterStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks) {
+    std::lock_guard lock(mutex_);
+    auto found = steps_.find(stepId);
+    if (found == steps_.end()) return;
+    for (const auto& task : tasks) found->second.erase(task.process.pid);
+    if (found->second.empty()) steps_.erase(found);
+  }
+
+  // Streams output and exits until every task has ended. Returns false when the client went
+  // away (the tasks were then killed and reaped all the same).
+  bool pump(std::vector<RunningTask>& tasks, grpc::ServerContext& context,
+            grpc::ServerWriter<v1::TaskEvent>& writer, bool clientGone) {
+    std::optional<Clock::time_point> killAt;
+    bool killed = false;
+    std::array<char, kReadChunk> buffer{};
+    auto send = [&](const v1::TaskEvent& event) {
+      if (!clientGone && !writer.Write(event)) clientGone = true;
+    };
+    while (true) {
+      const auto now = Clock::now();
+      if (!killAt && (clientGone || context.IsCancelled() || stopping_)) {
+        clientGone = clientGone || context.IsCancelled();
+        for (const auto& task : tasks) {
+          if (!task.reaped) ::kill(-task.process.pid, SIGTERM);
+        }
+        killAt = now + killWait_;
+      }
+      if (killAt && !killed && now >= *killAt) {
+        for (const auto& task : tasks) {
+          if (!task.reaped) ::kill(-task.process.pid, SIGKILL);
+        }
+        killed = true;
+      }
+
+      std::vector<pollfd> fds;
+      std::vector<std::pair<RunningTask*, bool>> owners;  // task, is-stdout
+      for (auto& task : tasks) {
+        for (const bool isStdout : {true, false}) {
+          int& fd = isStdout ? task.process.stdoutFd : task.process.stderrFd;
+          if (fd < 0) continue;
+          if (task.reaped && now - task.reapedAt > kDrainAfterExit) {
+            ::close(fd);
+            fd = -1;
+            continue;
+          }
+          fds.push_back(pollfd{fd, POLLIN, 0});
+          owners.emplace_back(&task, isStdout);
+        }
+      }
+      if (!fds.empty()) {
+        const int ready = ::poll(fds.data(), fds.size(), kPollMs);
+        for (std::size_t i = 0; ready > 0 && i < fds.size(); ++i) {
+          if (fds[i].revents == 0) continue;
+          auto [task, isStdout] = owners[i];
+          int& fd = isStdout ? task->process.stdoutFd : task->process.stderrFd;
+          const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+          if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+          if (n <= 0) {
+            ::close(fd);
+            fd = -1;
+            continue;
+          }
+          v1::TaskEvent event;
+          event.set_task_id(task->taskId);
+          if (isStdout) {
+            event.set_stdout(buffer.data(), static_cast<std::size_t>(n));
+          } else {
+            event.set_stderr(buffer.data(), static_cast<std::size_t>(n));
+          }
+          send(event);
+        }
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs / 10));
+      }
+
+      bool allDone = true;
+      for (auto& task : tasks) {
+        if (!task.reaped) {
+          const pid_t done = ::waitpid(task.process.pid, &task.waitStatus, WNOHANG);
+          if (done == task.process.pid || (done < 0 && errno == ECHILD)) {
+            task.reaped = true;
+            task.reapedAt = Clock::now();
+          }
+        }
+        if (task.reaped && !task.exitSent && task.process.stdoutFd < 0 &&
+            task.process.stderrFd < 0) {
+          v1::TaskEvent event;
+          event.set_task_id(task.taskId);
+          auto* exit = event.mutable_exit();
+          if (WIFSIGNALED(task.waitStatus)) {
+            exit->set_signal(WTERMSIG(task.waitStatus));
+            exit->set_core_dumped(WCOREDUMP(task.waitStatus));
+          } else {
+            exit->set_exit_code(WEXITSTATUS(task.waitStatus));
+          }
+          send(event);
+          task.exitSent = true;
+        }
+        allDone = allDone && task.exitSent;
+      }
+      if (allDone) return !clientGone;
+    }
+  }
+
+  const std::string token_;
+  const std::chrono::milliseconds killWait_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint32_t> nextStepId_{0};
+  mutable std::mutex mutex_;
+  std::map<std::uint32_t, std::set<pid_t>> steps_;  // step id -> the task process groups
+  std::vector<step::StepRecord> records_;           // finished steps srun reported
+};
+
+class GrpcAgent final : public Agent {
+ public:
+  GrpcAgent(std::unique_ptr<Service> service, std::unique_ptr<grpc::Server> server, int port,
+            std::chrono::milliseconds killWait)
+      : service_(std::move(service)),
+        server_(std::move(server)),
+        port_(port),
+        killWait_(killWait) {}
+  ~GrpcAgent() override { stop(); }
+
+  int port() const override { return port_; }
+  std::vector<step::StepRecord> steps() const override { return service_->records(); }
+  void stop() override {
+    std::call_once(stopped_, [this] {
+      service_->beginStop();
+      // Handlers see the stop at their next poll, signal their tasks and wait up to killWait.
+      server_->Shutdown(std::chrono::system_clock::now() + killWait_ + std::chrono::seconds(2));
+      server_->Wait();
+    });
+  }
+
+ private:
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_;
+  std::chrono::milliseconds killWait_;
+  std::once_flag stopped_;
+};
+
+}  // namespace
+
+StatusOr<std::uint16_t> agentPort(const std::map<std::string, std::string>& environment) {
+  const auto found = environment.find(std::string(kPortVariable));
+  if (found == environment.end()) return kDefaultAgentPort;
+  const auto port = parseInteger<std::uint16_t>(found->second);
+  if (!port || *port == 0) {
+    return invalidArgument(std::string(kPortVariable) + " is not a port: " + found->second);
+  }
+  return *port;
+}
+
+StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options) {
+  if (options.token.empty()) {
+    return invalidArgument(std::string("the step agent needs a token (") +
+                           std::string(kTokenVariable) + ")");
+  }
+  auto service = std::make_unique<Service>(options.token, options.killWait);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  // Plain HTTP/2 inside the job's pod network; the token authenticates srun (docs/runtime.md).
+  builder.AddListeningPort(options.listenAddress, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(service.get());
+  auto server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return Status(StatusCode::kUnavailable,
+                  "the step agent cannot listen on " + options.listenAddress);
+  }
+  return std::unique_ptr<Agent>(
+      std::make_unique<GrpcAgent>(std::move(service), std::move(server), port, options.killWait));
+}
+
+}  // namespace kubeslurm::inpod

@@ -1,0 +1,496 @@
+#include "kubeslurm/inpod/srun.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/inpod/agent.h"
+#include "kubeslurm/inpod/srun_options.h"
+#include "kubeslurm/inpod/step.grpc.pb.h"
+#include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/step/step_layout.h"
+
+namespace kubeslurm::inpod {
+namespace {
+
+namespace v1 = kubeslurm::step::v1;
+
+std::optional<std::uint32_t> number(const std::map<std::string, std::string>& env,
+                                    const std::string& name) {
+  const auto found = env.find(name);
+  if (found == env.end()) return std::nullopt;
+  return parseInteger<std::uint32_t>(found->second);
+}
+
+std::string lookup(const std::map<std::string, std::string>& env, const std::string& name) {
+  const auto found = env.find(name);
+  return found == env.end() ? "" : found->second;
+}
+
+// "0-3,5": the task ids as srun lists them in its messages.
+std::string taskRanges(const std::vector<std::uint32_t>& ids) {
+  std::string text;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(ids[i]);
+    if (j > i) text += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+struct TaskResult {
+  bool ended = false;
+  int exitCode = 0;
+  int signal = 0;
+  bool coreDumped = false;
+};
+
+// What rank 0 keeps of a step that ended, for sacct.
+v1::StepRecord stepRecord(std::uint32_t stepId, bool cancelled, const SrunInvocation& invocation,
+                          const step::StepLayout& layout, const step::StepAllocation& allocation,
+                          std::chrono::system_clock::time_point started, int exitCode, int signal) {
+  v1::StepRecord record;
+  record.set_step_id(stepId);
+  if (invocation.jobName) {
+    record.set_name(*invocation.jobName);
+  } else if (!invocation.command.empty()) {
+    const std::string& command = invocation.command.front();
+    record.set_name(command.substr(command.rfind('/') + 1));
+  }
+  std::vector<std::string> hosts;
+  for (const auto& node : layout.nodes) hosts.push_back(node.hostname);
+  record.set_nodelist(slurm::compressHostlist(hosts));
+  record.set_nnodes(static_cast<std::uint32_t>(layout.nodes.size()));
+  record.set_ntasks(layout.ntasks);
+  // 22.05 without --exact: a step has all of the job's CPUs on its nodes.
+  record.set_cpus(static_cast<std::uint32_t>(layout.nodes.size()) * allocation.cpusPerNode);
+  const auto seconds = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+  };
+  record.set_start_time(seconds(started));
+  record.set_end_time(seconds(std::chrono::system_clock::now()));
+  record.set_exit_code(signal != 0 ? 0 : exitCode);
+  record.set_signal(signal);
+  record.set_state(cancelled ? "CANCELLED" : exitCode != 0 || signal != 0 ? "FAILED" : "COMPLETED");
+  return record;
+}
+
+}  // namespace
+
+// What a running step shares between srun's reader threads and its signal handling.
+struct Srun::Step {
+  std::int64_t jobId = 0;
+  std::uint32_t stepId = 0;
+  std::string token;
+  std::vector<std::shared_ptr<grpc::Channel>> channels;  // one per step node
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> killSent{false};
+  std::mutex stateMutex;
+  std::vector<char> taskState;  // 'r' running, 'e' exited, 'a' exited abnormally
+
+  // srun's answer to a first Ctrl-C (task_state_print): the tasks grouped by state.
+  std::vector<std::string> statusLines() {
+    std::lock_guard lock(stateMutex);
+    std::vector<std::string> lines;
+    for (const auto& [state, label] : {std::pair{'r', "running"}, std::pair{'e', "exited"},
+                                       std::pair{'a', "exited abnormally"}}) {
+      std::vector<std::uint32_t> ids;
+      for (std::uint32_t i = 0; i < taskState.size(); ++i) {
+        if (taskState[i] == state) ids.push_back(i);
+      }
+      if (ids.empty()) continue;
+      lines.push_back(name() + (ids.size() == 1 ? " task " : " tasks ") + taskRanges(ids) + ": " +
+                      label);
+    }
+    return lines;
+  }
+
+  std::string name() const {
+    return "StepId=" + std::to_string(jobId) + "." + std::to_string(stepId);
+  }
+
+  void signalAll(int signal) {
+    for (const auto& channel : channels) {
+      auto stub = v1::StepAgent::NewStub(channel);
+      grpc::ClientContext context;
+      context.AddMetadata("authorization", "Bearer " + token);
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      v1::SignalRequest request;
+      request.set_step_id(stepId);
+      request.set_signal(signal);
+      v1::SignalReply reply;
+      (void)stub->Signal(&context, request, &reply);
+    }
+  }
+};
+
+Srun::Srun(std::map<std::string, std::string> environment, SrunSettings settings, std::ostream& out,
+           std::ostream& err)
+    : environment_(std::move(environment)), settings_(std::move(settings)), out_(out), err_(err) {}
+
+Srun::~Srun() = default;
+
+void Srun::message(const std::string& line) {
+  std::lock_guard lock(outputMutex_);
+  err_ << "srun: " << line << '\n' << std::flush;
+}
+
+void Srun::onSignal(int signal) {
+  std::shared_ptr<Step> step;
+  {
+    std::lock_guard lock(stepMutex_);
+    step = step_;
+  }
+  if (!step) return;
+  auto forceTermination = [&] {
+    if (step->killSent.exchange(true)) {
+      message("job abort in progress");
+      return;
+    }
+    message("forcing job termination");
+    step->cancelled = true;
+    step->signalAll(SIGKILL);
+  };
+  switch (signal) {
+    case SIGINT: {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - lastInterrupt_ < std::chrono::seconds(1)) {
+        message("sending Ctrl-C to " + step->name());
+        step->signalAll(SIGINT);
+        forceTermination();
+      } else {
+        message("interrupt (one more within 1 sec to abort)");
+        for (const auto& line : step->statusLines()) message(line);
+        lastInterrupt_ = now;
+      }
+      break;
+    }
+    case SIGQUIT:
+      message("Quit");
+      forceTermination();
+      break;
+    case SIGTERM:
+    case SIGHUP:
+      forceTermination();
+      break;
+    case SIGCONT:
+      message("got SIGCONT");
+      break;
+    default:
+      step->signalAll(signal);
+  }
+}
+
+int Srun::run(const std::vector<std::string>& args) {
+  auto parsed = parseSrunArguments(args, environment_);
+  if (!parsed.isOk()) {
+    message(parsed.status().message());
+    if (srunPrintsTryHelp(parsed.status())) {
+      std::lock_guard lock(outputMutex_);
+      err_ << "Try \"srun --help\" for more information\n";
+    }
+    return srunExitStatus(parsed.status());
+  }
+  const SrunInvocation& invocation = *parsed;
+  if (invocation.version) {
+    std::lock_guard lock(outputMutex_);
+    out_ << "slurm 22.05.8\n";
+    return 0;
+  }
+  if (invocation.help || invocation.usage) {
+    std::lock_guard lock(outputMutex_);
+    out_ << "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
+            "inside a kubeslurm job: -N, -n, --ntasks-per-node, -c, -w, -x, -m, -l, -K, -J, "
+            "-D, --export\n";
+    return 0;
+  }
+
+  step::StepAllocation allocation;
+  const auto jobId = lookup(environment_, "SLURM_JOB_ID");
+  const auto nodelist = lookup(environment_, "SLURM_JOB_NODELIST");
+  auto nodes = slurm::expandHostlist(nodelist);
+  const auto parsedJobId = parseInteger<std::int64_t>(jobId);
+  if (!parsedJobId || nodelist.empty() || !nodes.isOk() || nodes->empty()) {
+    message(
+        "error: this srun runs steps inside a kubeslurm job (SLURM_JOB_ID and "
+        "SLURM_JOB_NODELIST are not set, or not valid)");
+    return 1;
+  }
+  allocation.jobId = *parsedJobId;
+  allocation.nodes = std::move(*nodes);
+  allocation.ntasks = number(environment_, "SLURM_NTASKS").value_or(0);
+  allocation.cpusPerNode = number(environment_, "SLURM_CPUS_ON_NODE").value_or(1);
+  allocation.gpusPerNode = number(environment_, "SLURM_GPUS_ON_NODE").value_or(0);
+
+  auto layout = step::layoutStep(allocation, invocation.request);
+  if (!layout.isOk()) {
+    message("error: " + layout.status().message());
+    return 1;
+  }
+  {
+    std::lock_guard lock(outputMutex_);
+    for (const auto& warning : invocation.warnings) err_ << warning << '\n';
+    for (const auto& warning : layout->warnings) err_ << warning << '\n';
+  }
+
+  const std::string token = lookup(environment_, std::string(kTokenVariable));
+  if (token.empty()) {
+    message("error: no step token (" + std::string(kTokenVariable) +
+            "): this pod was not started by kubeslurm");
+    return 1;
+  }
+  // Where each rank's agent listens.
+  std::vector<std::string> agents;
+  if (const auto listed = lookup(environment_, std::string(kAgentsVariable)); !listed.empty()) {
+    std::string_view rest = listed;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      agents.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    }
+  } else {
+    const auto port = agentPort(environment_);
+    if (!port.isOk()) {
+      message("error: " + port.status().message());
+      return 1;
+    }
+    for (const auto& host : allocation.nodes) agents.push_back(host + ":" + std::to_string(*port));
+  }
+  if (agents.size() != allocation.nodes.size()) {
+    message("error: " + std::string(kAgentsVariable) + " names " + std::to_string(agents.size()) +
+            " agents for " + std::to_string(allocation.nodes.size()) + " nodes");
+    return 1;
+  }
+
+  auto step = std::make_shared<Step>();
+  step->jobId = allocation.jobId;
+  step->taskState.assign(layout->ntasks, 'r');
+  step->token = token;
+  auto authorize = [&](grpc::ClientContext& context) {
+    context.AddMetadata("authorization", "Bearer " + token);
+  };
+  auto connect = [&](std::uint32_t rank) {
+    return grpc::CreateChannel(agents[rank], grpc::InsecureChannelCredentials());
+  };
+
+  // Step ids come from rank 0, where the batch script (and so every srun of the job) runs.
+  {
+    auto stub = v1::StepAgent::NewStub(connect(0));
+    grpc::ClientContext context;
+    authorize(context);
+    context.set_wait_for_ready(true);
+    context.set_deadline(std::chrono::system_clock::now() + settings_.connectTimeout);
+    v1::NextStepIdReply reply;
+    const auto status = stub->NextStepId(&context, v1::NextStepIdRequest{}, &reply);
+    if (!status.ok()) {
+      message("error: Unable to create step for job " + jobId + ": " + status.error_message());
+      return 1;
+    }
+    step->stepId = reply.step_id();
+  }
+
+  // What every task inherits beyond its own variables (src/common/env.c setup_env).
+  std::map<std::string, std::string> stepEnvironment =
+      step::exportedEnvironment(environment_, invocation.exportVars);
+  for (const auto& name : step::taskEnvironmentRemovals()) stepEnvironment.erase(name);
+  if (invocation.jobName) stepEnvironment["SLURM_JOB_NAME"] = *invocation.jobName;
+  if (invocation.label) stepEnvironment["SLURM_LABELIO"] = "1";
+  if (!settings_.umask.empty()) stepEnvironment["SLURM_UMASK"] = settings_.umask;
+  // -D relative to srun's own directory, which is where the tasks start otherwise.
+  std::string workingDirectory = settings_.workingDirectory;
+  if (invocation.chdir && invocation.chdir->starts_with('/')) {
+    workingDirectory = *invocation.chdir;
+  } else if (invocation.chdir) {
+    workingDirectory += "/" + *invocation.chdir;
+  }
+
+  std::uint32_t width = 1;
+  for (std::uint32_t n = layout->ntasks > 0 ? layout->ntasks - 1 : 0; n >= 10; n /= 10) ++width;
+
+  const auto stepStart = std::chrono::system_clock::now();
+  std::vector<TaskResult> results(layout->ntasks);
+  std::map<std::uint32_t, std::string> partialLines;  // -l: a task's unfinished line
+  std::map<std::uint32_t, std::string> taskHost;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  for (const auto& node : layout->nodes) {
+    step->channels.push_back(connect(node.rank));
+    for (const auto id : node.tasks) taskHost[id] = node.hostname;
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+  }
+  {
+    std::lock_guard lock(stepMutex_);
+    step_ = step;
+  }
+
+  auto writeOutput = [&](std::uint32_t task, bool isStdout, const std::string& data) {
+    std::lock_guard lock(outputMutex_);
+    std::ostream& stream = isStdout ? out_ : err_;
+    if (!invocation.label) {
+      stream << data << std::flush;
+      return;
+    }
+    std::string& pending = partialLines[task * 2 + (isStdout ? 0 : 1)];
+    pending += data;
+    std::size_t start = 0;
+    for (auto newline = pending.find('\n'); newline != std::string::npos;
+         newline = pending.find('\n', start)) {
+      std::string label = std::to_string(task);
+      stream << std::string(width > label.size() ? width - label.size() : 0, ' ') << label << ": "
+             << std::string_view(pending).substr(start, newline + 1 - start);
+      start = newline + 1;
+    }
+    pending.erase(0, start);
+    stream << std::flush;
+  };
+  auto flushPartial = [&](std::uint32_t task) {
+    if (!invocation.label) return;
+    for (const bool isStdout : {true, false}) {
+      std::string pending;
+      {
+        std::lock_guard lock(outputMutex_);
+        pending.swap(partialLines[task * 2 + (isStdout ? 0 : 1)]);
+      }
+      // Slurm ends a labelled partial line with a newline of its own (write_labelled_message).
+      if (!pending.empty()) writeOutput(task, isStdout, pending + "\n");
+    }
+  };
+  std::atomic<bool> abnormalSeen{false};
+  auto recordExit = [&](std::uint32_t task, const v1::TaskExit& exit) {
+    TaskResult& result = results.at(task);
+    result.ended = true;
+    result.exitCode = exit.exit_code();
+    result.signal = exit.signal();
+    result.coreDumped = exit.core_dumped();
+    {
+      std::lock_guard lock(step->stateMutex);
+      step->taskState.at(task) = result.signal != 0 || result.exitCode != 0 ? 'a' : 'e';
+    }
+    const std::string where = taskHost.at(task) + ": task " + std::to_string(task) + ": ";
+    if (result.signal != 0) {
+      if (!step->cancelled) {
+        const char* description = sigdescr_np(result.signal);  // strsignal, thread-safe
+        message("error: " + where + (description != nullptr ? description : "Unknown signal") +
+                (result.coreDumped ? " (core dumped)" : ""));
+      }
+    } else if (result.exitCode != 0) {
+      message("error: " + where + "Exited with exit code " + std::to_string(result.exitCode));
+    }
+    if ((result.signal != 0 || result.exitCode != 0) && invocation.killOnBadExit &&
+        !abnormalSeen.exchange(true)) {
+      step->cancelled = true;
+      step->signalAll(SIGKILL);
+    }
+  };
+
+  std::vector<std::thread> readers;
+  std::vector<std::string> launchFailures(layout->nodes.size());
+  for (std::size_t i = 0; i < layout->nodes.size(); ++i) {
+    readers.emplace_back([&, i] {
+      const auto& node = layout->nodes[i];
+      v1::LaunchRequest request;
+      request.set_step_id(step->stepId);
+      for (const auto& arg : invocation.command) request.add_argv(arg);
+      for (const auto& [name, value] : stepEnvironment)
+        (*request.mutable_environment())[name] = value;
+      request.set_working_directory(workingDirectory);
+      for (std::uint32_t local = 0; local < node.tasks.size(); ++local) {
+        auto* task = request.add_tasks();
+        task->set_task_id(node.tasks[local]);
+        for (const auto& [name, value] :
+             step::taskEnvironment(allocation, invocation.request, *layout, step->stepId,
+                                   static_cast<std::uint32_t>(i), local)) {
+          (*task->mutable_environment())[name] = value;
+        }
+      }
+      auto& context = *contexts[i];
+      authorize(context);
+      if (!step->channels[i]->WaitForConnected(std::chrono::system_clock::now() +
+                                               settings_.connectTimeout)) {
+        launchFailures[i] = "Communication connection failure";
+        return;
+      }
+      auto stub = v1::StepAgent::NewStub(step->channels[i]);
+      auto reader = stub->Launch(&context, request);
+      v1::TaskEvent event;
+      while (reader->Read(&event)) {
+        // Only this node's tasks: an agent cannot write into another rank's output or results.
+        if (std::find(node.tasks.begin(), node.tasks.end(), event.task_id()) == node.tasks.end()) {
+          continue;
+        }
+        switch (event.event_case()) {
+          case v1::TaskEvent::kStdout:
+            writeOutput(event.task_id(), true, event.stdout());
+            break;
+          case v1::TaskEvent::kStderr:
+            writeOutput(event.task_id(), false, event.stderr());
+            break;
+          case v1::TaskEvent::kExit:
+            flushPartial(event.task_id());
+            recordExit(event.task_id(), event.exit());
+            break;
+          default:
+            break;
+        }
+      }
+      const auto status = reader->Finish();
+      if (!status.ok() && status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+        launchFailures[i] = "Invalid job credential";
+      } else if (!status.ok() && !step->cancelled) {
+        launchFailures[i] = status.error_message();
+      }
+    });
+  }
+  for (auto& reader : readers) reader.join();
+  {
+    std::lock_guard lock(stepMutex_);
+    step_.reset();
+  }
+
+  // A rank that never ran its tasks: srun's "Task launch ... failed" (launch_slurm.c).
+  bool launchFailed = false;
+  for (std::size_t i = 0; i < launchFailures.size(); ++i) {
+    if (launchFailures[i].empty()) continue;
+    launchFailed = true;
+    message("error: Task launch for " + step->name() + " failed on node " +
+            layout->nodes[i].hostname + ": " + launchFailures[i]);
+  }
+  if (launchFailed) {
+    step->signalAll(SIGKILL);
+    message("error: Application launch failed: Communication connection failure");
+    message("Job step aborted");
+    return 1;
+  }
+
+  // Slurm's rule: a signal beats any exit code, the highest signal wins, else the highest code.
+  int signal = 0;
+  int code = 0;
+  for (const auto& result : results) {
+    if (!result.ended) continue;
+    signal = std::max(signal, result.signal);
+    code = std::max(code, result.exitCode);
+  }
+  {
+    // Best effort, as accounting is to srun: a step whose record does not reach rank 0 still ran.
+    grpc::ClientContext context;
+    authorize(context);
+    context.set_deadline(std::chrono::system_clock::now() + settings_.connectTimeout);
+    v1::RecordStepReply reply;
+    (void)v1::StepAgent::NewStub(connect(0))
+        ->RecordStep(&context,
+                     stepRecord(step->stepId, step->cancelled, invocation, *layout, allocation,
+                                stepStart, code, signal),
+                     &reply);
+  }
+  if (signal != 0) return 128 + signal;
+  return code;
+}
+
+}  // namespace kubeslurm::inpod

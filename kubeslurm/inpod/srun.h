@@ -1,0 +1,57 @@
+// `srun` inside a kubeslurm job: lays the step out over the job's ranks, has every rank's step
+// agent start its tasks, relays their output (with `-l` labels), forwards signals, and exits as
+// Slurm's srun does: the largest task exit code, or 128 + the highest signal that killed one
+// (src/srun/libsrun/srun_job.c fini_srun; src/plugins/launch/slurm/launch_slurm.c).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kubeslurm::inpod {
+
+struct SrunSettings {
+  // How long an agent that does not answer yet is waited for (a rank pod still starting).
+  std::chrono::milliseconds connectTimeout{std::chrono::seconds(60)};
+  std::string workingDirectory;  // the tasks' (srun's own unless -D)
+  std::string umask;             // srun's, "0022": SLURM_UMASK of the tasks ("" leaves it out)
+};
+
+class Srun {
+ public:
+  Srun(std::map<std::string, std::string> environment, SrunSettings settings, std::ostream& out,
+       std::ostream& err);
+  ~Srun();
+  Srun(const Srun&) = delete;
+  Srun& operator=(const Srun&) = delete;
+
+  // Runs `srun args...` (without argv[0]) to the end; returns srun's exit status.
+  int run(const std::vector<std::string>& args);
+
+  // A signal srun received, handled as srun's signal thread does: SIGINT once prints the
+  // step's state, twice within a second kills it; SIGTERM/SIGHUP/SIGQUIT kill it; others are
+  // forwarded to the tasks. Thread-safe; a no-op before the step is launched or after it ends.
+  void onSignal(int signal);
+
+ private:
+  struct Step;
+  void message(const std::string& line);  // "srun: <line>" on err
+
+  std::map<std::string, std::string> environment_;
+  SrunSettings settings_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::mutex outputMutex_;
+  std::mutex stepMutex_;
+  std::shared_ptr<Step> step_;
+  std::chrono::steady_clock::time_point lastInterrupt_{};
+};
+
+}  // namespace kubeslurm::inpod

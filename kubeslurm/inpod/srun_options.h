@@ -1,0 +1,76 @@
+// srun's command line inside a kubeslurm job: the options that shape a step, the command, and
+// srun's own messages for what it cannot accept. Options end at the first operand (srun passes
+// everything after the command to it untouched: `srun python -u x.py -n 3` runs `python` with
+// `-n 3`), as srun's getopt string starting with '+' makes glibc do. Long options may be
+// abbreviated to any unambiguous prefix, with glibc's getopt_long messages; the option table is
+// srun 22.05's own (src/common/slurm_opt.c), so what is ambiguous for srun is ambiguous here.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/step/step_layout.h"
+
+namespace kubeslurm::inpod {
+
+struct SrunInvocation {
+  // The step's shape: srun's input environment first, then the command line (see StepRequest).
+  step::StepRequest request;
+  std::vector<std::string> command;    // argv of the tasks; never empty unless help/usage/version
+  bool label = false;                  // -l/--label (also SLURM_LABELIO): "<task>: " prefixes
+  bool killOnBadExit = false;          // -K/--kill-on-bad-exit[=n] (also SLURM_KILL_BAD_EXIT)
+  std::optional<std::string> jobName;  // -J as given: SLURM_JOB_NAME of the step's tasks
+  // -D/--chdir (also SLURM_REMOTE_CWD, SLURM_WORKING_DIR) as given: srun makes a relative one
+  // absolute against its own working directory, which is the caller's to do.
+  std::optional<std::string> chdir;
+  // --export (SLURM_EXPORT_ENV, SRUN_EXPORT_ENV) split as find_quote_token(); empty: not given
+  std::vector<std::string> exportVars;
+  // on ','; empty: ALL
+  bool help = false;     // -h/--help: print usage, exit 0
+  bool usage = false;    // --usage
+  bool version = false;  // -V/--version: "slurm 22.05.8"
+  int verbose = 0;       // -v, each one (SLURM_DEBUG sets the count)
+  bool quiet = false;    // -Q/--quiet
+  // Options Slurm accepts that change nothing here (--mpi, --cpu-bind, --gpus-per-task, ...),
+  // by long name, so that srun -v can say it ignored them.
+  std::vector<std::string> ignored;
+  // Lines srun prints on stderr and carries on, verbatim ("srun: Job step's --cpus-per-task
+  // value exceeds that of job (4 > 2). Job step may never run.").
+  std::vector<std::string> warnings;
+};
+
+// `args` without argv[0]; `environment` the process's, for the input variables srun reads
+// before its command line (src/srun/libsrun/opt.c, env_vars, in that table's order; each also
+// with the _PACK_GROUP_0 and _HET_GROUP_0 suffixes): SLURM_DISTRIBUTION, SLURM_EXPORT_ENV,
+// SRUN_EXPORT_ENV, SLURM_JOB_NUM_NODES (-N), SLURM_KILL_BAD_EXIT, SLURM_LABELIO, SLURM_NPROCS and
+// then SLURM_NTASKS (-n), SLURM_NTASKS_PER_NODE, SLURM_REMOTE_CWD, SLURM_WORKING_DIR,
+// SRUN_CPUS_PER_TASK (-c) and SLURM_DEBUG. So inside a batch step the job's task and node
+// counts ARE srun's defaults: `srun hostname` in a 4-task job runs 4 tasks. (SLURM_NNODES and
+// SLURM_CPUS_PER_TASK are not read: srun 22.05 reads SLURM_JOB_NUM_NODES and
+// SRUN_CPUS_PER_TASK.) SLURM_DIST_PLANESIZE gives a bare `-m plane` its size.
+//
+// Errors carry what srun prints, without the leading "srun: " (lines after the first keep it),
+// and the Status code says how srun goes on (see srunPrintsTryHelp, srunExitStatus):
+//  - kInvalidArgument: glibc's getopt refused the command line ("invalid option -- 'z'",
+//    "option '--nodes' requires an argument", "unrecognized option '--bogus'", "option '--n'
+//    is ambiguous; possibilities: '--network' ..."); srun follows it with
+//    `Try "srun --help" for more information` and exits 255.
+//  - kOutOfRange: an option's value is refused where srun sets it ("error: \"x\" is not a
+//    valid node count", "error: Invalid --distribution specification"); exit 255.
+//  - kFailedPrecondition: srun gives up later ("error: Invalid numeric value \"0\" for
+//    --ntasks.", "fatal: No command given to execute.", "error: don't specify both --verbose
+//    (-v) and --quiet (-Q)"); exit 1.
+//  - kUnimplemented: an srun feature kubeslurm does not have (--multi-prog, --pty, -o/-e/-i,
+//    node files, heterogeneous steps); the message starts with "error: "; exit 1.
+StatusOr<SrunInvocation> parseSrunArguments(const std::vector<std::string>& args,
+                                            const std::map<std::string, std::string>& environment);
+
+// Whether srun prints `Try "srun --help" for more information` after the error.
+bool srunPrintsTryHelp(const Status& status);
+// The exit status srun ends with after the error.
+int srunExitStatus(const Status& status);
+
+}  // namespace kubeslurm::inpod

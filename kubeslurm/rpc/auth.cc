@@ -1,0 +1,117 @@
+#include "kubeslurm/rpc/auth.h"
+
+#include <utility>
+
+namespace kubeslurm::rpc {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr auto kRefusalTtl = std::chrono::seconds(2);
+
+kube::ResourceType tokenReviews() { return {"authentication.k8s.io", "v1", "tokenreviews", false}; }
+kube::ResourceType subjectAccessReviews() {
+  return {"authorization.k8s.io", "v1", "subjectaccessreviews", false};
+}
+
+std::vector<std::string> stringsOf(const Json& value) {
+  std::vector<std::string> out;
+  if (!value.is_array()) return out;
+  for (const Json& item : value) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::string decisionKey(const Caller& caller, const Permission& p) {
+  std::string key = caller.user + '\n' + caller.uid + '\n';
+  for (const std::string& group : caller.groups) key += group + ',';
+  key += '\n' + p.verb + '\n' + p.group + '\n' + p.resource + '\n' + p.namespaceName;
+  return key;
+}
+
+}  // namespace
+
+KubeAuthorizer::KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl, Clock clock)
+    : writer_(writer), ttl_(ttl), clock_(std::move(clock)) {}
+
+StatusOr<Caller> KubeAuthorizer::authenticate(const std::string& token) {
+  if (token.empty()) return Status(StatusCode::kUnauthenticated, "no bearer token");
+  const auto now = clock_();
+  {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(tokens_, [&](const auto& entry) { return entry.second.expires <= now; });
+    if (auto it = tokens_.find(token); it != tokens_.end()) return it->second.value;
+  }
+  const Json review = {{"apiVersion", "authentication.k8s.io/v1"},
+                       {"kind", "TokenReview"},
+                       {"spec", {{"token", token}}}};
+  auto answer = writer_.create(tokenReviews(), "", review);
+  // The API server could not be asked: say so, and cache nothing.
+  if (!answer.isOk()) {
+    return Status(StatusCode::kUnavailable, "TokenReview failed: " + answer.status().message());
+  }
+  const Json status = answer->value("status", Json::object());
+  StatusOr<Caller> result = Status(StatusCode::kUnauthenticated, "token not accepted");
+  if (status.value("authenticated", false) && status.contains("user") &&
+      status["user"].is_object()) {
+    const Json& user = status["user"];
+    Caller caller;
+    caller.user = user.value("username", "");
+    caller.uid = user.value("uid", "");
+    if (user.contains("groups")) caller.groups = stringsOf(user["groups"]);
+    if (user.contains("extra") && user["extra"].is_object()) {
+      for (auto it = user["extra"].begin(); it != user["extra"].end(); ++it) {
+        caller.extra[it.key()] = stringsOf(it.value());
+      }
+    }
+    result = std::move(caller);
+  } else if (status.contains("error") && status["error"].is_string()) {
+    result = Status(StatusCode::kUnauthenticated,
+                    "token not accepted: " + status["error"].get<std::string>());
+  }
+  const std::lock_guard lock(mutex_);
+  tokens_.insert_or_assign(
+      token, Cached<StatusOr<Caller>>{result, now + (result.isOk() ? ttl_ : kRefusalTtl)});
+  return result;
+}
+
+Status KubeAuthorizer::authorize(const Caller& caller, const Permission& permission) {
+  const auto now = clock_();
+  const std::string key = decisionKey(caller, permission);
+  {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(decisions_, [&](const auto& entry) { return entry.second.expires <= now; });
+    if (auto it = decisions_.find(key); it != decisions_.end()) return it->second.value;
+  }
+  Json attributes = {
+      {"verb", permission.verb}, {"group", permission.group}, {"resource", permission.resource}};
+  if (!permission.namespaceName.empty()) attributes["namespace"] = permission.namespaceName;
+  Json spec = {
+      {"user", caller.user}, {"groups", caller.groups}, {"resourceAttributes", attributes}};
+  if (!caller.uid.empty()) spec["uid"] = caller.uid;
+  if (!caller.extra.empty()) spec["extra"] = caller.extra;
+  const Json review = {
+      {"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}};
+  auto answer = writer_.create(subjectAccessReviews(), "", review);
+  if (!answer.isOk()) {
+    return {StatusCode::kUnavailable, "SubjectAccessReview failed: " + answer.status().message()};
+  }
+  const Json status = answer->value("status", Json::object());
+  Status decision;
+  if (!status.value("allowed", false)) {
+    std::string what = permission.verb + " " + permission.resource + "." + permission.group;
+    what += permission.namespaceName.empty() ? " at the cluster scope"
+                                             : " in namespace " + permission.namespaceName;
+    std::string message = "user \"" + caller.user + "\" cannot " + what;
+    const std::string reason = status.value("reason", "");
+    if (!reason.empty()) message += ": " + reason;
+    decision = Status(StatusCode::kPermissionDenied, message);
+  }
+  const std::lock_guard lock(mutex_);
+  decisions_.insert_or_assign(
+      key, Cached<Status>{decision, now + (decision.isOk() ? ttl_ : kRefusalTtl)});
+  return decision;
+}
+
+}  // namespace kubeslurm::rpc

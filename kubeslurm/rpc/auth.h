@@ -1,0 +1,73 @@
+// Who may call the query API. Callers present their Kubernetes bearer token; the API server
+// says whose it is (TokenReview) and what they may do (SubjectAccessReview), so the operator
+// holds no user database and RBAC stays the one place access is granted: a user who may list
+// SlurmJobs in a namespace may see that namespace's priorities.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/kube/client.h"
+
+namespace kubeslurm::rpc {
+
+struct Caller {
+  std::string user;
+  std::string uid;
+  std::vector<std::string> groups;
+  std::map<std::string, std::vector<std::string>> extra;
+};
+
+// What a call needs, as a SubjectAccessReview's resourceAttributes.
+struct Permission {
+  std::string verb;           // "list"
+  std::string group;          // "kubeslurm.io"
+  std::string resource;       // "slurmjobs"
+  std::string namespaceName;  // "" for a cluster-scoped check
+};
+
+class Authorizer {
+ public:
+  virtual ~Authorizer() = default;
+  // kUnauthenticated for a token the API server does not accept.
+  virtual StatusOr<Caller> authenticate(const std::string& token) = 0;
+  // kPermissionDenied with the API server's reason when RBAC says no.
+  virtual Status authorize(const Caller& caller, const Permission& permission) = 0;
+};
+
+// The real one: TokenReview and SubjectAccessReview through the operator's own client, which
+// needs RBAC to create both (the chart binds system:auth-delegator). Answers are cached for
+// `ttl` (kube-rbac-proxy does the same) so that a CLI polling squeue --start costs the API
+// server one review per ttl, not one per call; a refusal is cached for a shorter time so that a
+// new RoleBinding takes effect quickly.
+class KubeAuthorizer final : public Authorizer {
+ public:
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  explicit KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl = std::chrono::seconds(10),
+                          Clock clock = std::chrono::steady_clock::now);
+
+  StatusOr<Caller> authenticate(const std::string& token) override;
+  Status authorize(const Caller& caller, const Permission& permission) override;
+
+ private:
+  template <typename T>
+  struct Cached {
+    T value;
+    std::chrono::steady_clock::time_point expires;
+  };
+
+  kube::Writer& writer_;
+  std::chrono::seconds ttl_;
+  Clock clock_;
+  std::mutex mutex_;
+  std::map<std::string, Cached<StatusOr<Caller>>> tokens_;
+  std::map<std::string, Cached<Status>> decisions_;
+};
+
+}  // namespace kubeslurm::rpc

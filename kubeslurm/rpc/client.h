@@ -1,0 +1,55 @@
+// The CLI's side of the query API: one TLS channel to the operator, the caller's bearer token on
+// every call, and the answers as plain QueryState values.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/rpc/query_state.h"
+
+namespace kubeslurm::rpc {
+
+struct ClientOptions {
+  std::string address;             // "host:port"
+  std::string caPem;               // trusted to sign the operator's certificate
+  std::string serverNameOverride;  // the name the certificate must carry, when not the host's
+  std::string bearerToken;
+  std::chrono::milliseconds timeout{10000};
+};
+
+struct PendingJobsAnswer {
+  std::int64_t planTime = 0;
+  std::vector<PendingJob> jobs;
+  PriorityWeights weights;
+};
+
+struct FairShareAnswer {
+  std::int64_t planTime = 0;
+  std::vector<FairShareRow> rows;
+  bool fairTree = true;
+};
+
+struct StatisticsAnswer {
+  std::int64_t planTime = 0;
+  Statistics statistics;
+};
+
+class QueryClient {
+ public:
+  virtual ~QueryClient() = default;
+  // `namespaceName` "": every namespace.
+  virtual StatusOr<PendingJobsAnswer> listPendingJobs(const std::string& namespaceName) = 0;
+  virtual StatusOr<FairShareAnswer> fairShare() = 0;
+  virtual StatusOr<StatisticsAnswer> statistics() = 0;
+  virtual StatusOr<TestOnlyAnswer> testOnly(const std::string& namespaceName,
+                                            const std::string& slurmJobJson) = 0;
+};
+
+// Errors carry gRPC's meaning as a StatusCode (UNAUTHENTICATED -> kUnauthenticated, ...) and
+// the server's message.
+std::unique_ptr<QueryClient> connectQueryClient(const ClientOptions& options);
+
+}  // namespace kubeslurm::rpc

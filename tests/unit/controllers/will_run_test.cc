@@ -1,0 +1,99 @@
+// sbatch --test-only's plan (controllers/will_run.h), against the reference's will-run lines:
+// "Job 1 to start at T using 4 processors on nodes gpu-node-[001-004] in partition train", a
+// start at a running job's end when the cluster is full, and "Requested node configuration is
+// not available" for more nodes than exist (../shared/reference/slurm-22.05.md).
+#include "controllers/will_run.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/job_request.h"
+
+namespace kubeslurm::controllers {
+namespace {
+
+using api::Json;
+
+constexpr core::Time kNow = 1795000000;
+
+template <typename T>
+T ok(StatusOr<T> value) {
+  EXPECT_TRUE(value.isOk()) << value.status().toString();
+  return std::move(value).value();
+}
+
+api::Node node(const std::string& name) {
+  return ok(api::decodeNode(
+      {{"apiVersion", "v1"},
+       {"kind", "Node"},
+       {"metadata", {{"name", name}}},
+       {"status",
+        {{"allocatable", {{"cpu", "64"}, {"memory", "512Gi"}, {"nvidia.com/gpu", "8"}}},
+         {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}));
+}
+
+slurm::JobRequest request(std::uint32_t nodes, const std::string& partition = "") {
+  slurm::JobRequest r;
+  r.nodes = slurm::NodeRange{nodes, nodes};
+  r.gres = {slurm::GresRequest{"gpu", "", 8}};
+  if (!partition.empty()) r.partition = partition;
+  return r;
+}
+
+class TestOnly : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    objects.nodes = {node("gpu-1"), node("gpu-2"), node("gpu-3")};
+    objects.partitions.push_back(ok(api::decodePartition(
+        {{"apiVersion", "kubeslurm.io/v1alpha1"},
+         {"kind", "Partition"},
+         {"metadata", {{"name", "train"}}},
+         {"spec", {{"nodes", "gpu-[1-3]"}, {"default", true}, {"maxTime", "1:00:00"}}}})));
+  }
+
+  StatusOr<TestOnlyResult> testOnly(const slurm::JobRequest& r, const SnapshotIndex& index) {
+    return planTestOnly(index, objects.partitions, r, "alice", "root", 7, kNow, core::Budget{});
+  }
+
+  ClusterObjects objects;
+};
+
+TEST_F(TestOnly, AnIdleClusterStartsItNow) {
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  const TestOnlyResult result = ok(testOnly(request(2), index));
+  EXPECT_EQ(result.start, kNow);
+  EXPECT_EQ(result.nodes, "gpu-[1-2]");
+  EXPECT_EQ(result.processors, 2u);  // one task of one CPU per node
+  EXPECT_EQ(result.partition, "train");
+}
+
+// The cycle's own starts hold their nodes: a what-if right after the cycle waits for them.
+TEST_F(TestOnly, NodesTheCycleJustGaveAwayAreNotFree) {
+  SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  core::Job running = ok(coreJob(request(2), objects.partitions[0], 5, "bob", kNow));
+  index.snapshot.jobs.push_back(running);
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1u);
+  applyPlan(index.snapshot, plan, kNow);
+  EXPECT_EQ(index.snapshot.jobs[0].phase, core::JobPhase::kRunning);
+
+  const TestOnlyResult result = ok(testOnly(request(3), index));
+  EXPECT_EQ(result.start, kNow + 3600);  // when the running job's hour is up
+  EXPECT_EQ(result.nodes, "gpu-[1-3]");
+}
+
+TEST_F(TestOnly, MoreNodesThanThePartitionHasIsNotAvailable) {
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  const auto result = testOnly(request(4), index);
+  EXPECT_EQ(result.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(result.status().message(), "Requested node configuration is not available");
+}
+
+TEST_F(TestOnly, AnUnknownPartitionIsInvalid) {
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  const auto result = testOnly(request(1, "nope"), index);
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.status().message().find("nope"), std::string::npos) << result.status().message();
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers

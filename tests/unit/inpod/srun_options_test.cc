@@ -1,0 +1,302 @@
+#include "kubeslurm/inpod/srun_options.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace kubeslurm::inpod {
+namespace {
+
+using Args = std::vector<std::string>;
+using Env = std::map<std::string, std::string>;
+
+// The srun inputs among the reference batch step's variables (shared/reference/slurm-22.05.md,
+// "Batch step environment"), plus ones srun does not read as options.
+Env referenceEnvironment() {
+  return {
+      {"SLURM_JOB_ID", "2"},
+      {"SLURM_JOB_NAME", "x"},
+      {"SLURM_JOB_NODELIST", "gpu-node-[001-004]"},
+      {"SLURM_JOB_NUM_NODES", "4"},
+      {"SLURM_NNODES", "4"},
+      {"SLURM_NPROCS", "4"},
+      {"SLURM_NTASKS", "4"},
+      {"SLURM_NTASKS_PER_NODE", "1"},
+      {"SLURM_TASKS_PER_NODE", "1(x4)"},
+  };
+}
+
+SrunInvocation parsed(const Args& args, const Env& env = referenceEnvironment()) {
+  StatusOr<SrunInvocation> result = parseSrunArguments(args, env);
+  EXPECT_TRUE(result.isOk()) << result.status().message();
+  return result.isOk() ? *result : SrunInvocation{};
+}
+
+// opt.c's env_vars table: SLURM_NTASKS (-n), SLURM_JOB_NUM_NODES (-N) and
+// SLURM_NTASKS_PER_NODE are srun's defaults, which is how `srun cmd` in the reference script
+// ran 4 tasks.
+TEST(SrunOptions, InheritsTheJobsCountsFromTheEnvironment) {
+  const SrunInvocation invocation = parsed({"bash", "-c", "echo $SLURM_PROCID"});
+  EXPECT_EQ(invocation.request.ntasks, std::optional<std::uint32_t>(4));
+  EXPECT_EQ(invocation.request.nodes, std::optional<std::uint32_t>(4));
+  EXPECT_EQ(invocation.request.maxNodes, std::optional<std::uint32_t>(4));
+  EXPECT_TRUE(invocation.request.nodesFromEnvironment);
+  EXPECT_EQ(invocation.request.ntasksPerNode, std::optional<std::uint32_t>(1));
+  EXPECT_EQ(invocation.command, (Args{"bash", "-c", "echo $SLURM_PROCID"}));
+  EXPECT_FALSE(invocation.jobName.has_value());  // SLURM_JOB_NAME is only the default
+}
+
+// SLURM_NNODES and SLURM_CPUS_PER_TASK are not in 22.05's env_vars (SLURM_JOB_NUM_NODES and
+// SRUN_CPUS_PER_TASK are).
+TEST(SrunOptions, ReadsOnlyTheVariablesSrunReads) {
+  const SrunInvocation invocation =
+      parsed({"true"}, {{"SLURM_NNODES", "3"}, {"SLURM_CPUS_PER_TASK", "2"}});
+  EXPECT_FALSE(invocation.request.nodes.has_value());
+  EXPECT_FALSE(invocation.request.cpusPerTask.has_value());
+  const SrunInvocation srunCpus = parsed({"true"}, {{"SRUN_CPUS_PER_TASK", "2"}});
+  EXPECT_EQ(srunCpus.request.cpusPerTask, std::optional<std::uint32_t>(2));
+}
+
+TEST(SrunOptions, CommandLineOverridesTheEnvironment) {
+  const SrunInvocation invocation = parsed({"-N", "2", "--ntasks=3", "hostname"});
+  EXPECT_EQ(invocation.request.nodes, std::optional<std::uint32_t>(2));
+  EXPECT_FALSE(invocation.request.nodesFromEnvironment);
+  EXPECT_EQ(invocation.request.ntasks, std::optional<std::uint32_t>(3));
+}
+
+// srun's getopt string starts with '+': the first operand ends the options.
+TEST(SrunOptions, OptionsEndAtTheCommand) {
+  const SrunInvocation invocation = parsed({"-n", "2", "python", "-u", "x.py", "-n", "3"});
+  EXPECT_EQ(invocation.request.ntasks, std::optional<std::uint32_t>(2));
+  EXPECT_EQ(invocation.command, (Args{"python", "-u", "x.py", "-n", "3"}));
+  EXPECT_EQ(parsed({"-l", "--", "-n", "x"}).command, (Args{"-n", "x"}));
+  EXPECT_EQ(parsed({"-", "a"}).command, (Args{"-", "a"}));
+}
+
+TEST(SrunOptions, ShortOptionsClusterAndTakeAttachedArguments) {
+  const SrunInvocation invocation =
+      parsed({"-lK", "-n2", "-c4", "-w", "gpu-node-[001-002]", "true"});
+  EXPECT_TRUE(invocation.label);
+  EXPECT_TRUE(invocation.killOnBadExit);
+  EXPECT_EQ(invocation.request.ntasks, std::optional<std::uint32_t>(2));
+  EXPECT_EQ(invocation.request.cpusPerTask, std::optional<std::uint32_t>(4));
+  EXPECT_EQ(invocation.request.nodelist, (Args{"gpu-node-001", "gpu-node-002"}));
+  // -K's argument is optional: only an attached one counts, and it takes the rest of the
+  // cluster ("-Kn2" would make "n2" its value).
+  EXPECT_FALSE(parsed({"-K0", "true"}).killOnBadExit);
+  const SrunInvocation separate = parsed({"-K", "0"});
+  EXPECT_TRUE(separate.killOnBadExit);
+  EXPECT_EQ(separate.command, Args{"0"});
+}
+
+// glibc getopt_long: unambiguous prefixes of srun's long options.
+TEST(SrunOptions, LongOptionPrefixes) {
+  EXPECT_EQ(parsed({"--ntasks-per-n=2", "true"}).request.ntasksPerNode,
+            std::optional<std::uint32_t>(2));
+  EXPECT_EQ(parsed({"--tasks-per", "3", "true"}).request.ntasksPerNode,
+            std::optional<std::uint32_t>(3));
+  // --cpu_bind and --cpu-bind share a value, so this prefix is not ambiguous.
+  EXPECT_EQ(parsed({"--cpu_", "none", "true"}).ignored, Args{"cpu_bind"});
+  const SrunInvocation invocation =
+      parsed({"--exclud=gpu-node-004", "--lab", "--job-name", "train", "--chdir=/work", "true"});
+  EXPECT_EQ(invocation.request.exclude, Args{"gpu-node-004"});
+  EXPECT_TRUE(invocation.label);
+  EXPECT_EQ(invocation.jobName, std::optional<std::string>("train"));
+  EXPECT_EQ(invocation.chdir, std::optional<std::string>("/work"));
+}
+
+TEST(SrunOptions, NodeCounts) {
+  struct Case {
+    const char* arg;
+    std::uint32_t min;
+    std::uint32_t max;
+  };
+  // verify_node_count() and _str_to_nodes() in src/common/proc_args.c.
+  for (const Case& c : {Case{"3", 3, 3}, Case{"2-4", 2, 4}, Case{"-4", 1, 4},
+                        Case{"1k", 1024, 1024}, Case{"2-0", 2, 0}}) {
+    SCOPED_TRACE(c.arg);
+    const SrunInvocation invocation = parsed({"-N", c.arg, "true"});
+    EXPECT_EQ(invocation.request.nodes, std::optional<std::uint32_t>(c.min));
+    EXPECT_EQ(invocation.request.maxNodes, std::optional<std::uint32_t>(c.max));
+  }
+}
+
+TEST(SrunOptions, DistributionAndPlaneSize) {
+  EXPECT_EQ(parsed({"-m", "cyclic:block", "true"}).request.distribution, "cyclic:block");
+  Env env = referenceEnvironment();
+  env["SLURM_DIST_PLANESIZE"] = "4";
+  EXPECT_EQ(parsed({"--distribution=plane", "true"}, env).request.distribution, "plane=4");
+  env["SLURM_DISTRIBUTION"] = "cyclic";
+  EXPECT_EQ(parsed({"true"}, env).request.distribution, "cyclic");
+}
+
+TEST(SrunOptions, EnvironmentFlagsAndCounts) {
+  Env env = referenceEnvironment();
+  env["SLURM_LABELIO"] = "1";
+  env["SLURM_KILL_BAD_EXIT"] = "1";
+  env["SRUN_EXPORT_ENV"] = "NONE,FOO=1";
+  env["SLURM_REMOTE_CWD"] = "/data";
+  env["SLURM_DEBUG"] = "2";
+  SrunInvocation invocation = parsed({"true"}, env);
+  EXPECT_TRUE(invocation.label);
+  EXPECT_TRUE(invocation.killOnBadExit);
+  EXPECT_EQ(invocation.exportVars, (Args{"NONE", "FOO=1"}));
+  // find_quote_token (src/common/env.c): no split inside quotes; quotes around a whole token go.
+  EXPECT_EQ(parsed({"--export=A=\"x,y\",'B=1,2',C", "true"}, referenceEnvironment()).exportVars,
+            (Args{"A=\"x,y\"", "B=1,2", "C"}));
+  EXPECT_EQ(invocation.chdir, std::optional<std::string>("/data"));
+  EXPECT_EQ(invocation.verbose, 2);
+  // slurm_process_option(): "0" clears a flag read from the environment.
+  env["SLURM_LABELIO"] = "0";
+  EXPECT_FALSE(parsed({"true"}, env).label);
+  EXPECT_EQ(parsed({"-v", "-v", "true"}, {}).verbose, 2);
+}
+
+TEST(SrunOptions, IgnoredOptionsAreNamed) {
+  const SrunInvocation invocation = parsed(
+      {"--mpi=pmix", "--gpus-per-task=1", "-u", "--exclusive", "--mem", "10G", "-t", "5", "true"});
+  EXPECT_EQ(invocation.ignored,
+            (Args{"mpi", "gpus-per-task", "unbuffered", "exclusive", "mem", "time"}));
+  EXPECT_EQ(invocation.command, Args{"true"});
+}
+
+// arg_set_cpus_per_task() in src/common/slurm_opt.c.
+TEST(SrunOptions, RaisingCpusPerTaskWarns) {
+  Env env = referenceEnvironment();
+  env["SRUN_CPUS_PER_TASK"] = "2";
+  const SrunInvocation invocation = parsed({"-c", "4", "true"}, env);
+  EXPECT_EQ(invocation.request.cpusPerTask, std::optional<std::uint32_t>(4));
+  EXPECT_EQ(invocation.warnings,
+            Args{"srun: Job step's --cpus-per-task value exceeds that of job (4 > 2). Job step "
+                 "may never run."});
+}
+
+// arg_set_help() and friends exit at once, so what follows is never looked at.
+TEST(SrunOptions, HelpUsageAndVersionStopParsing) {
+  EXPECT_TRUE(parsed({"--help", "-z"}).help);
+  EXPECT_TRUE(parsed({"--usage"}).usage);
+  EXPECT_TRUE(parsed({"-V"}).version);
+  const StatusOr<SrunInvocation> first = parseSrunArguments({"-z", "--help"}, {});
+  ASSERT_FALSE(first.isOk());
+  EXPECT_EQ(first.status().message(), "invalid option -- 'z'");
+}
+
+struct ErrorCase {
+  Args args;
+  Env env;
+  StatusCode code;
+  std::string message;
+};
+
+TEST(SrunOptions, ErrorsAreSrunsMessages) {
+  const std::vector<ErrorCase> cases = {
+      // glibc getopt_long's messages, after "srun: ".
+      {{"-z", "true"}, {}, StatusCode::kInvalidArgument, "invalid option -- 'z'"},
+      {{"-n"}, {}, StatusCode::kInvalidArgument, "option requires an argument -- 'n'"},
+      {{"--nodes"}, {}, StatusCode::kInvalidArgument, "option '--nodes' requires an argument"},
+      {{"--lab=1", "true"},
+       {},
+       StatusCode::kInvalidArgument,
+       "option '--label' doesn't allow an argument"},
+      {{"--bogus=3", "true"}, {}, StatusCode::kInvalidArgument, "unrecognized option '--bogus=3'"},
+      {{"--nod=2", "true"},
+       {},
+       StatusCode::kInvalidArgument,
+       "option '--nod=2' is ambiguous; possibilities: '--nodefile' '--nodelist' '--nodes'"},
+      // --cpu_bind is the same option as --cpu-bind, so glibc leaves it out.
+      {{"--cpu", "true"},
+       {},
+       StatusCode::kInvalidArgument,
+       "option '--cpu' is ambiguous; possibilities: '--cpu-bind' '--cpu-freq' '--cpus-per-gpu' "
+       "'--cpus-per-task'"},
+      {{"--exc=x", "true"},
+       {},
+       StatusCode::kInvalidArgument,
+       "option '--exc=x' is ambiguous; possibilities: '--exclude' '--exclusive'"},
+      {{"-Kn2", "true"},
+       {},
+       StatusCode::kFailedPrecondition,
+       "error: Invalid numeric value \"n2\" for --kill-on-bad-exit."},
+      // The option setters (exit 255, no "Try" line).
+      {{"-N", "x", "true"}, {}, StatusCode::kOutOfRange, "error: \"x\" is not a valid node count"},
+      {{"-N", "3-2", "true"},
+       {},
+       StatusCode::kOutOfRange,
+       "error: Maximum node count 2 is less than minimum node count 3"},
+      {{"-N", "2-x", "true"},
+       {},
+       StatusCode::kOutOfRange,
+       "error: \"x\" is not a valid node count"},
+      {{"-m", "bogus", "true"},
+       {},
+       StatusCode::kOutOfRange,
+       "error: Invalid --distribution specification"},
+      {{"-m", "plane", "true"},
+       {},
+       StatusCode::kOutOfRange,
+       "error: Invalid plane size or size not specified\nsrun: error: Invalid --distribution "
+       "specification"},
+      {{"true"},
+       {{"SLURM_JOB_NUM_NODES", "four"}},
+       StatusCode::kOutOfRange,
+       "error: \"four\" is not a valid node count"},
+      // parse_int() (exit 1).
+      {{"-n", "0", "true"},
+       {},
+       StatusCode::kFailedPrecondition,
+       "error: Invalid numeric value \"0\" for --ntasks."},
+      {{"--ntasks-per-node=two", "true"},
+       {},
+       StatusCode::kFailedPrecondition,
+       "error: Invalid numeric value \"two\" for --ntasks-per-node."},
+      {{"true"},
+       {{"SLURM_NTASKS", "abc"}},
+       StatusCode::kFailedPrecondition,
+       "error: Invalid numeric value \"abc\" for --ntasks."},
+      {{"-n", "3000000000", "true"},
+       {},
+       StatusCode::kFailedPrecondition,
+       "error: invalid number of tasks (-n -1294967296)"},
+      // _opt_args() and _opt_verify() in src/srun/libsrun/opt.c.
+      {{"-n", "2"}, {}, StatusCode::kFailedPrecondition, "fatal: No command given to execute."},
+      {{"-v", "-Q", "true"},
+       {},
+       StatusCode::kFailedPrecondition,
+       "error: don't specify both --verbose (-v) and --quiet (-Q)"},
+      {{"--exclusive", "--overlap", "true"},
+       {},
+       StatusCode::kFailedPrecondition,
+       "error: --exclusive and --overlap are mutually exclusive"},
+      // What kubeslurm refuses.
+      {{"--multi-prog", "x.conf"},
+       {},
+       StatusCode::kUnimplemented,
+       "error: kubeslurm's srun does not support --multi-prog"},
+      {{"-o", "out.txt", "true"},
+       {},
+       StatusCode::kUnimplemented,
+       "error: kubeslurm's srun does not support --output"},
+  };
+  for (const ErrorCase& c : cases) {
+    SCOPED_TRACE(c.args.front());
+    const StatusOr<SrunInvocation> result = parseSrunArguments(c.args, c.env);
+    ASSERT_FALSE(result.isOk());
+    EXPECT_EQ(result.status().code(), c.code);
+    EXPECT_EQ(result.status().message(), c.message);
+  }
+}
+
+TEST(SrunOptions, HowSrunEndsAfterAnError) {
+  EXPECT_TRUE(srunPrintsTryHelp(Status(StatusCode::kInvalidArgument, "x")));
+  EXPECT_FALSE(srunPrintsTryHelp(Status(StatusCode::kOutOfRange, "x")));
+  EXPECT_EQ(srunExitStatus(Status(StatusCode::kInvalidArgument, "x")), 255);
+  EXPECT_EQ(srunExitStatus(Status(StatusCode::kOutOfRange, "x")), 255);
+  EXPECT_EQ(srunExitStatus(Status(StatusCode::kFailedPrecondition, "x")), 1);
+  EXPECT_EQ(srunExitStatus(Status(StatusCode::kUnimplemented, "x")), 1);
+}
+
+}  // namespace
+}  // namespace kubeslurm::inpod

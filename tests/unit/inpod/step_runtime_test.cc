@@ -1,0 +1,299 @@
+// srun and the step agents end to end on this host: real agents (gRPC on 127.0.0.1), real task
+// processes, srun run in-process against them. What is pinned and where Slurm says so:
+//  - task output relayed, `-l` labels "%*d: " with the width of the largest task id
+//    (src/api/step_io.c _wid, src/common/write_labelled_message.c);
+//  - srun's exit status: the highest signal (128 + n) over any exit code, else the highest code,
+//    and "srun: error: <host>: task <n>: Exited with exit code <c>"
+//    (src/plugins/launch/slurm/launch_slurm.c, src/srun/libsrun/srun_job.c fini_srun);
+//  - an unexecutable command: "slurmstepd: error: execve(): <cmd>: <strerror>" and exit errno;
+//  - SIGTERM to srun: "srun: forcing job termination" and SIGKILL to the tasks
+//    (src/srun/libsrun/srun_job.c _srun_signal_mgr);
+//  - step ids count from 0 per job; a step never outlives its srun.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "kubeslurm/inpod/agent.h"
+#include "kubeslurm/inpod/srun.h"
+#include "kubeslurm/inpod/step.grpc.pb.h"
+
+namespace kubeslurm::inpod {
+namespace {
+
+constexpr std::string_view kToken = "s3cret-token";
+
+std::vector<std::string> sortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+class StepRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int i = 0; i < 2; ++i) {
+      auto agent = startAgent(AgentOptions{.listenAddress = "127.0.0.1:0",
+                                           .token = std::string(kToken),
+                                           .killWait = std::chrono::milliseconds(300)});
+      ASSERT_TRUE(agent.isOk()) << agent.status().toString();
+      agents_.push_back(std::move(*agent));
+    }
+    scratch_ = std::filesystem::temp_directory_path() /
+               ("step-runtime-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(scratch_);
+  }
+  void TearDown() override {
+    for (auto& agent : agents_) agent->stop();
+    std::filesystem::remove_all(scratch_);
+  }
+
+  // The batch environment of a 2-node job, 1 task per node, with the agents on this host.
+  std::map<std::string, std::string> jobEnvironment(
+      const std::string& token = std::string(kToken)) const {
+    const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): read-only here
+    return {
+        {"PATH", path != nullptr ? path : "/usr/bin:/bin"},
+        {"SLURM_JOB_ID", "7"},
+        {"SLURM_JOB_NODELIST", "train-[0-1]"},
+        {"SLURM_JOB_NUM_NODES", "2"},
+        {"SLURM_NNODES", "2"},
+        {"SLURM_NTASKS", "2"},
+        {"SLURM_CPUS_ON_NODE", "4"},
+        {std::string(kTokenVariable), token},
+        {std::string(kAgentsVariable), "127.0.0.1:" + std::to_string(agents_[0]->port()) +
+                                           ",127.0.0.1:" + std::to_string(agents_[1]->port())},
+    };
+  }
+
+  struct Result {
+    int code = 0;
+    std::string out;
+    std::string err;
+  };
+  Result srun(const std::vector<std::string>& args,
+              std::map<std::string, std::string> environment = {}) {
+    if (environment.empty()) environment = jobEnvironment();
+    std::ostringstream out;
+    std::ostringstream err;
+    Srun command(environment,
+                 SrunSettings{.connectTimeout = std::chrono::seconds(5),
+                              .workingDirectory = scratch_.string(),
+                              .umask = "0022"},
+                 out, err);
+    const int code = command.run(args);
+    return {code, out.str(), err.str()};
+  }
+
+  std::vector<std::unique_ptr<Agent>> agents_;
+  std::filesystem::path scratch_;
+};
+
+TEST_F(StepRuntimeTest, EveryRankRunsItsTaskWithLabelsAndStepVariables) {
+  const auto result = srun({"-l", "sh", "-c",
+                            "echo proc=$SLURM_PROCID step=$SLURM_STEP_ID node=$SLURM_NODEID "
+                            "pid_ok=$([ \"$SLURM_TASK_PID\" = \"$$\" ] && echo yes) "
+                            "label=$SLURM_LABELIO umask=$SLURM_UMASK; pwd"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(
+      sortedLines(result.out),
+      (std::vector<std::string>{
+          "0: " + scratch_.string(), "0: proc=0 step=0 node=0 pid_ok=yes label=1 umask=0022",
+          "1: " + scratch_.string(), "1: proc=1 step=0 node=1 pid_ok=yes label=1 umask=0022"}));
+  EXPECT_EQ(result.err, "");
+}
+
+// srun --export (launch_slurm.c _build_user_env, 22.05), seen by a real task through the agents.
+TEST_F(StepRuntimeTest, ExportDecidesWhatTheTasksInherit) {
+  auto env = jobEnvironment();
+  env["EDITOR"] = "vi";
+  env["SECRET"] = "s";
+  auto lines = [&](const std::string& exportOption) {
+    std::vector<std::string> args;
+    if (!exportOption.empty()) args.push_back(exportOption);
+    for (const char* arg : {"-N1", "-n1", "/usr/bin/env"}) args.emplace_back(arg);
+    const auto result = srun(args, env);
+    EXPECT_EQ(result.code, 0) << result.err;
+    std::set<std::string> set;
+    std::istringstream in(result.out);
+    for (std::string line; std::getline(in, line);) set.insert(line);
+    return set;
+  };
+  // NONE: srun's SLURM* variables only; no PATH (Slurm: "use absolute path to the binary").
+  auto none = lines("--export=NONE");
+  EXPECT_TRUE(none.contains("SLURM_JOB_ID=7"));
+  EXPECT_TRUE(none.contains("SLURM_STEP_ID=0"));
+  EXPECT_FALSE(none.contains("EDITOR=vi"));
+  EXPECT_TRUE(std::none_of(none.begin(), none.end(),
+                           [](const std::string& l) { return l.starts_with("PATH="); }));
+  // Names copy srun's values, NAME=VALUE sets one; the rest of srun's environment stays out.
+  auto listed = lines("--export=EDITOR,FOO=bar");
+  EXPECT_TRUE(listed.contains("EDITOR=vi"));
+  EXPECT_TRUE(listed.contains("FOO=bar"));
+  EXPECT_FALSE(listed.contains("SECRET=s"));
+  EXPECT_TRUE(listed.contains("SLURM_NNODES=1"));
+  // ALL: everything, and srun's own value wins over a listed one (env_array_merge overwrites).
+  auto all = lines("--export=ALL,EDITOR=emacs,FOO=bar");
+  EXPECT_TRUE(all.contains("EDITOR=vi"));
+  EXPECT_TRUE(all.contains("FOO=bar"));
+  EXPECT_TRUE(all.contains("SECRET=s"));
+  EXPECT_TRUE(lines("").contains("SECRET=s"));
+}
+
+// Every step srun ran is reported to rank 0's agent, for sacct (step/step_records.h).
+TEST_F(StepRuntimeTest, RankZerosAgentKeepsTheStepsRecords) {
+  EXPECT_EQ(srun({"-J", "first", "true"}).code, 0);
+  EXPECT_EQ(srun({"-N1", "-n1", "sh", "-c", "exit 4"}).code, 4);
+  EXPECT_EQ(srun({"sh", "-c", "kill -9 $$"}).code, 137);
+  const auto steps = agents_[0]->steps();
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_EQ(steps[0].stepId, 0U);
+  EXPECT_EQ(steps[0].name, "first");
+  EXPECT_EQ(steps[0].nodelist, "train-[0-1]");
+  EXPECT_EQ(steps[0].nnodes, 2U);
+  EXPECT_EQ(steps[0].ntasks, 2U);
+  EXPECT_EQ(steps[0].cpus, 8U);  // SLURM_CPUS_ON_NODE=4 on each of the 2 nodes
+  EXPECT_EQ(steps[0].state, "COMPLETED");
+  EXPECT_LE(steps[0].startTime, steps[0].endTime);
+  EXPECT_EQ(steps[1].name, "sh");
+  EXPECT_EQ(steps[1].nodelist, "train-0");
+  EXPECT_EQ(steps[1].exitCode, 4);
+  EXPECT_EQ(steps[1].state, "FAILED");
+  EXPECT_EQ(steps[2].exitCode, 0);
+  EXPECT_EQ(steps[2].signal, 9);
+  EXPECT_EQ(steps[2].state, "FAILED");
+  EXPECT_TRUE(agents_[1]->steps().empty());
+}
+
+TEST_F(StepRuntimeTest, StepIdsCountUpWithinTheJob) {
+  EXPECT_EQ(srun({"-N1", "-n1", "sh", "-c", "echo $SLURM_STEP_ID"}).out, "0\n");
+  EXPECT_EQ(srun({"-N1", "-n1", "sh", "-c", "echo $SLURM_STEP_ID"}).out, "1\n");
+}
+
+TEST_F(StepRuntimeTest, LabelledPartialLinesEndWithANewlineAndStderrIsKeptApart) {
+  const auto result =
+      srun({"-l", "-N", "1", "-n", "1", "sh", "-c", "printf 'a\\nb'; printf oops >&2"});
+  EXPECT_EQ(result.code, 0);
+  EXPECT_EQ(result.out, "0: a\n0: b\n");
+  EXPECT_EQ(result.err, "0: oops\n");
+}
+
+TEST_F(StepRuntimeTest, ExitStatusIsTheHighestTaskCodeAndEachFailureIsReported) {
+  const auto result = srun({"sh", "-c", "exit $((SLURM_PROCID + 3))"});
+  EXPECT_EQ(result.code, 4);
+  EXPECT_EQ(sortedLines(result.err),
+            (std::vector<std::string>{"srun: error: train-0: task 0: Exited with exit code 3",
+                                      "srun: error: train-1: task 1: Exited with exit code 4"}));
+}
+
+TEST_F(StepRuntimeTest, ASignalledTaskBeatsAnyExitCode) {
+  const auto result =
+      srun({"sh", "-c", "if [ $SLURM_PROCID = 1 ]; then kill -9 $$; else exit 100; fi"});
+  EXPECT_EQ(result.code, 128 + SIGKILL);
+  EXPECT_NE(result.err.find("srun: error: train-1: task 1: Killed"), std::string::npos)
+      << result.err;
+}
+
+TEST_F(StepRuntimeTest, ACommandThatCannotRunFailsAsSlurmstepdReportsIt) {
+  const auto result = srun({"-N", "1", "-n", "1", "no-such-command-kubeslurm"});
+  EXPECT_EQ(result.code, 2);  // ENOENT
+  EXPECT_EQ(result.err,
+            "slurmstepd: error: execve(): no-such-command-kubeslurm: No such file or directory\n"
+            "srun: error: train-0: task 0: Exited with exit code 2\n");
+}
+
+TEST_F(StepRuntimeTest, AWrongTokenIsRefused) {
+  const auto result = srun({"true"}, jobEnvironment("not-the-token"));
+  EXPECT_EQ(result.code, 1);
+  EXPECT_EQ(result.err,
+            "srun: error: Unable to create step for job 7: the step token is not "
+            "this job's\n");
+}
+
+TEST_F(StepRuntimeTest, SigtermToSrunKillsTheStepOnEveryRank) {
+  std::ostringstream out;
+  std::ostringstream err;
+  Srun command(jobEnvironment(),
+               SrunSettings{.connectTimeout = std::chrono::seconds(5),
+                            .workingDirectory = scratch_.string(),
+                            .umask = "0022"},
+               out, err);
+  const auto marker = scratch_ / "started";
+  auto running = std::async(std::launch::async, [&] {
+    return command.run({"sh", "-c", "touch " + marker.string() + ".$SLURM_PROCID; sleep 60"});
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!(std::filesystem::exists(marker.string() + ".0") &&
+           std::filesystem::exists(marker.string() + ".1")) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  command.onSignal(SIGTERM);
+  ASSERT_EQ(running.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(running.get(), 128 + SIGKILL);
+  EXPECT_EQ(err.str(), "srun: forcing job termination\n");
+}
+
+TEST_F(StepRuntimeTest, AStepDoesNotOutliveItsSrun) {
+  namespace v1 = kubeslurm::step::v1;
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(agents_[0]->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::StepAgent::NewStub(channel);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + std::string(kToken));
+  v1::LaunchRequest request;
+  const auto pidFile = scratch_ / "pid";
+  request.add_argv("sh");
+  request.add_argv("-c");
+  request.add_argv("echo $$ > " + pidFile.string() + "; echo up; exec sleep 60");
+  (*request.mutable_environment())["PATH"] = "/usr/bin:/bin";
+  request.add_tasks()->set_task_id(0);
+  auto reader = stub->Launch(&context, request);
+  v1::TaskEvent event;
+  ASSERT_TRUE(reader->Read(&event));  // "up": the task runs
+  std::ifstream in(pidFile);
+  pid_t pid = 0;
+  in >> pid;
+  ASSERT_GT(pid, 0);
+  context.TryCancel();  // srun killed, its connection gone
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (::kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(::kill(pid, 0), 0) << "the task outlived its srun";
+}
+
+TEST_F(StepRuntimeTest, CallsWithoutTheTokenAreUnauthenticated) {
+  namespace v1 = kubeslurm::step::v1;
+  auto stub = v1::StepAgent::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(agents_[0]->port()), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::NextStepIdReply reply;
+  const auto status = stub->NextStepId(&context, v1::NextStepIdRequest{}, &reply);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST(StepAgentTest, RefusesToStartWithoutAToken) {
+  auto agent = startAgent(AgentOptions{.listenAddress = "127.0.0.1:0", .token = ""});
+  EXPECT_FALSE(agent.isOk());
+}
+
+}  // namespace
+}  // namespace kubeslurm::inpod
