@@ -23,6 +23,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kubeslurm/api/meta_v1.h"
+#include "kubeslurm/api/quantity.h"
+#include "kubeslurm/api/timestamp.h"
 #include "kubeslurm/base/status.h"
 
 namespace kubeslurm::api {
@@ -30,61 +33,10 @@ namespace kubeslurm::api {
 using Json = nlohmann::json;
 
 // A resource.Quantity ("8", "500m", "64Gi", "1e3") as the API server writes it. Kept as text so
-// that encode() writes back exactly what was read; use parseQuantity for arithmetic.
+// that encode() writes back exactly what was read; use parseQuantity* (quantity.h) for
+// arithmetic.
 using Quantity = std::string;
 using ResourceList = std::map<std::string, Quantity>;
-
-// Quantity -> thousandths of the unit ("500m" -> 500, "2" -> 2000, "1Ki" -> 1024000).
-// kInvalidArgument for malformed text, kOutOfRange when it does not fit in int64.
-StatusOr<std::int64_t> parseQuantityMilli(std::string_view text);
-// Whole units, rounded up as the kubelet rounds requests ("1500m" -> 2).
-StatusOr<std::int64_t> parseQuantityValue(std::string_view text);
-
-// RFC 3339 timestamps in UTC with second precision ("2026-11-21T10:00:00Z"), as metav1.Time
-// encodes them; MicroTime (Events, Leases) adds six fractional digits. Parsing takes what Go's
-// time.Parse(time.RFC3339, ...) takes: "Z" or a "+hh:mm" offset, any number of fractional
-// digits (floored to the unit returned); kInvalidArgument otherwise.
-StatusOr<std::int64_t> parseTimestamp(std::string_view text);  // Unix seconds
-std::string formatTimestamp(std::int64_t unixSeconds);
-StatusOr<std::int64_t> parseMicroTime(std::string_view text);  // Unix microseconds
-std::string formatMicroTime(std::int64_t unixMicros);
-
-struct OwnerReference {
-  std::string apiVersion;
-  std::string kind;
-  std::string name;
-  std::string uid;
-  std::optional<bool> controller;
-  std::optional<bool> blockOwnerDeletion;
-  Json raw = Json::object();
-};
-
-struct ObjectMeta {
-  std::string name;
-  std::string generateName;
-  std::string namespaceName;  // metadata.namespace
-  std::string uid;
-  std::string resourceVersion;
-  std::int64_t generation = 0;
-  std::optional<std::int64_t> creationTimestamp;  // Unix seconds
-  std::optional<std::int64_t> deletionTimestamp;
-  std::optional<std::int64_t> deletionGracePeriodSeconds;
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> annotations;
-  std::vector<OwnerReference> ownerReferences;
-  std::vector<std::string> finalizers;
-};
-
-struct Condition {  // NodeCondition, PodCondition and metav1.Condition share these fields
-  std::string type;
-  std::string status;  // "True", "False", "Unknown"
-  std::string reason;
-  std::string message;
-  std::optional<std::int64_t> lastTransitionTime;
-  std::optional<std::int64_t> lastHeartbeatTime;   // NodeCondition only
-  std::optional<std::int64_t> observedGeneration;  // metav1.Condition only
-  Json raw = Json::object();
-};
 
 // --- Node -------------------------------------------------------------------------------------
 
@@ -304,12 +256,6 @@ StatusOr<ConfigMap> decodeConfigMap(const Json& object);
 Json encodeConfigMap(const ConfigMap& configMap);
 StatusOr<Lease> decodeLease(const Json& object);
 Json encodeLease(const Lease& lease);
-
-// Metadata alone (informers index on it without decoding the whole object).
-StatusOr<ObjectMeta> decodeObjectMeta(const Json& metadata, std::string_view path = "metadata");
-// Writes the modelled fields of `meta` over `into`, the metadata object itself (the rule
-// above); `into` becomes an object if it was not one.
-void encodeObjectMeta(const ObjectMeta& meta, Json& into);
 
 inline constexpr std::string_view kCoreApiVersion = "v1";
 inline constexpr std::string_view kCoordinationApiVersion = "coordination.k8s.io/v1";

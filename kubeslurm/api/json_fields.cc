@@ -3,7 +3,7 @@
 #include <limits>
 #include <utility>
 
-#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/timestamp.h"
 #include "kubeslurm/base/text.h"
 
 namespace kubeslurm::api::detail {

@@ -17,7 +17,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/base/status.h"
 
 namespace kubeslurm::api::detail {
@@ -111,12 +110,6 @@ void checkTypeMeta(Decoder& d, const Json& object, std::string_view apiVersion,
                    std::string_view kind);
 void setTypeMeta(Json& object, std::string_view apiVersion, std::string_view kind);
 
-// NodeCondition, PodCondition and metav1.Condition (core_v1.h's Condition).
-Condition decodeCondition(Decoder& d, const Json& in, const Path& at);
-Json encodeCondition(const Condition& c);
-// metav1.Condition, whose reason and message have no omitempty (CRD schemas require them).
-Json encodeMetaCondition(const Condition& c);
-
 // Decodes each element of an array member with `decodeOne`, which must check that its
 // element is an object.
 template <typename T, typename DecodeOne>
@@ -150,40 +143,6 @@ void encodeList(Json& parent, const char* key, const std::vector<T>& items, Enco
     return;
   }
   putJson(parent, key, std::move(list));
-}
-
-// Decodes the whole object's metadata and checks the type; `decodeRest` fills the kind's own
-// fields.
-template <typename T, typename DecodeRest>
-StatusOr<T> decodeObject(const Json& object, std::string_view apiVersion, std::string_view kind,
-                         DecodeRest decodeRest) {
-  if (!object.is_object()) {
-    return invalidArgument("a " + std::string(kind) + " must be a JSON object");
-  }
-  Decoder d;
-  checkTypeMeta(d, object, apiVersion, kind);
-  if (!d.ok()) return d.status();
-  T out;
-  if (const Json* meta = d.object(object, "metadata", Path{})) {
-    StatusOr<ObjectMeta> decoded = decodeObjectMeta(*meta);
-    if (!decoded.isOk()) return decoded.status();
-    out.metadata = std::move(*decoded);
-  }
-  if (!d.ok()) return d.status();
-  decodeRest(d, object, out);
-  if (!d.ok()) return d.status();
-  out.raw = object;
-  return out;
-}
-
-template <typename T>
-Json encodeHeader(const T& object, std::string_view apiVersion, std::string_view kind) {
-  Json out = baseObject(object.raw);
-  setTypeMeta(out, apiVersion, kind);
-  Json meta = subObject(out, "metadata");
-  encodeObjectMeta(object.metadata, meta);
-  putJson(out, "metadata", std::move(meta));
-  return out;
 }
 
 }  // namespace kubeslurm::api::detail
