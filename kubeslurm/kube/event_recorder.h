@@ -31,7 +31,7 @@
 
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/kube/client.h"
-#include "kubeslurm/kube/work_queue.h"
+#include "kubeslurm/kube/clock.h"
 
 namespace kubeslurm::kube {
 

@@ -11,8 +11,6 @@
 namespace kubeslurm::kube {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 double randomUnit() {
   thread_local std::minstd_rand engine{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
@@ -82,7 +80,9 @@ InformerStats Informer::stats() const {
   return stats_;
 }
 
-Clock::time_point Informer::now() const { return options_.now ? options_.now() : Clock::now(); }
+Clock& Informer::clock() const {
+  return options_.clock != nullptr ? *options_.clock : steadyClock();
+}
 
 void Informer::start() {
   const std::lock_guard<std::mutex> lock(joinMutex_);
@@ -136,18 +136,15 @@ void Informer::backoff(const Status& failure) {
     ++stats_.failures;
   }
   if (options_.onError) options_.onError(failure);
-  const Clock::time_point t = now();
+  const Clock::TimePoint t = clock().now();
   if (failures_ > 0 && t - lastFailure_ >= options_.backoffReset) failures_ = 0;
   const auto delay = backoffDelay(failures_, options_.backoffBase, options_.backoffCap,
                                   options_.jitter ? options_.jitter() : randomUnit());
   ++failures_;
   lastFailure_ = t;
-  if (options_.sleep) {
-    options_.sleep(delay);
-    return;
-  }
+  const Clock::TimePoint until = t + delay;
   std::unique_lock<std::mutex> lock(mutex_);
-  stopCv_.wait_for(lock, delay, [this] { return stopped_.load(); });
+  while (!stopped_.load() && clock().now() < until) clock().waitUntil(stopCv_, lock, until);
 }
 
 bool Informer::listOnce(std::string& resourceVersion) {
@@ -198,7 +195,7 @@ void Informer::reflect() {
         options_.watchTimeoutSeconds +
         static_cast<std::int64_t>(spread * static_cast<double>(options_.watchTimeoutSeconds));
     std::size_t received = 0;
-    const Clock::time_point began = now();
+    const Clock::TimePoint began = clock().now();
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       ++stats_.watches;
@@ -248,7 +245,7 @@ void Informer::reflect() {
     if (code == StatusCode::kOk) {
       // The server's timeoutSeconds ended it: re-watch from where it stopped. A watch that
       // ends at once with nothing in it (client-go's "very short watch") would spin: back off.
-      if (received == 0 && now() - began < std::chrono::seconds(1)) {
+      if (received == 0 && clock().now() - began < std::chrono::seconds(1)) {
         backoff(Status(StatusCode::kUnavailable, "watch ended at once without events"));
       }
       continue;
@@ -269,17 +266,17 @@ void Informer::run() {
 void Informer::loop() {
   std::thread reflector([this] { reflect(); });
   const bool resyncOn = options_.resyncPeriod.count() > 0;
-  Clock::time_point nextResync = Clock::time_point::max();
+  Clock::TimePoint nextResync = Clock::TimePoint::max();
   while (true) {
     Delta delta;
     bool haveDelta = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       const auto ready = [this] { return stopped_.load() || !queue_.empty(); };
-      if (nextResync == Clock::time_point::max()) {
+      if (nextResync == Clock::TimePoint::max()) {
         wake_.wait(lock, ready);
       } else {
-        wake_.wait_until(lock, nextResync, ready);
+        while (!ready() && clock().now() < nextResync) clock().waitUntil(wake_, lock, nextResync);
       }
       if (stopped_.load()) break;
       if (!queue_.empty()) {
@@ -290,8 +287,8 @@ void Informer::loop() {
     }
     if (haveDelta) process(delta);
     if (resyncOn && hasSynced()) {
-      const Clock::time_point t = Clock::now();
-      if (nextResync == Clock::time_point::max()) {
+      const Clock::TimePoint t = clock().now();
+      if (nextResync == Clock::TimePoint::max()) {
         nextResync = t + options_.resyncPeriod;
       } else if (t >= nextResync) {
         resync();

@@ -61,6 +61,7 @@
 
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/client.h"
+#include "kubeslurm/kube/clock.h"
 #include "kubeslurm/kube/object_store.h"
 
 namespace kubeslurm::kube {
@@ -98,11 +99,10 @@ struct InformerOptions {
   // Every list/watch failure, on the reflector thread (client-go's WatchErrorHandler).
   std::function<void(const Status&)> onError;
 
-  // Test seams. `now` measures the healthy period that resets the backoff; `sleep` performs a
-  // backoff (the default waits on a condition variable that stop() wakes); `jitter` is in
-  // [0, 1).
-  std::function<std::chrono::steady_clock::time_point()> now;
-  std::function<void(std::chrono::milliseconds)> sleep;
+  // Time: the healthy period that resets the backoff, the backoff waits (which stop() cuts
+  // short) and the resync period. nullptr: steadyClock().
+  Clock* clock = nullptr;
+  // Test seam: the backoff's jitter, in [0, 1).
   std::function<double()> jitter;
 };
 
@@ -169,7 +169,7 @@ class Informer {
   void fireAdd(const ObjectPtr& object);
   void fireUpdate(const ObjectPtr& oldObject, const ObjectPtr& newObject);
   void fireDelete(const ObjectPtr& last, bool finalStateUnknown);
-  std::chrono::steady_clock::time_point now() const;
+  Clock& clock() const;
 
   Reader& reader_;
   Watcher& watcher_;

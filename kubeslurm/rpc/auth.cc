@@ -32,12 +32,12 @@ std::string decisionKey(const Caller& caller, const Permission& p) {
 
 }  // namespace
 
-KubeAuthorizer::KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl, Clock clock)
-    : writer_(writer), ttl_(ttl), clock_(std::move(clock)) {}
+KubeAuthorizer::KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl, kube::Clock& clock)
+    : writer_(writer), ttl_(ttl), clock_(clock) {}
 
 StatusOr<Caller> KubeAuthorizer::authenticate(const std::string& token) {
   if (token.empty()) return Status(StatusCode::kUnauthenticated, "no bearer token");
-  const auto now = clock_();
+  const auto now = clock_.now();
   {
     const std::lock_guard lock(mutex_);
     std::erase_if(tokens_, [&](const auto& entry) { return entry.second.expires <= now; });
@@ -77,7 +77,7 @@ StatusOr<Caller> KubeAuthorizer::authenticate(const std::string& token) {
 }
 
 Status KubeAuthorizer::authorize(const Caller& caller, const Permission& permission) {
-  const auto now = clock_();
+  const auto now = clock_.now();
   const std::string key = decisionKey(caller, permission);
   {
     const std::lock_guard lock(mutex_);

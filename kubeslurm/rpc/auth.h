@@ -14,6 +14,7 @@
 
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/client.h"
+#include "kubeslurm/kube/clock.h"
 
 namespace kubeslurm::rpc {
 
@@ -48,9 +49,8 @@ class Authorizer {
 // new RoleBinding takes effect quickly.
 class KubeAuthorizer final : public Authorizer {
  public:
-  using Clock = std::function<std::chrono::steady_clock::time_point()>;
   explicit KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl = std::chrono::seconds(10),
-                          Clock clock = std::chrono::steady_clock::now);
+                          kube::Clock& clock = kube::steadyClock());
 
   StatusOr<Caller> authenticate(const std::string& token) override;
   Status authorize(const Caller& caller, const Permission& permission) override;
@@ -59,12 +59,12 @@ class KubeAuthorizer final : public Authorizer {
   template <typename T>
   struct Cached {
     T value;
-    std::chrono::steady_clock::time_point expires;
+    kube::Clock::TimePoint expires;
   };
 
   kube::Writer& writer_;
   std::chrono::seconds ttl_;
-  Clock clock_;
+  kube::Clock& clock_;
   std::mutex mutex_;
   std::map<std::string, Cached<StatusOr<Caller>>> tokens_;
   std::map<std::string, Cached<Status>> decisions_;

@@ -22,7 +22,7 @@ namespace kubeslurm::kube {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
+using RealClock = std::chrono::steady_clock;
 
 Json object(const std::string& name, const std::string& rv, const std::string& node = "",
             const std::string& ns = "ns") {
@@ -52,14 +52,37 @@ WatchEvent bookmark(const std::string& rv) {
                {{"kind", "Pod"}, {"metadata", {{"resourceVersion", rv}}}});
 }
 
-// A clock that only moves when a test (or a watch script) moves it.
-class FakeClock {
+// The informer's clock in these tests: it moves only when a watch script says how long the
+// watch ran, or when the informer waits, which returns at once and is recorded (so no test
+// sleeps through a backoff, and each one's delays can be checked).
+class RecordingClock final : public kube::Clock {
  public:
-  Clock::time_point now() const { return Clock::time_point(Clock::duration(ticks_.load())); }
-  void advance(Clock::duration by) { ticks_ += by.count(); }
+  TimePoint now() const override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return now_;
+  }
+  std::int64_t wallMicros() const override { return 0; }
+  void waitUntil(std::condition_variable& /*cv*/, std::unique_lock<std::mutex>& /*lock*/,
+                 TimePoint deadline) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (deadline <= now_) return;
+    waits_.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now_));
+    now_ = deadline;
+  }
+  void advance(Duration by) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    now_ += by;
+  }
+  // The waits asked for so far (the backoffs).
+  std::vector<std::chrono::milliseconds> waits() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return waits_;
+  }
 
  private:
-  std::atomic<Clock::rep> ticks_{0};
+  mutable std::mutex mutex_;
+  TimePoint now_{};
+  std::vector<std::chrono::milliseconds> waits_;
 };
 
 struct ListScript {
@@ -70,9 +93,9 @@ struct ListScript {
 
 struct WatchScript {
   std::vector<WatchEvent> events;
-  Status end;               // how the stream ends after the events
-  bool holdOpen = false;    // after the events, wait for WatchStop (an idle watch)
-  Clock::duration lasts{};  // advances the fake clock: how long this watch "ran"
+  Status end;                   // how the stream ends after the events
+  bool holdOpen = false;        // after the events, wait for WatchStop (an idle watch)
+  RealClock::duration lasts{};  // advances the fake clock: how long this watch "ran"
 };
 
 // Reader + Watcher. Lists are paginated by options.limit with the offset as continue token,
@@ -80,7 +103,7 @@ struct WatchScript {
 // etcd revision). With no watch script left, a watch stays open until stopped.
 class FakeApi final : public Reader, public Watcher {
  public:
-  explicit FakeApi(FakeClock* clock = nullptr) : clock_(clock) {}
+  explicit FakeApi(RecordingClock* clock = nullptr) : clock_(clock) {}
 
   void addList(ListScript script) {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -185,7 +208,7 @@ class FakeApi final : public Reader, public Watcher {
   }
 
  private:
-  FakeClock* clock_;
+  RecordingClock* clock_;
   mutable std::mutex mutex_;
   std::condition_variable watchStarted_;
   std::deque<ListScript> lists_;
@@ -251,28 +274,11 @@ class Recorder {
   std::map<std::string, int> resyncs_;
 };
 
-// Collects the backoff delays the informer asks for, without sleeping.
-struct Sleeps {
-  std::mutex mutex;
-  std::vector<std::chrono::milliseconds> delays;
-  std::function<void(std::chrono::milliseconds)> sleeper() {
-    return [this](std::chrono::milliseconds d) {
-      const std::lock_guard<std::mutex> lock(mutex);
-      delays.push_back(d);
-    };
-  }
-  std::vector<std::chrono::milliseconds> taken() {
-    const std::lock_guard<std::mutex> lock(mutex);
-    return delays;
-  }
-};
-
-InformerOptions quietOptions(Sleeps& sleeps, FakeClock* clock = nullptr) {
+InformerOptions quietOptions(RecordingClock& clock) {
   InformerOptions options;
   options.ns = "ns";
-  options.sleep = sleeps.sleeper();
+  options.clock = &clock;
   options.jitter = [] { return 0.0; };  // backoff = base * 2^n / 2 exactly
-  if (clock != nullptr) options.now = [clock] { return clock->now(); };
   return options;
 }
 
@@ -287,10 +293,9 @@ class InformerTest : public testing::Test {
     if (informer_) informer_->stop();
   }
 
-  FakeClock clock_;
+  RecordingClock clock_;
   FakeApi api_{&clock_};
   Recorder recorder_;
-  Sleeps sleeps_;
   std::unique_ptr<Informer> informer_;
 };
 
@@ -298,7 +303,7 @@ TEST_F(InformerTest, InitialListFillsStoreThenSyncsThenWatchesFromListVersion) {
   // reflector.go ListAndWatch: list, store.Replace, then watch from the list's
   // resourceVersion with AllowWatchBookmarks.
   api_.addList({{}, {object("a", "5"), object("b", "6"), object("c", "7")}, "10"});
-  InformerOptions options = quietOptions(sleeps_);
+  InformerOptions options = quietOptions(clock_);
   std::vector<bool> syncedDuringAdds;
   informer_ = std::make_unique<Informer>(api_, api_, resources::pods(), options);
   EventHandler probe;
@@ -328,7 +333,7 @@ TEST_F(InformerTest, ListIsPaginatedWithLimit) {
   items.reserve(7);
   for (int i = 0; i < 7; ++i) items.push_back(object("p" + std::to_string(i), "1"));
   api_.addList({{}, items, "20"});
-  InformerOptions options = quietOptions(sleeps_);
+  InformerOptions options = quietOptions(clock_);
   options.pageSize = 3;
   start(options);
   ASSERT_TRUE(informer_->waitForSync(2s));
@@ -349,7 +354,7 @@ TEST_F(InformerTest, WatchEventsFireAddUpdateDeleteInStreamOrder) {
                   event(WatchEventType::kModified, object("b", "14"))},
                  {},
                  /*holdOpen=*/true});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(recorder_.waitForLines(5));
   EXPECT_EQ(recorder_.lines(),
             (std::vector<std::string>{"add ns/a@5", "update ns/a@5->11", "add ns/b@12",
@@ -370,7 +375,7 @@ TEST_F(InformerTest, ReplayedAndStaleEventsDoNotFireHandlers) {
                   event(WatchEventType::kModified, object("a", "11"))},  // real
                  {},
                  true});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(recorder_.waitForLines(3));
   ASSERT_TRUE(api_.waitForWatches(1));
   EXPECT_EQ(recorder_.lines(),
@@ -390,7 +395,7 @@ TEST_F(InformerTest, RelistAfter410DiffsTheStore) {
                 {object("a", "5"), object("c", "12"), withUid(object("d", "13"), "uid-d2"),
                  object("e", "14")},
                 "15"});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(recorder_.waitForLines(9));
   ASSERT_TRUE(api_.waitForWatches(2));
   EXPECT_EQ(recorder_.lines(),
@@ -400,7 +405,7 @@ TEST_F(InformerTest, RelistAfter410DiffsTheStore) {
   EXPECT_EQ(api_.watchCalls()[1].resourceVersion, "15");
   EXPECT_EQ(api_.listCalls().size(), 2U);
   // A single 410 is answered by relisting at once, without a backoff.
-  EXPECT_TRUE(sleeps_.taken().empty());
+  EXPECT_TRUE(clock_.waits().empty());
   EXPECT_EQ(informer_->stats().relists, 1U);
   EXPECT_EQ(objectUid(*informer_->store().get("ns/d")), "uid-d2");
 }
@@ -411,9 +416,9 @@ TEST_F(InformerTest, Repeated410WithoutEventsBacksOff) {
   api_.addList({{}, {}, "11"});
   api_.addWatch({{}, outOfRange("gone again")});
   api_.addList({{}, {}, "12"});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(api_.waitForWatches(3));
-  EXPECT_EQ(sleeps_.taken(), (std::vector<std::chrono::milliseconds>{400ms}));
+  EXPECT_EQ(clock_.waits(), (std::vector<std::chrono::milliseconds>{400ms}));
 }
 
 TEST_F(InformerTest, WatchErrorsBackOffExponentiallyAndResumeFromLastVersion) {
@@ -424,9 +429,9 @@ TEST_F(InformerTest, WatchErrorsBackOffExponentiallyAndResumeFromLastVersion) {
                  Status(StatusCode::kUnavailable, "connection reset")});
   api_.addWatch({{}, Status(StatusCode::kUnavailable, "connection refused")});
   api_.addWatch({{}, Status(StatusCode::kResourceExhausted, "429")});
-  start(quietOptions(sleeps_, &clock_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(api_.waitForWatches(4));
-  EXPECT_EQ(sleeps_.taken(), (std::vector<std::chrono::milliseconds>{400ms, 800ms, 1600ms}));
+  EXPECT_EQ(clock_.waits(), (std::vector<std::chrono::milliseconds>{400ms, 800ms, 1600ms}));
   const auto calls = api_.watchCalls();
   EXPECT_EQ(calls[1].resourceVersion, "11");
   EXPECT_EQ(calls[2].resourceVersion, "11");
@@ -443,21 +448,21 @@ TEST_F(InformerTest, BackoffResetsAfterAHealthyPeriod) {
   api_.addWatch({{}, Status(StatusCode::kUnavailable, "cut")});
   api_.addWatch({{bookmark("20")}, Status(StatusCode::kUnavailable, "cut"), false, 3min});
   api_.addWatch({{}, Status(StatusCode::kUnavailable, "cut")});
-  start(quietOptions(sleeps_, &clock_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(api_.waitForWatches(5));
-  EXPECT_EQ(sleeps_.taken(), (std::vector<std::chrono::milliseconds>{400ms, 800ms, 400ms, 800ms}));
+  EXPECT_EQ(clock_.waits(), (std::vector<std::chrono::milliseconds>{400ms, 800ms, 400ms, 800ms}));
 }
 
 TEST_F(InformerTest, BackoffIsCapped) {
   api_.addList({{}, {}, "10"});
   for (int i = 0; i < 8; ++i) api_.addWatch({{}, Status(StatusCode::kUnavailable, "cut")});
-  InformerOptions options = quietOptions(sleeps_, &clock_);
+  InformerOptions options = quietOptions(clock_);
   options.jitter = [] { return 1.0; };
   options.backoffCap = 5000ms;
   start(options);
   ASSERT_TRUE(api_.waitForWatches(9));
-  EXPECT_EQ(sleeps_.taken(), (std::vector<std::chrono::milliseconds>{
-                                 800ms, 1600ms, 3200ms, 5000ms, 5000ms, 5000ms, 5000ms, 5000ms}));
+  EXPECT_EQ(clock_.waits(), (std::vector<std::chrono::milliseconds>{
+                                800ms, 1600ms, 3200ms, 5000ms, 5000ms, 5000ms, 5000ms, 5000ms}));
 }
 
 TEST_F(InformerTest, ListErrorsBackOffAndRetry) {
@@ -465,11 +470,11 @@ TEST_F(InformerTest, ListErrorsBackOffAndRetry) {
   api_.addList({Status(StatusCode::kResourceExhausted, "429"), {}, ""});
   api_.addList({{}, {object("a", "5")}, "10"});
   std::vector<std::string> errors;
-  InformerOptions options = quietOptions(sleeps_, &clock_);
+  InformerOptions options = quietOptions(clock_);
   options.onError = [&](const Status& s) { errors.push_back(s.message()); };
   start(options);
   ASSERT_TRUE(informer_->waitForSync(2s));
-  EXPECT_EQ(sleeps_.taken(), (std::vector<std::chrono::milliseconds>{400ms, 800ms}));
+  EXPECT_EQ(clock_.waits(), (std::vector<std::chrono::milliseconds>{400ms, 800ms}));
   EXPECT_EQ(errors, (std::vector<std::string>{"apiserver down", "429"}));
   EXPECT_EQ(recorder_.lines(), (std::vector<std::string>{"add ns/a@5"}));
 }
@@ -478,7 +483,7 @@ TEST_F(InformerTest, BookmarkMovesResumeVersionWithoutHandlerCalls) {
   // reflector.go watchHandler: a BOOKMARK only sets the last-sync resourceVersion.
   api_.addList({{}, {object("a", "5")}, "10"});
   api_.addWatch({{bookmark("50")}, {}});  // then the server's timeout ends the watch
-  start(quietOptions(sleeps_, &clock_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(informer_->waitForSync(2s));
   ASSERT_TRUE(api_.waitForWatches(2));
   EXPECT_EQ(api_.watchCalls()[1].resourceVersion, "50");
@@ -486,7 +491,7 @@ TEST_F(InformerTest, BookmarkMovesResumeVersionWithoutHandlerCalls) {
   EXPECT_EQ(recorder_.lines(), (std::vector<std::string>{"add ns/a@5"}));
   EXPECT_EQ(informer_->store().size(), 1U);
   EXPECT_EQ(informer_->stats().bookmarks, 1U);
-  EXPECT_TRUE(sleeps_.taken().empty());  // a normal end is not a failure
+  EXPECT_TRUE(clock_.waits().empty());  // a normal end is not a failure
 }
 
 TEST_F(InformerTest, WatchEndingAtOnceWithNothingBacksOff) {
@@ -494,16 +499,17 @@ TEST_F(InformerTest, WatchEndingAtOnceWithNothingBacksOff) {
   // otherwise be re-opened in a tight loop.
   api_.addList({{}, {}, "10"});
   api_.addWatch({{}, {}});
-  start(quietOptions(sleeps_, &clock_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(api_.waitForWatches(2));
-  EXPECT_EQ(sleeps_.taken(), (std::vector<std::chrono::milliseconds>{400ms}));
+  EXPECT_EQ(clock_.waits(), (std::vector<std::chrono::milliseconds>{400ms}));
 }
 
 TEST_F(InformerTest, ResyncRedeliversEveryObjectAsUpdateOfItself) {
   // shared_informer.go resync: OnUpdate(obj, obj) for every object, every resync period.
   api_.addList({{}, {object("a", "5"), object("b", "6")}, "10"});
-  InformerOptions options = quietOptions(sleeps_);
+  InformerOptions options = quietOptions(clock_);
   options.resyncPeriod = 2ms;
+  options.clock = nullptr;  // real time: a clock that jumps to each deadline would spin resyncs
   start(options);
   ASSERT_TRUE(recorder_.waitForResyncs(2, 2));
   EXPECT_GE(informer_->stats().resyncs, 2U);
@@ -513,7 +519,7 @@ TEST_F(InformerTest, ResyncRedeliversEveryObjectAsUpdateOfItself) {
 
 TEST_F(InformerTest, NoResyncWithoutAPeriod) {
   api_.addList({{}, {object("a", "5")}, "10"});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(informer_->waitForSync(2s));
   std::this_thread::sleep_for(5ms);
   EXPECT_EQ(informer_->stats().resyncs, 0U);
@@ -525,7 +531,7 @@ TEST_F(InformerTest, IndexesFollowUpdatesThatMoveObjects) {
                   event(WatchEventType::kDeleted, object("q", "12", "n1", "other"))},
                  {},
                  true});
-  informer_ = std::make_unique<Informer>(api_, api_, resources::pods(), quietOptions(sleeps_));
+  informer_ = std::make_unique<Informer>(api_, api_, resources::pods(), quietOptions(clock_));
   ASSERT_TRUE(informer_->addIndexer(std::string(kNodeIndex), indexByNode).isOk());
   ASSERT_TRUE(informer_->addIndexer(std::string(kNamespaceIndex), indexByNamespace).isOk());
   // Checked inside the handler: the store and its indexes already reflect the event, and
@@ -555,7 +561,7 @@ TEST_F(InformerTest, ManagedFieldsDroppedByDefault) {
   b["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
   api_.addList({{}, {a}, "10"});
   api_.addWatch({{event(WatchEventType::kAdded, b)}, {}, true});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(recorder_.waitForLines(2));
   EXPECT_FALSE(informer_->store().get("ns/a")->at("metadata").contains("managedFields"));
   EXPECT_FALSE(informer_->store().get("ns/b")->at("metadata").contains("managedFields"));
@@ -569,7 +575,7 @@ TEST_F(InformerTest, CustomTransformAndNoTransform) {
   {
     FakeApi api;
     api.addList({{}, {a}, "10"});
-    InformerOptions options = quietOptions(sleeps_);
+    InformerOptions options = quietOptions(clock_);
     options.transform = [](Json& o) { o.erase("status"); };
     Informer informer(api, api, resources::pods(), options);
     informer.start();
@@ -580,7 +586,7 @@ TEST_F(InformerTest, CustomTransformAndNoTransform) {
   {
     FakeApi api;
     api.addList({{}, {a}, "10"});
-    InformerOptions options = quietOptions(sleeps_);
+    InformerOptions options = quietOptions(clock_);
     options.transform = nullptr;
     Informer informer(api, api, resources::pods(), options);
     informer.start();
@@ -591,41 +597,41 @@ TEST_F(InformerTest, CustomTransformAndNoTransform) {
 
 TEST_F(InformerTest, StopEndsAnOpenWatchPromptly) {
   api_.addList({{}, {object("a", "5")}, "10"});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(informer_->waitForSync(2s));
   ASSERT_TRUE(api_.waitForWatches(1));
-  const auto before = Clock::now();
+  const auto before = RealClock::now();
   informer_->stop();  // joins the informer's thread
-  EXPECT_LT(Clock::now() - before, 200ms);
+  EXPECT_LT(RealClock::now() - before, 200ms);
   EXPECT_EQ(api_.watchCalls().size(), 1U);  // a cancelled watch is not re-opened
 }
 
 TEST_F(InformerTest, StopInterruptsABackoffSleep) {
   api_.addList({Status(StatusCode::kUnavailable, "down"), {}, ""});
   InformerOptions options;
-  options.backoffBase = 60s;  // the default sleeper: a wait that stop() must wake
+  options.backoffBase = 60s;  // the default clock: a real wait that stop() must wake
   options.backoffCap = 60s;
   start(options);
   std::this_thread::sleep_for(5ms);
-  const auto before = Clock::now();
+  const auto before = RealClock::now();
   informer_->stop();
-  EXPECT_LT(Clock::now() - before, 200ms);
+  EXPECT_LT(RealClock::now() - before, 200ms);
   EXPECT_FALSE(informer_->hasSynced());
   EXPECT_FALSE(informer_->waitForSync(1ms));
 }
 
 TEST_F(InformerTest, StopFromAHandlerAndRunOnTheCallersThread) {
   api_.addList({{}, {object("a", "5"), object("b", "6")}, "10"});
-  Informer informer(api_, api_, resources::pods(), quietOptions(sleeps_));
+  Informer informer(api_, api_, resources::pods(), quietOptions(clock_));
   int adds = 0;
   EventHandler h;
   h.onAdd = [&](const ObjectPtr&) {
     if (++adds == 1) informer.stop();
   };
   ASSERT_TRUE(informer.addEventHandler(h).isOk());
-  const auto before = Clock::now();
+  const auto before = RealClock::now();
   informer.run();  // returns once stopped
-  EXPECT_LT(Clock::now() - before, 500ms);
+  EXPECT_LT(RealClock::now() - before, 500ms);
   EXPECT_GE(adds, 1);
   EXPECT_EQ(informer.addEventHandler(h).code(), StatusCode::kFailedPrecondition);
 }
@@ -634,7 +640,7 @@ TEST_F(InformerTest, ObjectsWithoutANameAreSkipped) {
   Json nameless = object("x", "5");
   nameless["metadata"].erase("name");
   api_.addList({{}, {nameless, object("a", "6")}, "10"});
-  start(quietOptions(sleeps_));
+  start(quietOptions(clock_));
   ASSERT_TRUE(informer_->waitForSync(2s));
   EXPECT_EQ(informer_->store().listKeys(), (std::vector<std::string>{"ns/a"}));
 }

@@ -17,11 +17,13 @@
 #include <gtest/gtest.h>
 
 #include "kubeslurm/api/core_v1.h"
+#include "tests/support/manual_clock.h"
 
 namespace kubeslurm::kube {
 namespace {
 
 using namespace std::chrono_literals;
+using testing_support::ManualClock;
 
 template <typename Condition>
 bool eventually(Condition condition) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/manual_clock.h"
+
 namespace kubeslurm::rpc {
 namespace {
 
@@ -58,8 +60,8 @@ Json reviewAnswer(const Json& request) {
 class KubeAuthorizerTest : public ::testing::Test {
  protected:
   FakeReviews reviews;
-  std::chrono::steady_clock::time_point now{};
-  KubeAuthorizer authorizer{reviews, std::chrono::seconds(10), [this] { return now; }};
+  testing_support::ManualClock clock;
+  KubeAuthorizer authorizer{reviews, std::chrono::seconds(10), clock};
   void SetUp() override { reviews.answer = reviewAnswer; }
 };
 
@@ -74,10 +76,10 @@ TEST_F(KubeAuthorizerTest, AcceptedTokenGivesTheCallerAndIsRemembered) {
   EXPECT_EQ(reviews.sent[0]["apiVersion"], "authentication.k8s.io/v1");
   EXPECT_EQ(reviews.sent[0]["spec"]["token"], "alice-token");
 
-  now += std::chrono::seconds(9);
+  clock.advance(std::chrono::seconds(9));
   EXPECT_TRUE(authorizer.authenticate("alice-token").isOk());
   EXPECT_EQ(reviews.sent.size(), 1u);  // cached
-  now += std::chrono::seconds(2);
+  clock.advance(std::chrono::seconds(2));
   EXPECT_TRUE(authorizer.authenticate("alice-token").isOk());
   EXPECT_EQ(reviews.sent.size(), 2u);  // the ttl passed: asked again
 }
@@ -89,7 +91,7 @@ TEST_F(KubeAuthorizerTest, RejectedAndMissingTokensAreUnauthenticated) {
   EXPECT_EQ(authorizer.authenticate("").status().code(), StatusCode::kUnauthenticated);
   EXPECT_EQ(reviews.sent.size(), 1u);  // an empty token never reaches the API server
   // A refusal is kept for 2 s only.
-  now += std::chrono::seconds(3);
+  clock.advance(std::chrono::seconds(3));
   (void)authorizer.authenticate("forged");
   EXPECT_EQ(reviews.sent.size(), 2u);
 }
