@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/slurm/filename_pattern.h"

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "controllers/snapshot.h"
+#include "controllers/job_object.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/slurm/names.h"
 

@@ -11,6 +11,7 @@
 
 #include <openssl/rand.h>
 
+#include "controllers/job_object.h"
 #include "kubeslurm/base/text.h"
 
 namespace kubeslurm::controllers {

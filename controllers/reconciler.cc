@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "controllers/arrays.h"
+#include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
@@ -622,8 +623,8 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
     if (report.fenceClosed) return;
     const std::string reason(slurm::pendingReasonName(pending.reason));
     const auto partition = partitionOf.find(pending.jobId);
-    report.pendingByReason.add(partition == partitionOf.end() ? std::string() : *partition->second,
-                               reason);
+    ++report.pendingByReason[partition == partitionOf.end() ? std::string() : *partition->second]
+                            [reason];
     auto key = index.jobKeys.find(pending.jobId);
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
     const api::SlurmJobObject* job = findJob(key->second);
@@ -679,8 +680,8 @@ void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& i
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (job.request.array && isArrayParent(job)) continue;
     if (job.status && job.status->jobId) {
-      report.jobsByState.add(effectivePartition(job.request, objects.partitions),
-                             job.status->state.empty() ? "PENDING" : job.status->state);
+      ++report.jobsByState[effectivePartition(job.request, objects.partitions)]
+                          [job.status->state.empty() ? "PENDING" : job.status->state];
     }
   }
   const core::Snapshot& snapshot = index.snapshot;

@@ -45,7 +45,6 @@
 #include "kubeslurm/core/model.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/event_recorder.h"
-#include "kubeslurm/metrics/operator_metrics.h"
 
 namespace kubeslurm::controllers {
 
@@ -122,10 +121,10 @@ struct CycleReport {
   std::uint32_t stuckGangsRemoved = 0;  // partial gangs no admission of ours explains
   std::uint32_t arrayTasksCreated = 0;  // SlurmJobs made for array tasks
   bool fenceClosed = false;             // the cycle stopped because leadership ended
-  // By effective partition (metrics::PartitionCounts) and Slurm state name; by effective
-  // partition and Slurm reason name. Each converts to the cluster's counts by name.
-  metrics::PartitionCounts jobsByState;
-  metrics::PartitionCounts pendingByReason;
+  // Job counts by effective partition (the partition a job asked for, even one that does not
+  // exist, else the default's name) and Slurm state name; by partition and Slurm reason name.
+  std::map<std::string, std::map<std::string, std::int64_t>> jobsByState;
+  std::map<std::string, std::map<std::string, std::int64_t>> pendingByReason;
   std::map<std::string, std::int64_t> nodesByState;  // idle, mixed, allocated, drain, down
   std::int64_t gpusTotal = 0;                        // on nodes that are up
   std::int64_t gpusAllocated = 0;                    // held by running SlurmJobs

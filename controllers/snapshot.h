@@ -67,25 +67,4 @@ struct SnapshotIndex {
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
                             core::Time now);
 
-// The account of a job that names none: the Account that lists its namespace (the first by name
-// when several do), as Slurm uses a user's default account; else root, the top of the tree every
-// cluster has ("" when there are no Accounts at all).
-std::string defaultAccountFor(const std::vector<api::Account>& accounts, const std::string& ns);
-
-// The key a job has in SnapshotIndex::jobKeys and JobProblem: "ns/name".
-std::string jobKey(const api::SlurmJobObject& job);
-
-// A job's metadata as cached (uid, labels, creationTimestamp...): the SlurmJob codec models only
-// name and namespace. Just those two when the cached metadata does not decode.
-api::ObjectMeta jobMetadata(const api::SlurmJobObject& job);
-
-// A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
-bool isRankPod(const api::Pod& pod);
-
-// The partition a job runs in: spec.partition, else the default one (spec.default, else the
-// only partition). nullptr when there is none; `message` then says why, as sbatch would.
-const api::Partition* jobPartition(const slurm::JobRequest& request,
-                                   const std::vector<api::Partition>& partitions,
-                                   std::string* message);
-
 }  // namespace kubeslurm::controllers

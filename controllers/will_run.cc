@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/slurm/names.h"
@@ -22,11 +25,11 @@ void applyPlan(core::Snapshot& snapshot, const core::Plan& plan, core::Time now)
   }
 }
 
-StatusOr<TestOnlyResult> planTestOnly(const SnapshotIndex& cluster,
-                                      const std::vector<api::Partition>& partitions,
-                                      const slurm::JobRequest& request, const std::string& user,
-                                      const std::string& defaultAccount, core::JobId id,
-                                      core::Time now, const core::Budget& budget) {
+StatusOr<WillRunResult> planWillRun(const SnapshotIndex& cluster,
+                                    const std::vector<api::Partition>& partitions,
+                                    const slurm::JobRequest& request, const std::string& user,
+                                    const std::string& defaultAccount, core::JobId id,
+                                    core::Time now, const core::Budget& budget) {
   std::string message;
   const api::Partition* partition = jobPartition(request, partitions, &message);
   if (partition == nullptr) return invalidArgument(message);
@@ -38,7 +41,7 @@ StatusOr<TestOnlyResult> planTestOnly(const SnapshotIndex& cluster,
   snapshot.jobs.push_back(*job);
   const core::Plan plan = core::plan(snapshot, now, budget);
 
-  TestOnlyResult result;
+  WillRunResult result;
   result.partition = job->partition;
   std::vector<core::NodeIndex> nodes;
   if (const auto start = std::ranges::find(plan.starts, id, &core::Start::jobId);
@@ -77,6 +80,26 @@ StatusOr<TestOnlyResult> planTestOnly(const SnapshotIndex& cluster,
   }
   result.nodes = slurm::compressHostlist(names);
   return result;
+}
+
+StatusOr<WillRunAnswer> willRunFromJson(const WillRunCluster& cluster,
+                                        const std::string& jobNamespace,
+                                        const std::string& slurmJobJson,
+                                        const std::function<StatusOr<std::int64_t>()>& nextJobId,
+                                        const std::string& defaultUser, core::Time now,
+                                        const core::Budget& budget) {
+  const nlohmann::json object = nlohmann::json::parse(slurmJobJson, nullptr, false);
+  if (object.is_discarded()) return invalidArgument("the SlurmJob is not JSON");
+  auto job = api::decodeSlurmJob(object);
+  if (!job.isOk()) return invalidArgument(job.status().message());
+  auto id = nextJobId();
+  if (!id.isOk()) return id.status();
+  auto planned = planWillRun(*cluster.index, cluster.partitions, job->request,
+                             job->user.empty() ? defaultUser : job->user,
+                             defaultAccountFor(cluster.accounts, jobNamespace),
+                             static_cast<core::JobId>(*id), now, budget);
+  if (!planned.isOk()) return planned.status();
+  return WillRunAnswer{*id, std::move(planned).value()};
 }
 
 }  // namespace kubeslurm::controllers

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "controllers/job_object.h"
+
 namespace kubeslurm::controllers {
 namespace {
 

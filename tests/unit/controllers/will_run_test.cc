@@ -50,8 +50,8 @@ class TestOnly : public ::testing::Test {
          {"spec", {{"nodes", "gpu-[1-3]"}, {"default", true}, {"maxTime", "1:00:00"}}}})));
   }
 
-  StatusOr<TestOnlyResult> testOnly(const slurm::JobRequest& r, const SnapshotIndex& index) {
-    return planTestOnly(index, objects.partitions, r, "alice", "root", 7, kNow, core::Budget{});
+  StatusOr<WillRunResult> testOnly(const slurm::JobRequest& r, const SnapshotIndex& index) {
+    return planWillRun(index, objects.partitions, r, "alice", "root", 7, kNow, core::Budget{});
   }
 
   ClusterObjects objects;
@@ -59,7 +59,7 @@ class TestOnly : public ::testing::Test {
 
 TEST_F(TestOnly, AnIdleClusterStartsItNow) {
   const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
-  const TestOnlyResult result = ok(testOnly(request(2), index));
+  const WillRunResult result = ok(testOnly(request(2), index));
   EXPECT_EQ(result.start, kNow);
   EXPECT_EQ(result.nodes, "gpu-[1-2]");
   EXPECT_EQ(result.processors, 2u);  // one task of one CPU per node
@@ -76,7 +76,7 @@ TEST_F(TestOnly, NodesTheCycleJustGaveAwayAreNotFree) {
   applyPlan(index.snapshot, plan, kNow);
   EXPECT_EQ(index.snapshot.jobs[0].phase, core::JobPhase::kRunning);
 
-  const TestOnlyResult result = ok(testOnly(request(3), index));
+  const WillRunResult result = ok(testOnly(request(3), index));
   EXPECT_EQ(result.start, kNow + 3600);  // when the running job's hour is up
   EXPECT_EQ(result.nodes, "gpu-[1-3]");
 }

@@ -1,0 +1,50 @@
+// kubeslurm-operator's command line: every flag, its default, and the usage text.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kubeslurm/core/model.h"
+
+namespace kubeslurm::op {
+
+extern const std::string_view kUsage;
+
+struct Flags {
+  std::string kubeconfig;
+  std::string context;
+  std::string ns;
+  std::string watchNamespace;
+  double qps = 200;
+  int burst = 400;
+  bool leaderElect = true;
+  std::string leaseName = "kubeslurm-operator";
+  std::string identity;
+  std::string schedulerName = "kubeslurm";
+  double interval = 10;
+  double minInterval = 0.2;
+  kubeslurm::core::Budget budget;
+  std::chrono::milliseconds backfillMaxTime{30000};
+  std::string defaultImage = "busybox:1.36";
+  std::string toolsImage;
+  std::string clusterName = "kubeslurm";
+  std::string clusterDomain = "cluster.local";
+  std::int64_t killWait = 30;
+  std::int64_t firstJobId = 1;
+  std::int64_t jobRetention = 86400;
+  std::string metricsAddress = "0.0.0.0:8080";
+  std::string probeAddress = "0.0.0.0:8081";
+  std::string grpcAddress = "0.0.0.0:9443";
+  std::string grpcCert;
+  std::string grpcKey;
+  std::string logFormat = "text";
+  std::string logLevel = "info";
+};
+
+// "--flag=value" or "--flag value". Returns 0 when parsed, -1 after --help (printed), else the
+// exit code of a usage error (printed with the usage).
+int parseFlags(int argc, char** argv, Flags& flags);
+
+}  // namespace kubeslurm::op
