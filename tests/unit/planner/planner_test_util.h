@@ -14,13 +14,16 @@ namespace kubeslurm::planner::testing {
 class FakePlanner {
  public:
   FakePlanner()
-      : io_{out_, err_,
+      : io_{out_,
+            err_,
             [this](const std::string& path) -> StatusOr<std::string> {
               const auto it = files.find(path);
               if (it == files.end()) return notFound("Unable to open file " + path);
               return it->second;
             },
-            kNow, 0, false} {}
+            kNow,
+            0,
+            false} {}
 
   // 2026-11-21T04:30:00Z
   static constexpr std::int64_t kNow = 1795235400;
