@@ -1,21 +1,27 @@
 // One leader's reconcile pass over the whole cluster: the job controller and the scheduling loop
 // of docs/operator.md, level-triggered (DESIGN.md invariant 3).
 //
-//   cycle(input, now):
+//   cycle(input, now), in this order (Reconciler::cycle):
 //     1. expectations    gangs this leader admitted that the caches do not show yet are added to
 //                        the input as the pods it wrote, so they hold their nodes and are not
 //                        planned twice (client-go's ControllerExpectations, for the same race)
 //     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING
-//        arrays          an array's tasks are created as SlurmJobs of their own, and the
+//     3. arrays          an array's tasks are created as SlurmJobs of their own, and the
 //                        array's status sums theirs up (controllers/arrays.h)
-//     3. job status      observeGang + decideStatus for every job: RUNNING, COMPLETED, FAILED,
-//                        TIMEOUT, NODE_FAIL/REQUEUED, CANCELLED; pod deletes; events
-//     4. plan            buildSnapshot + core::plan; problems become a Valid=False condition
-//     5. preemptions     victims' status (REQUEUED next attempt, or PREEMPTED)
-//     6. starts          gangForStart + GangBinder::admit, all or nothing (invariant 1)
-//     7. pending         reason, estimated start and priority as status, rate-limited
+//     4. plan            buildSnapshot + core::plan on the cluster as the caches show it;
+//                        fair-share usage is tracked from the snapshot
+//     5. job status      observeGang + decideStatus for every job: RUNNING, COMPLETED, FAILED,
+//                        TIMEOUT, NODE_FAIL/REQUEUED, CANCELLED; pod deletes; events; partial
+//                        gangs no admission explains are swept; snapshot problems become a
+//                        Valid=False condition
+//     6. preemptions     victims' status (REQUEUED next attempt, or PREEMPTED)
+//     7. starts          gangForStart + GangBinder::admit, all or nothing (invariant 1)
+//     8. pending         reason, estimated start and priority as status, rate-limited
+//     9. bookkeeping     Account usage and Partition status written, finished jobs past their
+//                        retention removed, the report's counts, and the cluster as the plan
+//                        leaves it (for sbatch --test-only)
 //
-// A job written in step 3 or 5 is not started in the same cycle: its cached object is stale.
+// A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
 // Every status write is a PUT of /status carrying the cached resourceVersion, so a write based
 // on a stale read fails with 409 and the next cycle reads again. Every write is behind the
 // leader-election fence (invariant 2): when it closes, the cycle stops where it is.
