@@ -103,11 +103,82 @@ Status applyRendezvous(const api::Json& raw, std::uint32_t gpusPerNode,
   return Status::ok();
 }
 
-}  // namespace
+// The gang of `job` on `nodes` as `who` runs it: everything but the topology addresses, which
+// come from the snapshot's tree.
+StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
+                                     const api::Partition& partition, const GangIdentity& who,
+                                     std::vector<std::string> nodes,
+                                     const AdmissionOptions& options) {
+  auto meta = api::decodeObjectMeta(job.raw.contains("metadata") ? job.raw["metadata"]
+                                                                 : api::Json::object());
+  if (!meta.isOk()) return meta.status();
+  auto request = nodeRequest(job.request);
+  if (!request.isOk()) return request.status();
 
-StatusOr<podspec::GangInput> gangForStart(const core::Start& start, const SnapshotIndex& index,
-                                          const ClusterObjects& objects,
-                                          const AdmissionOptions& options) {
+  podspec::GangInput gang;
+  gang.namespaceName = job.namespaceName;
+  gang.jobName = job.name;
+  gang.jobUid = meta->uid;
+  gang.jobId = who.jobId;
+  gang.attempt = who.attempt;
+  gang.nodes = std::move(nodes);
+  gang.clusterDomain = options.clusterDomain;
+  gang.schedulerName = options.schedulerName;
+  gang.gpusPerNode = request->gpusPerNode;
+  gang.cpuMillisPerNode = request->cpuMillisPerNode;
+  gang.memoryBytesPerNode = request->memoryBytesPerNode;
+  gang.image =
+      !job.request.container.image.empty() ? job.request.container.image : options.defaultImage;
+  gang.script = job.script;
+  gang.toolsImage = options.toolsImage;
+  gang.scriptArgs = job.scriptArgs;
+  gang.workDir = job.request.workDir;
+  gang.containerWorkdir = job.request.container.workdir;
+  if (job.raw.contains("spec") && job.raw["spec"].is_object() &&
+      job.raw["spec"].contains("podTemplate")) {
+    gang.podTemplate = job.raw["spec"]["podTemplate"];
+  }
+  gang.sharedVolume = partition.spec.sharedVolume;
+  auto mounts = containerMounts(job.request, partition);
+  if (!mounts.isOk()) return mounts.status();
+  gang.containerMounts = std::move(mounts).value();
+  gang.shippedEnvironment = job.request.environment;
+  gang.terminationGracePeriodSeconds = options.killWaitSeconds;
+  gang.batchStdout = batchOutputPath(job.request.output, job, gang, who.user);
+  if (!gang.batchStdout.empty()) {
+    gang.batchStderr = batchOutputPath(job.request.error, job, gang, who.user);
+  }
+  gang.appendOutput = job.request.openMode == slurm::OpenMode::kAppend;
+
+  podspec::JobEnvironmentInput& env = gang.environment;
+  env.jobId = gang.jobId;
+  env.jobName = job.request.jobName;
+  env.user = who.user;
+  env.partition = partition.metadata.name;
+  env.account = who.account;  // defaulted from the namespace's Account
+  // slurmctld reports the QOS it applied; "normal" is the one every cluster has.
+  env.qos = who.qos;  // defaulted from the Account's defaultQos, else "normal"
+  env.clusterName = options.clusterName;
+  env.submitDir = job.request.workDir;
+  env.tasksPerNode = request->tasksPerNode;
+  env.cpusPerTaskOption = job.request.cpusPerTask;
+  env.cpusPerNode = static_cast<std::uint32_t>(request->cpuMillisPerNode / 1000);
+  env.gpusPerNode = request->gpusPerNode;
+  if (!job.request.gpusPerNode.empty())
+    env.gpusPerNodeOption = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(gpuCount(job.request.gpusPerNode), UINT32_MAX));
+  env.array = arrayInfo(job);
+  env.ncclSettings = partition.spec.nccl;
+  if (Status applied = applyRendezvous(job.raw, request->gpusPerNode, env); !applied.isOk()) {
+    return applied;
+  }
+  return gang;
+}
+
+StatusOr<podspec::GangInput> gangForStartUnguarded(const core::Start& start,
+                                                   const SnapshotIndex& index,
+                                                   const ClusterObjects& objects,
+                                                   const AdmissionOptions& options) {
   const auto key = index.jobKeys.find(start.jobId);
   if (key == index.jobKeys.end()) {
     return notFound("job " + std::to_string(start.jobId) + " is not in the snapshot");
@@ -115,81 +186,25 @@ StatusOr<podspec::GangInput> gangForStart(const core::Start& start, const Snapsh
   const api::SlurmJobObject* job = findJob(objects, key->second);
   const core::Job* planned = findCoreJob(index.snapshot, start.jobId);
   if (job == nullptr || planned == nullptr) return notFound("SlurmJob " + key->second + " is gone");
-  auto meta = api::decodeObjectMeta(job->raw.contains("metadata") ? job->raw["metadata"]
-                                                                  : api::Json::object());
-  if (!meta.isOk()) return meta.status();
   std::string message;
   const api::Partition* partition = jobPartition(job->request, objects.partitions, &message);
   if (partition == nullptr) return invalidArgument(message);
-  auto nodes = nodeRequest(job->request);
-  if (!nodes.isOk()) return nodes.status();
-
-  podspec::GangInput gang;
-  gang.namespaceName = job->namespaceName;
-  gang.jobName = job->name;
-  gang.jobUid = meta->uid;
-  gang.jobId = static_cast<std::int64_t>(start.jobId);
-  gang.attempt = planned->restarts;
+  std::vector<std::string> nodes;
   for (const core::NodeIndex node : start.nodes) {
     if (node >= index.nodeNames.size()) {
       return notFound("node index " + std::to_string(node) + " is not in the snapshot");
     }
-    gang.nodes.push_back(index.nodeNames[node]);
+    nodes.push_back(index.nodeNames[node]);
   }
-  gang.clusterDomain = options.clusterDomain;
-  gang.schedulerName = options.schedulerName;
-  gang.gpusPerNode = nodes->gpusPerNode;
-  gang.cpuMillisPerNode = nodes->cpuMillisPerNode;
-  gang.memoryBytesPerNode = nodes->memoryBytesPerNode;
-  gang.image =
-      !job->request.container.image.empty() ? job->request.container.image : options.defaultImage;
-  gang.script = job->script;
-  gang.toolsImage = options.toolsImage;
-  gang.scriptArgs = job->scriptArgs;
-  gang.workDir = job->request.workDir;
-  gang.containerWorkdir = job->request.container.workdir;
-  if (job->raw.contains("spec") && job->raw["spec"].is_object() &&
-      job->raw["spec"].contains("podTemplate")) {
-    gang.podTemplate = job->raw["spec"]["podTemplate"];
-  }
-  gang.sharedVolume = partition->spec.sharedVolume;
-  auto mounts = containerMounts(job->request, *partition);
-  if (!mounts.isOk()) return mounts.status();
-  gang.containerMounts = std::move(mounts).value();
-  gang.shippedEnvironment = job->request.environment;
-  gang.terminationGracePeriodSeconds = options.killWaitSeconds;
-  gang.batchStdout = batchOutputPath(job->request.output, *job, gang, planned->user);
-  if (!gang.batchStdout.empty()) {
-    gang.batchStderr = batchOutputPath(job->request.error, *job, gang, planned->user);
-  }
-  gang.appendOutput = job->request.openMode == slurm::OpenMode::kAppend;
-
-  podspec::JobEnvironmentInput& env = gang.environment;
-  env.jobId = gang.jobId;
-  env.jobName = job->request.jobName;
-  env.user = planned->user;
-  env.partition = partition->metadata.name;
-  env.account = planned->account;  // defaulted from the namespace's Account
-  // slurmctld reports the QOS it applied; "normal" is the one every cluster has.
-  env.qos = planned->qos;  // defaulted from the Account's defaultQos, else "normal"
-  env.clusterName = options.clusterName;
-  env.submitDir = job->request.workDir;
-  env.tasksPerNode = nodes->tasksPerNode;
-  env.cpusPerTaskOption = job->request.cpusPerTask;
-  env.cpusPerNode = static_cast<std::uint32_t>(nodes->cpuMillisPerNode / 1000);
-  env.gpusPerNode = nodes->gpusPerNode;
-  if (!job->request.gpusPerNode.empty())
-    env.gpusPerNodeOption = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(gpuCount(job->request.gpusPerNode), UINT32_MAX));
-  env.array = arrayInfo(*job);
-  env.ncclSettings = partition->spec.nccl;
-  if (Status applied = applyRendezvous(job->raw, nodes->gpusPerNode, env); !applied.isOk()) {
-    return applied;
-  }
+  const GangIdentity who{static_cast<std::int64_t>(start.jobId), planned->restarts, planned->user,
+                         planned->account, planned->qos};
+  auto gang = gangFor(*job, *partition, who, std::move(nodes), options);
+  if (!gang.isOk()) return gang;
 
   // SLURM_TOPOLOGY_ADDR from the tree the snapshot used: its label levels, top level first,
   // then the node name the job sees (the rank's hostname), as topo_get_node_addr writes it.
   const std::vector<std::string>& levels = index.snapshot.topologyLabels;
+  podspec::JobEnvironmentInput& env = gang->environment;
   if (!levels.empty()) {
     std::string pattern;
     pattern.reserve(levels.size() * 7);
@@ -202,10 +217,39 @@ StatusOr<podspec::GangInput> gangForStart(const core::Start& start, const Snapsh
         const auto value = node.labels.find(levels[level]);
         address += (value == node.labels.end() ? std::string() : value->second) + ".";
       }
-      env.topologyAddresses.push_back(address + podspec::rankPodName(gang.jobName, rank));
+      env.topologyAddresses.push_back(address + podspec::rankPodName(gang->jobName, rank));
     }
   }
   return gang;
+}
+
+// What a tenant wrote reaches pod construction: a throw from a library on a value no check
+// foresaw becomes this job's error, never the operator's.
+template <typename Build>
+auto guarded(Build build) -> decltype(build()) {
+  try {
+    return build();
+  } catch (const std::exception& e) {
+    return invalidArgument(std::string("the job's pods cannot be made: ") + e.what());
+  }
+}
+
+}  // namespace
+
+StatusOr<podspec::GangInput> gangForStart(const core::Start& start, const SnapshotIndex& index,
+                                          const ClusterObjects& objects,
+                                          const AdmissionOptions& options) {
+  return guarded([&] { return gangForStartUnguarded(start, index, objects, options); });
+}
+
+Status checkJobPods(const api::SlurmJobObject& job, const api::Partition& partition,
+                    const GangIdentity& who, const AdmissionOptions& options) {
+  return guarded([&]() -> Status {
+    auto gang = gangFor(job, partition, who, {std::string(kCheckNode)}, options);
+    if (!gang.isOk()) return gang.status();
+    auto pods = podspec::rankPods(*gang);
+    return pods.isOk() ? Status::ok() : pods.status();
+  });
 }
 
 }  // namespace kubeslurm::controllers

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "controllers/snapshot.h"
 #include "kubeslurm/base/status.h"
@@ -24,6 +25,26 @@ struct AdmissionOptions {
   // Slurm's KillWait: SIGTERM to SIGKILL when a gang is stopped (time limit, scancel).
   std::int64_t killWaitSeconds = 30;
 };
+
+// Who runs a gang, as the scheduler decided: the job's id and attempt, and the user, account and
+// QOS after their defaults.
+struct GangIdentity {
+  std::int64_t jobId = 0;
+  std::uint32_t attempt = 0;
+  std::string user;
+  std::string account;
+  std::string qos;
+};
+
+// The node name a pod check places its one rank on.
+inline constexpr std::string_view kCheckNode = "kubeslurm-pod-check";
+
+// Whether the job's pods can be made as written, on a one-rank gang on a placeholder node: the
+// pod template, the image, the environment, the Pyxis mounts against `partition`.
+// kInvalidArgument with the reason otherwise. Planning runs it before a job may hold nodes, so
+// that a job which can never start is reported instead of rolled back over and over.
+Status checkJobPods(const api::SlurmJobObject& job, const api::Partition& partition,
+                    const GangIdentity& who, const AdmissionOptions& options);
 
 // kNotFound when the start names a job or node the index does not know (the snapshot and the
 // objects disagree: a programming error upstream); kInvalidArgument when the job cannot be run

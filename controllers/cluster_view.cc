@@ -60,8 +60,8 @@ ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::Obj
             UndecodableJob bad;
             const nlohmann::json& meta =
                 object.contains("metadata") ? object.at("metadata") : nlohmann::json::object();
-            bad.name = meta.value("name", "");
-            bad.namespaceName = meta.value("namespace", "");
+            bad.name = api::stringMember(meta, "name");
+            bad.namespaceName = api::stringMember(meta, "namespace");
             bad.object = object;
             bad.message = failure.message();
             input.undecodable.push_back(std::move(bad));

@@ -14,12 +14,31 @@ constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 Status invalidGres() { return invalidArgument("Invalid generic resource (gres) specification"); }
 
-StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const char* option) {
+// A --nodelist or --exclude as node names, resolved against a cluster of `clusterNodes` nodes
+// without ever making more names than it has: a list of more hosts names at least one node that
+// does not exist, which slurmctld refuses as ESLURM_INVALID_NODE_NAME. The parse is bounded the
+// same way (Hostlist::parse's work grows with the ranges it may make), so a 17-byte
+// "a[0-65535]b[0-63]" costs a few microseconds, not 4 million names.
+StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const char* option,
+                                          std::size_t clusterNodes) {
   if (hostlist.empty()) return std::vector<std::string>{};
-  auto hosts = slurm::expandHostlist(hostlist);
-  if (!hosts.isOk()) {
-    return invalidArgument(std::string(option) + ": " + std::string(hosts.status().message()));
+  const std::size_t limit = std::max<std::size_t>(clusterNodes, 1);
+  auto parsed = slurm::Hostlist::parse(hostlist, nullptr, limit);
+  if (!parsed.isOk()) {
+    if (parsed.status().code() == StatusCode::kOutOfRange) {
+      return invalidArgument(std::string(kInvalidNodeName));
+    }
+    return invalidArgument(std::string(option) + ": " + std::string(parsed.status().message()));
   }
+  if (parsed->count() < 0 || static_cast<std::size_t>(parsed->count()) > limit) {
+    return invalidArgument(std::string(kInvalidNodeName));
+  }
+  std::vector<std::string> hosts;
+  hosts.reserve(static_cast<std::size_t>(parsed->count()));
+  parsed->forEachHost([&hosts](std::string_view host) {
+    hosts.emplace_back(host);
+    return true;
+  });
   return hosts;
 }
 
@@ -87,7 +106,8 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request) {
 }
 
 StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,
-                            core::JobId id, const std::string& user, core::Time submitTime) {
+                            core::JobId id, const std::string& user, core::Time submitTime,
+                            std::size_t clusterNodes) {
   auto nodes = nodeRequest(request);
   if (!nodes.isOk()) return nodes.status();
   core::Job job;
@@ -109,10 +129,10 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
       request.timeLimit ? *request.timeLimit : api::partitionDefaultTime(partition.spec);
   job.timeLimit = limit.seconds.value_or(core::kUnlimited);
 
-  auto required = expand(request.nodeList, "--nodelist");
+  auto required = expand(request.nodeList, "--nodelist", clusterNodes);
   if (!required.isOk()) return required.status();
   job.requiredNodes = std::move(required).value();
-  auto excluded = expand(request.excludeList, "--exclude");
+  auto excluded = expand(request.excludeList, "--exclude", clusterNodes);
   if (!excluded.isOk()) return excluded.status();
   job.excludedNodes = std::move(excluded).value();
   if (!request.constraint.empty()) {

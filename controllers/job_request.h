@@ -1,5 +1,5 @@
 // A SlurmJob's request as the scheduling core sees it: whole-node figures per rank, the time
-// limit defaulted from the partition, hostlists expanded. PURE.
+// limit defaulted from the partition, hostlists expanded (within the cluster's size). PURE.
 //
 // Per-node GPUs follow sbatch's options (Slurm 22.05 semantics, one rank per node):
 //   --gres=gpu[:type]:N     N per node (the sum of the gpu entries)
@@ -12,8 +12,10 @@
 // CPUs, else --mem-per-gpu x GPUs; --mem=0 (all of the node's memory) makes the job exclusive.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kubeslurm/api/kubeslurm_types.h"
@@ -47,7 +49,14 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request);
 StatusOr<std::vector<podspec::ContainerMount>> containerMounts(const slurm::JobRequest& request,
                                                                const api::Partition& partition);
 
+// slurmctld's refusal of a node name the cluster does not have (ESLURM_INVALID_NODE_NAME).
+inline constexpr std::string_view kInvalidNodeName = "Invalid node name specified";
+
+// `clusterNodes`: how many nodes the cluster has. A --nodelist or --exclude of more hosts than
+// that names a node that does not exist: kInvalidArgument, kInvalidNodeName, found without
+// expanding the list (a hostlist of a few bytes can name millions of hosts).
 StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,
-                            core::JobId id, const std::string& user, core::Time submitTime);
+                            core::JobId id, const std::string& user, core::Time submitTime,
+                            std::size_t clusterNodes);
 
 }  // namespace kubeslurm::controllers

@@ -110,37 +110,56 @@ std::vector<std::tuple<std::string, std::string, std::uint32_t>> unboundGangs(
 const json* findCondition(const json& conditions, std::string_view type) {
   if (!conditions.is_array()) return nullptr;
   for (const json& c : conditions) {
-    if (c.is_object() && c.value("type", "") == type) return &c;
+    if (api::stringMember(c, "type") == type) return &c;
   }
   return nullptr;
 }
 
+std::string boundedText(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  std::size_t cut = limit > 3 ? limit - 3 : 0;
+  // Not inside a UTF-8 sequence: the API server refuses invalid UTF-8.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
 bool setCondition(json& conditions, std::string_view type, std::string_view status,
-                  std::string_view reason, std::string_view message, core::Time now) {
+                  std::string_view reason, std::string_view boundlessMessage, core::Time now,
+                  std::optional<std::int64_t> observedGeneration) {
+  const std::string message = boundedText(boundlessMessage, kMaxConditionMessage);
   if (!conditions.is_array()) conditions = json::array();
   for (json& c : conditions) {
-    if (!c.is_object() || c.value("type", "") != type) continue;
+    if (api::stringMember(c, "type") != type) continue;
     bool changed = false;
-    if (c.value("status", "") != status) {
+    if (observedGeneration) {
+      const auto observed = c.find("observedGeneration");
+      if (observed == c.end() || *observed != *observedGeneration) {
+        c["observedGeneration"] = *observedGeneration;
+        changed = true;
+      }
+    }
+    if (api::stringMember(c, "status") != status) {
       c["status"] = std::string(status);
       c["lastTransitionTime"] = api::formatTimestamp(now);
       changed = true;
     }
-    if (c.value("reason", "") != reason) {
+    if (api::stringMember(c, "reason") != reason) {
       c["reason"] = std::string(reason);
       changed = true;
     }
-    if (c.value("message", "") != message) {
+    if (api::stringMember(c, "message") != message) {
       c["message"] = std::string(message);
       changed = true;
     }
     return changed;
   }
-  conditions.push_back({{"type", std::string(type)},
-                        {"status", std::string(status)},
-                        {"reason", std::string(reason)},
-                        {"message", std::string(message)},
-                        {"lastTransitionTime", api::formatTimestamp(now)}});
+  json condition = {{"type", std::string(type)},
+                    {"status", std::string(status)},
+                    {"reason", std::string(reason)},
+                    {"message", std::string(message)},
+                    {"lastTransitionTime", api::formatTimestamp(now)}};
+  if (observedGeneration) condition["observedGeneration"] = *observedGeneration;
+  conditions.push_back(std::move(condition));
   return true;
 }
 
@@ -166,6 +185,7 @@ void Reconciler::reset() {
   lastPendingWrite_.clear();
   usage_.clear();
   usageLoaded_ = false;  // the next term starts from what was persisted
+  holds_.reset();
 }
 
 StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObject>& jobs) {
@@ -440,7 +460,7 @@ void Reconciler::reportProblems(const ClusterObjects& objects, const SnapshotInd
     bool changed = false;
     if (problem != problems.end()) {
       changed = setCondition(next, kValidCondition, "False", problem->second->reason,
-                             problem->second->message, now);
+                             problem->second->message, now, jobMetadata(job).generation);
       // squeue's REASON column is where a user looks first.
       if (status.state == slurm::jobStateName(slurm::JobState::kPending) &&
           status.reason != problem->second->reason) {
@@ -497,12 +517,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       ++report.admissionFailures;
       if (gang.status().code() == StatusCode::kInvalidArgument) {
         // The job cannot run as written (no image, a template that sets our variables...).
-        json next = conditionsOf(job->raw);
-        const std::string message(gang.status().message());
-        if (setCondition(next, kValidCondition, "False", "InvalidPodSpec", message, now)) {
-          writeStatus(
-              *job, *job->status, [&](json& list) { list = next; }, report);
-        }
+        admissionFailed(*job, gang.status(), now, report);
       } else {
         report.errors.push_back("start of " + key->second + ": " + gang.status().toString());
       }
@@ -523,7 +538,12 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
         continue;
       }
       const auto began = std::chrono::steady_clock::now();
-      a.result = binder_.admit(a.gang);
+      // A worker thread: nothing a job's objects make a library throw may end the operator.
+      try {
+        a.result = binder_.admit(a.gang);
+      } catch (const std::exception& e) {
+        a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
+      }
       a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     }
   };
@@ -543,11 +563,10 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
         continue;
       }
       report.errors.push_back("gang of " + a.key + " rolled back: " + a.result.toString());
-      recordEvent(*a.job, JobEvent{"Warning", "GangRolledBack",
-                                   "gang admission failed and was rolled back: " +
-                                       std::string(a.result.message())});
+      admissionFailed(*a.job, a.result, now, report);
       continue;
     }
+    holds_.succeeded(a.key);
     ++report.starts;
     if (a.start->backfilled) ++report.backfilled;
     if (a.job->status && a.job->status->submitTime) {
@@ -575,6 +594,29 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
                                  "allocated " + std::to_string(a.gang.nodes.size()) +
                                      " node(s): " + slurm::compressHostlist(a.gang.nodes) +
                                      (a.start->backfilled ? " (backfill)" : "")});
+  }
+}
+
+void Reconciler::admissionFailed(const api::SlurmJobObject& job, const Status& cause,
+                                 core::Time now, CycleReport& report) {
+  const std::optional<JobProblem> problem = holds_.failed(job, cause, now);
+  if (!problem) {
+    recordEvent(job, JobEvent{"Warning", "GangRolledBack",
+                              "gang admission failed and was rolled back (retried after a "
+                              "backoff): " +
+                                  std::string(cause.message())});
+    return;
+  }
+  recordEvent(job, JobEvent{"Warning", std::string(kInvalidPodSpecReason), problem->message});
+  if (!job.status) return;
+  json next = conditionsOf(job.raw);
+  if (setCondition(next, kValidCondition, "False", problem->reason, problem->message, now,
+                   jobMetadata(job).generation)) {
+    api::SlurmJobStatus status = *job.status;
+    status.reason = problem->reason;
+    status.reasonDetail.clear();
+    writeStatus(
+        job, status, [&](json& list) { list = next; }, report);
   }
 }
 
@@ -631,7 +673,7 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
     if (job == nullptr || !job->status) continue;
     api::SlurmJobStatus status = *job->status;
     status.reason = reason;
-    status.reasonDetail = pending.reasonDetail;
+    status.reasonDetail = boundedText(pending.reasonDetail, kMaxReasonDetail);
     status.estimatedStart = pending.estimatedStart;
     if (auto priority = plan.priorities.find(pending.jobId); priority != plan.priorities.end()) {
       status.priority = priority->second.priority;
@@ -999,7 +1041,16 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   expandArrays(input.objects, now, report);
 
   const auto began = std::chrono::steady_clock::now();
-  SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now);
+  const JobHolds holds = holds_.holdsFor(
+      input.objects, now, [&](const api::SlurmJobObject& job, const api::Partition& partition) {
+        const GangIdentity who{
+            job.status && job.status->jobId ? *job.status->jobId : 0,
+            static_cast<std::uint32_t>(job.status ? job.status->restarts.value_or(0) : 0),
+            job.user.empty() ? options_.snapshot.defaultUser : job.user, job.request.account,
+            job.request.qos};
+        return checkJobPods(job, partition, who, options_.admission);
+      });
+  SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now, holds);
   trackUsage(index.snapshot, now);
   core::Budget budget = options_.budget;
   std::optional<SteadyDeadline> deadline;

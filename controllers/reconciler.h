@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "controllers/admission.h"
+#include "controllers/admission_holds.h"
 #include "controllers/gang_binder.h"
 #include "controllers/job_ids.h"
 #include "controllers/job_status.h"
@@ -215,6 +216,10 @@ class Reconciler {
                         CycleReport& report);
   void applyStarts(const core::Plan& plan, const ClusterObjects& objects,
                    const SnapshotIndex& index, core::Time now, CycleReport& report);
+  // A failed start: a refusal as written holds the job as InvalidPodSpec (its Valid condition
+  // says why), anything else backs it off; either way the job hears of it.
+  void admissionFailed(const api::SlurmJobObject& job, const Status& cause, core::Time now,
+                       CycleReport& report);
   void applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
                     CycleReport& report);
   void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
@@ -260,6 +265,7 @@ class Reconciler {
   core::Time usageAsOf_ = 0;
   bool usageLoaded_ = false;
   std::set<std::string> leftRunning_;  // jobs this cycle moved out of RUNNING
+  AdmissionHolds holds_;               // jobs held out of the plan (admission_holds.h)
 };
 
 // What a node offers and holds, from a snapshot: per NodeIndex, GPUs held by running SlurmJobs
@@ -284,8 +290,17 @@ inline constexpr std::string_view kValidCondition = "Valid";
 
 // Sets (or updates) the metav1.Condition `type` in a status.conditions array; the transition
 // time moves only when the status does. Returns whether anything changed.
+// What a status carries of text that a job's own input can make long (a -w list of unknown
+// nodes, an API server's refusal quoting the pod): cut, with "..." at the end.
+inline constexpr std::size_t kMaxReasonDetail = 1024;
+inline constexpr std::size_t kMaxConditionMessage = 4096;
+std::string boundedText(std::string_view text, std::size_t limit);
+
+// `observedGeneration`: the metadata.generation the condition speaks of (a refusal of the pods as
+// written holds until the spec changes, and a new leader reads that from here).
 bool setCondition(nlohmann::json& conditions, std::string_view type, std::string_view status,
-                  std::string_view reason, std::string_view message, core::Time now);
+                  std::string_view reason, std::string_view message, core::Time now,
+                  std::optional<std::int64_t> observedGeneration = std::nullopt);
 
 // The condition `type` in a status.conditions array, or nullptr.
 const nlohmann::json* findCondition(const nlohmann::json& conditions, std::string_view type);

@@ -168,8 +168,9 @@ std::int32_t exitStatusOf(std::string_view text) {
 
 class Builder {
  public:
-  Builder(const ClusterObjects& objects, const SnapshotOptions& options, core::Time now)
-      : objects_(objects), options_(options), now_(now) {}
+  Builder(const ClusterObjects& objects, const SnapshotOptions& options, core::Time now,
+          const JobHolds& holds)
+      : objects_(objects), options_(options), now_(now), holds_(holds) {}
 
   SnapshotIndex build() {
     out_.snapshot.config = options_.config;
@@ -560,6 +561,12 @@ class Builder {
       unplanned(job, id, /*starting=*/true);
       return;
     }
+    // Held by the job controller: its pods cannot be made as written.
+    if (const auto held = holds_.invalid.find(jobKey(job)); held != holds_.invalid.end()) {
+      problem(job, held->second.reason, held->second.message);
+      unplanned(job, id);
+      return;
+    }
     // Pyxis mounts the partition does not allow: the job could never start, so it waits outside
     // the plan with the reason until its spec or the partition changes.
     if (!job.request.container.mounts.empty()) {
@@ -570,11 +577,16 @@ class Builder {
         return;
       }
     }
-    auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
+    auto core =
+        coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job), objects_.nodes.size());
     if (!core.isOk()) {
       problem(job, "InvalidRequest", std::string(core.status().message()));
       unplanned(job, id);
       return;
+    }
+    // A failed admission's backoff: planned as a job that may not begin before then.
+    if (const auto retry = holds_.retryAfter.find(jobKey(job)); retry != holds_.retryAfter.end()) {
+      core->beginTime = std::max(core->beginTime, retry->second);
     }
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     if (!qosAllowed(*core)) {
@@ -615,7 +627,8 @@ class Builder {
       fallback.metadata.name = job.request.partition;
       partition = &fallback;
     }
-    auto core = coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job));
+    auto core =
+        coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job), objects_.nodes.size());
     if (!core.isOk()) {  // its pods stay charged as foreign load
       unplanned(job, id);
       return;
@@ -664,6 +677,7 @@ class Builder {
   const ClusterObjects& objects_;
   const SnapshotOptions& options_;
   core::Time now_;
+  const JobHolds& holds_;
   SnapshotIndex out_;
   std::map<std::string, core::NodeIndex, std::less<>> nodeIndex_;
   std::map<std::string, std::vector<const api::Pod*>> podsByJob_;
@@ -674,8 +688,8 @@ class Builder {
 }  // namespace
 
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
-                            core::Time now) {
-  return Builder(objects, options, now).build();
+                            core::Time now, const JobHolds& holds) {
+  return Builder(objects, options, now, holds).build();
 }
 
 }  // namespace kubeslurm::controllers

@@ -64,7 +64,15 @@ struct SnapshotIndex {
   std::set<std::string> gangsInFlight;
 };
 
+// Jobs the job controller holds out of the plan for what the objects alone do not show
+// (admission_holds.h): pods that cannot be made as written, and admissions that wait out a
+// backoff. Keys are "ns/name".
+struct JobHolds {
+  std::map<std::string, JobProblem> invalid;     // left out, with the problem reported
+  std::map<std::string, core::Time> retryAfter;  // planned as if submitted with this begin time
+};
+
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
-                            core::Time now);
+                            core::Time now, const JobHolds& holds = {});
 
 }  // namespace kubeslurm::controllers

@@ -33,7 +33,7 @@ StatusOr<WillRunResult> planWillRun(const SnapshotIndex& cluster,
   std::string message;
   const api::Partition* partition = jobPartition(request, partitions, &message);
   if (partition == nullptr) return invalidArgument(message);
-  auto job = coreJob(request, *partition, id, user, now);
+  auto job = coreJob(request, *partition, id, user, now, cluster.snapshot.nodes.size());
   if (!job.isOk()) return job.status();
   if (job->account.empty()) job->account = defaultAccount;
 

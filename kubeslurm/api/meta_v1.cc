@@ -38,6 +38,13 @@ Json encodeOwnerReference(const OwnerReference& ref) {
 
 }  // namespace
 
+std::string stringMember(const Json& object, std::string_view key) {
+  if (!object.is_object()) return "";
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
 namespace detail {
 
 Condition decodeCondition(Decoder& d, const Json& in, const Path& at) {

@@ -61,6 +61,11 @@ StatusOr<ObjectMeta> decodeObjectMeta(const Json& metadata, std::string_view pat
 // above); `into` becomes an object if it was not one.
 void encodeObjectMeta(const ObjectMeta& meta, Json& into);
 
+// The string member `key` of `object`, or "" when `object` is not an object, has no such member,
+// or holds something else there. For reading JSON a user wrote without a throw: nlohmann's
+// value(key, default) throws type_error on a member of another type.
+std::string stringMember(const Json& object, std::string_view key);
+
 namespace detail {
 
 // NodeCondition, PodCondition and metav1.Condition (Condition above).

@@ -126,14 +126,14 @@ Status addContainerMounts(const std::vector<ContainerMount>& mounts, api::Pod& p
   api::Json& volumeMounts = arrayMember(container.raw, "volumeMounts");
   for (const ContainerMount& mount : mounts) {
     for (const api::Json& existing : volumeMounts) {
-      if (existing.is_object() && existing.value("mountPath", "") == mount.mountPath) {
+      if (api::stringMember(existing, "mountPath") == mount.mountPath) {
         return invalidArgument("--container-mounts: " + mount.mountPath +
                                " is already mounted in the rank's container");
       }
     }
     if (!mount.volume.is_null() &&
         std::none_of(volumes.begin(), volumes.end(), [&](const api::Json& v) {
-          return v.is_object() && v.value("name", "") == mount.volumeName;
+          return api::stringMember(v, "name") == mount.volumeName;
         })) {
       volumes.push_back(mount.volume);
     }

@@ -1,5 +1,7 @@
 #include "controllers/job_request.h"
 
+#include <chrono>
+
 #include <gtest/gtest.h>
 
 namespace kubeslurm::controllers {
@@ -94,11 +96,14 @@ TEST(NodeRequest, MemoryOptions) {
   EXPECT_EQ(whole->memoryBytesPerNode, 0U);
 }
 
+// The cluster the hostlists are resolved against.
+constexpr std::size_t kNodes = 16;
+
 TEST(CoreJob, TimeLimitDefaultsFromThePartition) {
   slurm::JobRequest request;
   request.jobName = "train";
   request.account = "vision";
-  auto job = coreJob(request, partition(3600, 86400), 7, "alice", 1000);
+  auto job = coreJob(request, partition(3600, 86400), 7, "alice", 1000, kNodes);
   ASSERT_TRUE(job.isOk());
   EXPECT_EQ(job->id, 7U);
   EXPECT_EQ(job->timeLimit, 3600);
@@ -106,11 +111,11 @@ TEST(CoreJob, TimeLimitDefaultsFromThePartition) {
   EXPECT_EQ(job->user, "alice");
   EXPECT_EQ(job->submitTime, 1000);
   // DefaultTime absent: MaxTime; both absent: UNLIMITED.
-  EXPECT_EQ(coreJob(request, partition(std::nullopt, 86400), 7, "a", 0)->timeLimit, 86400);
-  EXPECT_EQ(coreJob(request, partition(std::nullopt, std::nullopt), 7, "a", 0)->timeLimit,
+  EXPECT_EQ(coreJob(request, partition(std::nullopt, 86400), 7, "a", 0, kNodes)->timeLimit, 86400);
+  EXPECT_EQ(coreJob(request, partition(std::nullopt, std::nullopt), 7, "a", 0, kNodes)->timeLimit,
             core::kUnlimited);
   request.timeLimit = slurm::TimeLimit{600};
-  EXPECT_EQ(coreJob(request, partition(3600, 86400), 7, "a", 0)->timeLimit, 600);
+  EXPECT_EQ(coreJob(request, partition(3600, 86400), 7, "a", 0, kNodes)->timeLimit, 600);
 }
 
 TEST(CoreJob, HostlistsAndConstraints) {
@@ -121,7 +126,7 @@ TEST(CoreJob, HostlistsAndConstraints) {
   request.shared = slurm::SharedMode::kExclusive;
   request.requeue = false;
   request.hold = true;
-  auto job = coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0);
+  auto job = coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes);
   ASSERT_TRUE(job.isOk()) << job.status().toString();
   EXPECT_EQ(job->requiredNodes, (std::vector<std::string>{"gpu-001", "gpu-002"}));
   EXPECT_EQ(job->excludedNodes, (std::vector<std::string>{"gpu-009"}));
@@ -131,7 +136,41 @@ TEST(CoreJob, HostlistsAndConstraints) {
   EXPECT_TRUE(job->held);
 
   request.nodeList = "gpu-[5-3]";  // Slurm: "Invalid range"
-  EXPECT_FALSE(coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0).isOk());
+  EXPECT_FALSE(coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes).isOk());
+}
+
+// A hostlist of more hosts than the cluster has nodes names a node that does not exist, which
+// slurmctld refuses as ESLURM_INVALID_NODE_NAME ("Invalid node name specified"). Found without
+// expanding it: the 17 bytes below name 4,194,304 hosts (security review C3), and the answer
+// must cost no more than a cluster's worth of names.
+TEST(CoreJob, AHostlistLargerThanTheClusterIsAnInvalidNodeNameFoundWithoutExpandingIt) {
+  slurm::JobRequest request;
+  for (const std::string list : {"a[0-65535]b[0-63]", "gpu-[001-017]", "n[0-9][0-9][0-9][0-9]"}) {
+    for (const bool exclude : {false, true}) {
+      request.nodeList = exclude ? "" : list;
+      request.excludeList = exclude ? list : "";
+      const auto began = std::chrono::steady_clock::now();
+      auto job = coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes);
+      const auto took = std::chrono::steady_clock::now() - began;
+      ASSERT_FALSE(job.isOk()) << list;
+      EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(job.status().message(), "Invalid node name specified") << list;
+      EXPECT_LT(took, std::chrono::milliseconds(50)) << list;
+    }
+  }
+  // Past Slurm's own MAX_RANGE the parse refuses first, with Slurm's words.
+  request.nodeList = "x[0-99999999]";
+  request.excludeList.clear();
+  EXPECT_EQ(
+      coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes).status().message(),
+      "--nodelist: _parse_single_range: Too many hosts in range `0-99999999'");
+  // As many hosts as nodes is within bounds: the names are resolved (an unknown one then waits
+  // as ReqNodeNotAvail in the core).
+  request.nodeList = "gpu-[001-016]";
+  request.excludeList.clear();
+  auto job = coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(job->requiredNodes.size(), 16U);
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ TEST_F(TestOnly, AnIdleClusterStartsItNow) {
 // The cycle's own starts hold their nodes: a what-if right after the cycle waits for them.
 TEST_F(TestOnly, NodesTheCycleJustGaveAwayAreNotFree) {
   SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
-  core::Job running = ok(coreJob(request(2), objects.partitions[0], 5, "bob", kNow));
+  core::Job running =
+      ok(coreJob(request(2), objects.partitions[0], 5, "bob", kNow, objects.nodes.size()));
   index.snapshot.jobs.push_back(running);
   const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
   ASSERT_EQ(plan.starts.size(), 1u);
