@@ -28,6 +28,7 @@
 #include "controllers/job_ids.h"
 #include "controllers/reconciler.h"
 #include "controllers/will_run.h"
+#include "kubeslurm/access/access_review.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/event_recorder.h"
 #include "kubeslurm/kube/informer.h"
@@ -35,7 +36,6 @@
 #include "kubeslurm/kube/leader_election.h"
 #include "kubeslurm/metrics/http_endpoints.h"
 #include "kubeslurm/metrics/operator_metrics.h"
-#include "kubeslurm/rpc/auth.h"
 #include "kubeslurm/rpc/server.h"
 #include "operator/flags.h"
 #include "operator/leader_label.h"
@@ -131,7 +131,7 @@ struct Operator {
   controllers::ReconcilerOptions reconcilerOptions;
   std::unique_ptr<controllers::Reconciler> reconciler;
   std::unique_ptr<op::QueryPublisher> queries;
-  std::unique_ptr<rpc::KubeAuthorizer> authorizer;
+  std::unique_ptr<kubeslurm::access::KubeAuthorizer> authorizer;
   std::unique_ptr<rpc::QueryServer> queryServer;
 };
 
@@ -305,7 +305,7 @@ void setUpControllers(Operator& o) {
 // The query API (gRPC over TLS) for sprio, sshare, sdiag, squeue --start and sbatch --test-only.
 bool setUpQueryApi(Operator& o) {
   const Flags& f = o.flags;
-  o.authorizer = std::make_unique<rpc::KubeAuthorizer>(*o.client);
+  o.authorizer = std::make_unique<kubeslurm::access::KubeAuthorizer>(*o.client);
   if (f.grpcAddress.empty()) return true;
   if (f.grpcCert.empty() || f.grpcKey.empty()) {
     spdlog::warn(

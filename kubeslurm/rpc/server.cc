@@ -9,6 +9,10 @@
 #include "kubeslurm/rpc/scheduler.grpc.pb.h"
 
 namespace kubeslurm::rpc {
+
+using access::Authorizer;
+using access::Identity;
+using access::Permission;
 namespace {
 
 constexpr std::string_view kBearer = "Bearer ";
@@ -143,7 +147,7 @@ class GrpcQueryServer final : public QueryServer {
 
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
                                                         StateSource state, TestOnlyHandler testOnly,
-                                                        Authorizer& authorizer) {
+                                                        access::Authorizer& authorizer) {
   if (options.certificatePem.empty() || options.privateKeyPem.empty()) {
     return invalidArgument("the query API serves TLS only: a certificate and key are required");
   }

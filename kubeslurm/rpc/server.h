@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "kubeslurm/access/access_review.h"
 #include "kubeslurm/base/status.h"
-#include "kubeslurm/rpc/auth.h"
 #include "kubeslurm/rpc/query_state.h"
 
 namespace kubeslurm::rpc {
@@ -39,6 +39,6 @@ class QueryServer {
 // Error: the address cannot be bound, or the certificate or key is unusable.
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
                                                         StateSource state, TestOnlyHandler testOnly,
-                                                        Authorizer& authorizer);
+                                                        access::Authorizer& authorizer);
 
 }  // namespace kubeslurm::rpc

@@ -18,6 +18,7 @@ controllers/, operator/, cmd/) and checks the layout docs/architecture.md promis
   tests/structure/house.py --markdown       the layout table and the arrows, as the doc has them
   tests/structure/house.py --check-doc FILE also check that FILE holds that text between
                                             <!-- house:begin --> and <!-- house:end -->
+  tests/structure/house.py --write-doc FILE put that text there
 """
 import argparse
 import os
@@ -311,11 +312,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--markdown', action='store_true')
     parser.add_argument('--check-doc')
+    parser.add_argument('--write-doc')
     args = parser.parse_args()
     by_room, arrows, problems = analyse()
     text = markdown(by_room, arrows)
     if args.markdown:
         sys.stdout.write(text)
+        return 0
+    if args.write_doc:
+        with open(args.write_doc, encoding='utf-8') as f:
+            doc = f.read()
+        begin, end = doc.find(BEGIN), doc.find(END)
+        if begin < 0 or end < 0:
+            print(f'{args.write_doc} has no {BEGIN} ... {END} block')
+            return 1
+        with open(args.write_doc, 'w', encoding='utf-8') as f:
+            f.write(doc[:begin + len(BEGIN)] + '\n' + text + doc[end:])
         return 0
     if args.check_doc:
         with open(args.check_doc, encoding='utf-8') as f:

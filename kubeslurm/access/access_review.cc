@@ -1,8 +1,8 @@
-#include "kubeslurm/rpc/auth.h"
+#include "kubeslurm/access/access_review.h"
 
 #include <utility>
 
-namespace kubeslurm::rpc {
+namespace kubeslurm::access {
 namespace {
 
 using Json = nlohmann::json;
@@ -23,7 +23,7 @@ std::vector<std::string> stringsOf(const Json& value) {
   return out;
 }
 
-std::string decisionKey(const Caller& caller, const Permission& p) {
+std::string decisionKey(const Identity& caller, const Permission& p) {
   std::string key = caller.user + '\n' + caller.uid + '\n';
   for (const std::string& group : caller.groups) key += group + ',';
   key += '\n' + p.verb + '\n' + p.group + '\n' + p.resource + '\n' + p.namespaceName;
@@ -35,7 +35,7 @@ std::string decisionKey(const Caller& caller, const Permission& p) {
 KubeAuthorizer::KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl, kube::Clock& clock)
     : writer_(writer), ttl_(ttl), clock_(clock) {}
 
-StatusOr<Caller> KubeAuthorizer::authenticate(const std::string& token) {
+StatusOr<Identity> KubeAuthorizer::authenticate(const std::string& token) {
   if (token.empty()) return Status(StatusCode::kUnauthenticated, "no bearer token");
   const auto now = clock_.now();
   {
@@ -52,11 +52,11 @@ StatusOr<Caller> KubeAuthorizer::authenticate(const std::string& token) {
     return Status(StatusCode::kUnavailable, "TokenReview failed: " + answer.status().message());
   }
   const Json status = answer->value("status", Json::object());
-  StatusOr<Caller> result = Status(StatusCode::kUnauthenticated, "token not accepted");
+  StatusOr<Identity> result = Status(StatusCode::kUnauthenticated, "token not accepted");
   if (status.value("authenticated", false) && status.contains("user") &&
       status["user"].is_object()) {
     const Json& user = status["user"];
-    Caller caller;
+    Identity caller;
     caller.user = user.value("username", "");
     caller.uid = user.value("uid", "");
     if (user.contains("groups")) caller.groups = stringsOf(user["groups"]);
@@ -72,11 +72,11 @@ StatusOr<Caller> KubeAuthorizer::authenticate(const std::string& token) {
   }
   const std::lock_guard lock(mutex_);
   tokens_.insert_or_assign(
-      token, Cached<StatusOr<Caller>>{result, now + (result.isOk() ? ttl_ : kRefusalTtl)});
+      token, Cached<StatusOr<Identity>>{result, now + (result.isOk() ? ttl_ : kRefusalTtl)});
   return result;
 }
 
-Status KubeAuthorizer::authorize(const Caller& caller, const Permission& permission) {
+Status KubeAuthorizer::authorize(const Identity& caller, const Permission& permission) {
   const auto now = clock_.now();
   const std::string key = decisionKey(caller, permission);
   {
@@ -114,4 +114,4 @@ Status KubeAuthorizer::authorize(const Caller& caller, const Permission& permiss
   return decision;
 }
 
-}  // namespace kubeslurm::rpc
+}  // namespace kubeslurm::access

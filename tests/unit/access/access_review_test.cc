@@ -1,12 +1,12 @@
 // KubeAuthorizer: what it sends the API server, what it makes of the answers, and how long it
-// remembers them (kubeslurm/rpc/auth.h).
-#include "kubeslurm/rpc/auth.h"
+// remembers them (kubeslurm/access/access_review.h).
+#include "kubeslurm/access/access_review.h"
 
 #include <gtest/gtest.h>
 
 #include "tests/support/manual_clock.h"
 
-namespace kubeslurm::rpc {
+namespace kubeslurm::access {
 namespace {
 
 using Json = nlohmann::json;
@@ -104,7 +104,7 @@ TEST_F(KubeAuthorizerTest, AnApiServerThatCannotBeAskedIsUnavailableAndNotCached
 }
 
 TEST_F(KubeAuthorizerTest, SubjectAccessReviewCarriesTheCallerAndTheResource) {
-  const Caller alice = *authorizer.authenticate("alice-token");
+  const Identity alice = *authorizer.authenticate("alice-token");
   reviews.sent.clear();
   EXPECT_TRUE(authorizer.authorize(alice, {"list", "kubeslurm.io", "slurmjobs", "team-a"}).isOk());
   ASSERT_EQ(reviews.sent.size(), 1u);
@@ -136,4 +136,4 @@ TEST_F(KubeAuthorizerTest, SubjectAccessReviewCarriesTheCallerAndTheResource) {
 }
 
 }  // namespace
-}  // namespace kubeslurm::rpc
+}  // namespace kubeslurm::access

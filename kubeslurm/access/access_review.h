@@ -16,9 +16,9 @@
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/clock.h"
 
-namespace kubeslurm::rpc {
+namespace kubeslurm::access {
 
-struct Caller {
+struct Identity {
   std::string user;
   std::string uid;
   std::vector<std::string> groups;
@@ -37,9 +37,9 @@ class Authorizer {
  public:
   virtual ~Authorizer() = default;
   // kUnauthenticated for a token the API server does not accept.
-  virtual StatusOr<Caller> authenticate(const std::string& token) = 0;
+  virtual StatusOr<Identity> authenticate(const std::string& token) = 0;
   // kPermissionDenied with the API server's reason when RBAC says no.
-  virtual Status authorize(const Caller& caller, const Permission& permission) = 0;
+  virtual Status authorize(const Identity& caller, const Permission& permission) = 0;
 };
 
 // The real one: TokenReview and SubjectAccessReview through the operator's own client, which
@@ -52,8 +52,8 @@ class KubeAuthorizer final : public Authorizer {
   explicit KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl = std::chrono::seconds(10),
                           kube::Clock& clock = kube::steadyClock());
 
-  StatusOr<Caller> authenticate(const std::string& token) override;
-  Status authorize(const Caller& caller, const Permission& permission) override;
+  StatusOr<Identity> authenticate(const std::string& token) override;
+  Status authorize(const Identity& caller, const Permission& permission) override;
 
  private:
   template <typename T>
@@ -66,8 +66,8 @@ class KubeAuthorizer final : public Authorizer {
   std::chrono::seconds ttl_;
   kube::Clock& clock_;
   std::mutex mutex_;
-  std::map<std::string, Cached<StatusOr<Caller>>> tokens_;
+  std::map<std::string, Cached<StatusOr<Identity>>> tokens_;
   std::map<std::string, Cached<Status>> decisions_;
 };
 
-}  // namespace kubeslurm::rpc
+}  // namespace kubeslurm::access
