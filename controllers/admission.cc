@@ -138,6 +138,19 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
       job.raw["spec"].contains("podTemplate")) {
     gang.podTemplate = job.raw["spec"]["podTemplate"];
   }
+  // The partition's pod policy holds the template to its Pod Security level and lists
+  // (security review C1): the operator creates these pods, so it checks what a tenant put in.
+  auto policy = podspec::podPolicyOf(partition);
+  if (!policy.isOk()) return policy.status();
+  gang.policy = std::move(policy).value();
+  if (gang.podTemplate) {
+    if (Status allowed = podspec::checkPodTemplate(
+            *gang.podTemplate, gang.policy, partition.spec.allowedMounts, partition.metadata.name);
+        !allowed.isOk()) {
+      return allowed;
+    }
+  }
+  gang.tolerations = partition.spec.tolerations;
   gang.sharedVolume = partition.spec.sharedVolume;
   auto mounts = containerMounts(job.request, partition);
   if (!mounts.isOk()) return mounts.status();

@@ -145,6 +145,12 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
       rest.remove_prefix(amp + 1);
     }
   }
+  // The partition's tolerations, as Kubernetes matches them: Exists ignores the value.
+  for (const api::Toleration& toleration : partition.spec.tolerations) {
+    job.tolerations.push_back(core::Taint{
+        toleration.key, toleration.operator_ == "Exists" ? std::string() : toleration.value,
+        toleration.effect});
+  }
   job.maxSwitches = request.switches;
   job.switchesWait = request.switchesWaitSeconds.value_or(0);
   if (request.array && request.array->maxRunning) job.arrayMaxRunning = request.array->maxRunning;

@@ -16,9 +16,11 @@ using detail::decodeCondition;
 using detail::decodeList;
 using detail::decodeObject;
 using detail::Decoder;
+using detail::decodeToleration;
 using detail::encodeCondition;
 using detail::encodeHeader;
 using detail::encodeList;
+using detail::encodeToleration;
 using detail::Path;
 
 // --- Node -------------------------------------------------------------------------------------
@@ -189,27 +191,6 @@ Json encodeContainerStatus(const ContainerStatus& s) {
   detail::putText(out, "containerID", s.containerID);
   encodeContainerState(s.state, out, "state");
   encodeContainerState(s.lastState, out, "lastState");
-  return out;
-}
-
-Toleration decodeToleration(Decoder& d, const Json& in, const Path& at) {
-  Toleration t;
-  t.key = d.text(in, "key", at);
-  t.operator_ = d.text(in, "operator", at);
-  t.value = d.text(in, "value", at);
-  t.effect = d.text(in, "effect", at);
-  t.tolerationSeconds = d.int64(in, "tolerationSeconds", at);
-  t.raw = in;
-  return t;
-}
-
-Json encodeToleration(const Toleration& t) {
-  Json out = detail::baseObject(t.raw);
-  detail::putText(out, "key", t.key);
-  detail::putText(out, "operator", t.operator_);
-  detail::putText(out, "value", t.value);
-  detail::putText(out, "effect", t.effect);
-  detail::putOptionalInteger(out, "tolerationSeconds", t.tolerationSeconds);
   return out;
 }
 
@@ -608,4 +589,28 @@ Json encodeLease(const Lease& lease) {
   return out;
 }
 
+namespace detail {
+
+Toleration decodeToleration(Decoder& d, const Json& in, const Path& at) {
+  Toleration t;
+  t.key = d.text(in, "key", at);
+  t.operator_ = d.text(in, "operator", at);
+  t.value = d.text(in, "value", at);
+  t.effect = d.text(in, "effect", at);
+  t.tolerationSeconds = d.int64(in, "tolerationSeconds", at);
+  t.raw = in;
+  return t;
+}
+
+Json encodeToleration(const Toleration& t) {
+  Json out = detail::baseObject(t.raw);
+  detail::putText(out, "key", t.key);
+  detail::putText(out, "operator", t.operator_);
+  detail::putText(out, "value", t.value);
+  detail::putText(out, "effect", t.effect);
+  detail::putOptionalInteger(out, "tolerationSeconds", t.tolerationSeconds);
+  return out;
+}
+
+}  // namespace detail
 }  // namespace kubeslurm::api

@@ -257,6 +257,12 @@ Json encodeConfigMap(const ConfigMap& configMap);
 StatusOr<Lease> decodeLease(const Json& object);
 Json encodeLease(const Lease& lease);
 
+namespace detail {
+// Shared with the kinds that carry tolerations of their own (a Partition's).
+Toleration decodeToleration(Decoder& d, const Json& in, const Path& at);
+Json encodeToleration(const Toleration& t);
+}  // namespace detail
+
 inline constexpr std::string_view kCoreApiVersion = "v1";
 inline constexpr std::string_view kCoordinationApiVersion = "coordination.k8s.io/v1";
 

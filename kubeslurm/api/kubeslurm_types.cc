@@ -153,6 +153,21 @@ void decodePartitionSpec(Decoder& d, const Json& in, const Path& at, PartitionSp
   }
   spec.allowedMounts =
       detail::decodeList<AllowedMount>(d, in, "allowedMounts", at, decodeAllowedMount);
+  if (const Json* policy = d.object(in, "podPolicy", at)) {
+    const Path here = at.child("podPolicy");
+    PartitionPodPolicy p;
+    p.podSecurity = d.text(*policy, "podSecurity", here);
+    p.serviceAccounts = d.strings(*policy, "serviceAccounts", here);
+    p.automountServiceAccountToken =
+        d.optionalBoolean(*policy, "automountServiceAccountToken", here);
+    p.priorityClasses = d.strings(*policy, "priorityClasses", here);
+    p.runtimeClasses = d.strings(*policy, "runtimeClasses", here);
+    p.capabilities = d.strings(*policy, "capabilities", here);
+    p.runAsUser = d.int64(*policy, "runAsUser", here);
+    spec.podPolicy = std::move(p);
+  }
+  spec.tolerations =
+      detail::decodeList<Toleration>(d, in, "tolerations", at, detail::decodeToleration);
 }
 
 void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
@@ -182,6 +197,16 @@ void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
     detail::putText(sub, "subPath", v.subPath);
   });
   detail::encodeList(out, "allowedMounts", spec.allowedMounts, encodeAllowedMount);
+  encodeOptional(out, "podPolicy", spec.podPolicy, [](const PartitionPodPolicy& p, Json& sub) {
+    detail::putText(sub, "podSecurity", p.podSecurity);
+    detail::putStrings(sub, "serviceAccounts", p.serviceAccounts);
+    detail::putOptionalBool(sub, "automountServiceAccountToken", p.automountServiceAccountToken);
+    detail::putStrings(sub, "priorityClasses", p.priorityClasses);
+    detail::putStrings(sub, "runtimeClasses", p.runtimeClasses);
+    detail::putStrings(sub, "capabilities", p.capabilities);
+    detail::putOptionalInteger(sub, "runAsUser", p.runAsUser);
+  });
+  detail::encodeList(out, "tolerations", spec.tolerations, detail::encodeToleration);
 }
 
 // The status counters, in CRD order. A counter that drops to 0 is written as 0, not removed,
@@ -206,6 +231,8 @@ void decodeAccountSpec(Decoder& d, const Json& in, const Path& at, AccountSpec& 
   spec.description = d.text(in, "description", at);
   spec.shares = d.int32(in, "shares", at);
   spec.namespaces = d.strings(in, "namespaces", at);
+  spec.users = d.strings(in, "users", at);
+  spec.groups = d.strings(in, "groups", at);
   spec.defaultQos = d.text(in, "defaultQos", at);
   spec.allowedQos = d.strings(in, "allowedQos", at);
   if (const Json* limits = d.object(in, "limits", at)) {
@@ -227,6 +254,8 @@ void encodeAccountSpec(const AccountSpec& spec, Json& out) {
   detail::putText(out, "description", spec.description);
   detail::putOptionalInteger(out, "shares", spec.shares);
   detail::putStrings(out, "namespaces", spec.namespaces);
+  detail::putStrings(out, "users", spec.users);
+  detail::putStrings(out, "groups", spec.groups);
   detail::putText(out, "defaultQos", spec.defaultQos);
   detail::putStrings(out, "allowedQos", spec.allowedQos);
   encodeOptional(out, "limits", spec.limits, [](const AccountLimits& l, Json& sub) {

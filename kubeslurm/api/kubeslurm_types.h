@@ -74,6 +74,17 @@ struct AllowedMount {
   Json raw;
 };
 
+// spec.podPolicy: what the partition's jobs' pods may ask of a node (podspec/pod_policy.h).
+struct PartitionPodPolicy {
+  std::string podSecurity;  // baseline, restricted, privileged ("" = baseline)
+  std::vector<std::string> serviceAccounts;
+  std::optional<bool> automountServiceAccountToken;
+  std::vector<std::string> priorityClasses;
+  std::vector<std::string> runtimeClasses;
+  std::vector<std::string> capabilities;
+  std::optional<std::int64_t> runAsUser;
+};
+
 struct PartitionSpec {
   std::string nodes;  // hostlist expression
   std::optional<LabelSelector> nodeSelector;
@@ -91,6 +102,9 @@ struct PartitionSpec {
   std::map<std::string, std::string> nccl;
   std::optional<SharedVolume> sharedVolume;
   std::vector<AllowedMount> allowedMounts;
+  std::optional<PartitionPodPolicy> podPolicy;
+  // Taints of the partition's nodes its jobs tolerate (GKE's nvidia.com/gpu:NoSchedule...).
+  std::vector<Toleration> tolerations;
 };
 
 struct PartitionStatus {
@@ -130,6 +144,10 @@ struct AccountSpec {
   std::string description;
   std::optional<std::int32_t> shares;  // absent: 1
   std::vector<std::string> namespaces;
+  // Who may name the account (a job in one of `namespaces` may too): users by their Kubernetes
+  // user name or its Slurm short name, and groups.
+  std::vector<std::string> users;
+  std::vector<std::string> groups;
   std::string defaultQos;
   std::vector<std::string> allowedQos;
   std::optional<AccountLimits> limits;

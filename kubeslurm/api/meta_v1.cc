@@ -40,7 +40,7 @@ Json encodeOwnerReference(const OwnerReference& ref) {
 
 std::string stringMember(const Json& object, std::string_view key) {
   if (!object.is_object()) return "";
-  const auto it = object.find(key);
+  const auto it = object.find(std::string(key));
   if (it == object.end() || !it->is_string()) return "";
   return it->get<std::string>();
 }

@@ -541,6 +541,12 @@ json freshSpec(const SlurmJobObject& job) {
   json spec = json::object();
   spec["jobName"] = job.request.jobName;
   if (!job.user.empty()) spec["user"] = job.user;
+  if (job.submitter) {
+    json submitter = {{"username", job.submitter->username}};
+    if (!job.submitter->uid.empty()) submitter["uid"] = job.submitter->uid;
+    if (!job.submitter->groups.empty()) submitter["groups"] = job.submitter->groups;
+    spec["submitter"] = std::move(submitter);
+  }
   encodeScheduling(job.request, spec);
   encodeResources(job.request, spec);
   encodeFiles(job.request, spec);
@@ -554,6 +560,20 @@ json freshSpec(const SlurmJobObject& job) {
 Status decodeSpec(const json& spec, SlurmJobObject& job) {
   SpecReader in(spec);
   job.user = in.text("user");
+  if (const json* submitter = in.field("submitter")) {
+    if (!submitter->is_object()) {
+      in.fail("submitter", "must be an object");
+    } else {
+      SpecReader who(*submitter);
+      Submitter s;
+      s.username = who.text("username");
+      s.uid = who.text("uid");
+      s.groups = who.strings(*submitter, "groups", "submitter.groups");
+      if (!who.status().isOk())
+        return invalidArgument("spec.submitter." + who.status().message().substr(5));
+      job.submitter = std::move(s);
+    }
+  }
   decodeScheduling(in, job.request);
   decodeResources(in, job.request);
   decodeFiles(in, job.request);
@@ -566,17 +586,24 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
 
 // Every spec and status member the codec reads or writes; the rest of the object is the user's
 // (or another controller's) and passes through untouched.
-constexpr std::array<const char*, 51> kSpecKeys = {
-    "jobName",      "user",        "partition",     "account",       "qos",
-    "timeLimit",    "timeMin",     "array",         "dependency",    "requeue",
-    "nice",         "priority",    "begin",         "deadline",      "signal",
-    "hold",         "comment",     "mailType",      "mailUser",      "nodes",
-    "maxNodes",     "ntasks",      "ntasksPerNode", "cpusPerTask",   "gres",
-    "gpus",         "gpusPerNode", "gpusPerTask",   "memory",        "memoryPerCpu",
-    "memoryPerGpu", "exclusive",   "exclusiveMode", "oversubscribe", "nodeList",
-    "exclude",      "constraint",  "switches",      "output",        "error",
-    "input",        "workDir",     "export",        "openMode",      "container",
-    "script",       "scriptPath",  "scriptArgs",    "cancel",        "requeueRequests",
+constexpr std::array<const char*, 52> kSpecKeys = {
+    "jobName",       "user",          "submitter",
+    "partition",     "account",       "qos",
+    "timeLimit",     "timeMin",       "array",
+    "dependency",    "requeue",       "nice",
+    "priority",      "begin",         "deadline",
+    "signal",        "hold",          "comment",
+    "mailType",      "mailUser",      "nodes",
+    "maxNodes",      "ntasks",        "ntasksPerNode",
+    "cpusPerTask",   "gres",          "gpus",
+    "gpusPerNode",   "gpusPerTask",   "memory",
+    "memoryPerCpu",  "memoryPerGpu",  "exclusive",
+    "exclusiveMode", "oversubscribe", "nodeList",
+    "exclude",       "constraint",    "switches",
+    "output",        "error",         "input",
+    "workDir",       "export",        "openMode",
+    "container",     "script",        "scriptPath",
+    "scriptArgs",    "cancel",        "requeueRequests",
     "environment"};
 constexpr std::array<const char*, 18> kStatusKeys = {
     "jobId",      "state",       "stateCode", "reason",          "reasonDetail", "nodeList",
@@ -656,9 +683,10 @@ SlurmJobObject slurmJobFromInvocation(const slurm::SbatchInvocation& invocation,
 
 bool operator==(const SlurmJobObject& a, const SlurmJobObject& b) {
   return a.name == b.name && a.generateName == b.generateName &&
-         a.namespaceName == b.namespaceName && a.user == b.user && a.request == b.request &&
-         a.script == b.script && a.scriptPath == b.scriptPath && a.scriptArgs == b.scriptArgs &&
-         a.requeueRequests == b.requeueRequests && a.status == b.status;
+         a.namespaceName == b.namespaceName && a.user == b.user && a.submitter == b.submitter &&
+         a.request == b.request && a.script == b.script && a.scriptPath == b.scriptPath &&
+         a.scriptArgs == b.scriptArgs && a.requeueRequests == b.requeueRequests &&
+         a.status == b.status;
 }
 
 nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {

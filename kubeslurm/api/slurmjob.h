@@ -79,11 +79,23 @@ struct SlurmJobStatus {
   friend bool operator==(const SlurmJobStatus&, const SlurmJobStatus&) = default;
 };
 
+// spec.submitter: the authenticated identity that created the job, as the admission webhook
+// stamped it from the API server's admission request.
+struct Submitter {
+  std::string username;
+  std::string uid;
+  std::vector<std::string> groups;
+  friend bool operator==(const Submitter&, const Submitter&) = default;
+};
+
 struct SlurmJobObject {
   std::string name;          // metadata.name, once the API server assigned it
   std::string generateName;  // metadata.generateName for a new object
   std::string namespaceName;
-  std::string user;  // spec.user: who submitted, as the CLI saw it
+  // spec.user: who submitted, as Slurm shows them. The admission webhook stamps it (the Slurm
+  // short name of the authenticated identity); without a webhook it is what the client wrote.
+  std::string user;
+  std::optional<Submitter> submitter;
   slurm::JobRequest request;
   std::string script;
   std::string scriptPath;

@@ -15,8 +15,9 @@ bool keepsPodsOff(const Taint& taint) {
   return taint.effect == "NoSchedule" || taint.effect == "NoExecute";
 }
 
+// A toleration with no key tolerates every taint (Kubernetes' operator Exists with an empty key).
 bool tolerates(const Taint& toleration, const Taint& taint) {
-  return toleration.key == taint.key &&
+  return (toleration.key.empty() || toleration.key == taint.key) &&
          (toleration.value.empty() || toleration.value == taint.value) &&
          (toleration.effect.empty() || toleration.effect == taint.effect);
 }

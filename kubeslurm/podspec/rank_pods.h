@@ -32,6 +32,7 @@
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/podspec/container_mounts.h"
 #include "kubeslurm/podspec/environment.h"
+#include "kubeslurm/podspec/pod_policy.h"
 
 namespace kubeslurm::podspec {
 
@@ -76,8 +77,12 @@ struct GangInput {
   // Variables sbatch shipped from the submitting environment (spec.environment): --export's
   // named ones and Pyxis's --container-env. Set on every rank below the job's own.
   std::map<std::string, std::string> shippedEnvironment;
-  std::vector<api::Toleration> tolerations;
+  std::vector<api::Toleration> tolerations;  // the partition's
   std::optional<std::int64_t> terminationGracePeriodSeconds;
+  // The partition's pod policy: no ServiceAccount token unless it allows one, and under
+  // `restricted` the operator's own containers run as its runAsUser with what the restricted
+  // level asks. A pod template is checked against it before it gets here (checkPodTemplate).
+  PodPolicy policy;
   // The image with the in-pod tools (kubeslurm-tools); empty: no in-pod runtime (no srun).
   std::string toolsImage;
   // With the runtime: where rank 0's batch launcher writes the script's output (absolute paths

@@ -360,5 +360,62 @@ TEST(RankPods, WithoutToolsImageThereIsNoInPodRuntime) {
   EXPECT_EQ(jobService(scriptGang()).ports.size(), 1U);
 }
 
+// Security review M5: a job's pods hold no token of the namespace's ServiceAccount unless the
+// partition's podPolicy asks for one (Kubernetes mounts it by default).
+TEST(RankPods, NoServiceAccountTokenUnlessThePartitionAllowsOne) {
+  GangInput input = scriptGang();
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk());
+  for (const api::Pod& pod : *pods) {
+    EXPECT_EQ(api::encodePod(pod)["spec"]["automountServiceAccountToken"], false);
+  }
+  input.policy.automountServiceAccountToken = true;
+  pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk());
+  EXPECT_EQ(api::encodePod((*pods)[0])["spec"]["automountServiceAccountToken"], true);
+}
+
+// Security review M10: under a restricted partition the containers the operator writes (the rank
+// and the tools' init container) meet the restricted Pod Security level, so a namespace labelled
+// pod-security.kubernetes.io/enforce=restricted admits them.
+TEST(RankPods, RestrictedPartitionsGetContainersThatMeetTheRestrictedLevel) {
+  GangInput input = scriptGang();
+  input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.policy.level = PodSecurityLevel::kRestricted;
+  input.policy.runAsUser = 1000;
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk()) << pods.status().toString();
+  const api::Json pod = api::encodePod((*pods)[0]);
+  const api::Json expected = {{"allowPrivilegeEscalation", false},
+                              {"runAsNonRoot", true},
+                              {"runAsUser", 1000},
+                              {"capabilities", {{"drop", {"ALL"}}}},
+                              {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+  EXPECT_EQ(pod["spec"]["containers"][0]["securityContext"], expected);
+  EXPECT_EQ(pod["spec"]["initContainers"][0]["securityContext"], expected);
+  // And the pod passes the restricted check the templates are held to.
+  api::Json asTemplate = {{"spec", pod["spec"]}};
+  asTemplate["spec"].erase("automountServiceAccountToken");
+  EXPECT_TRUE(checkPodTemplate(asTemplate, input.policy, {}, "gpu").isOk())
+      << checkPodTemplate(asTemplate, input.policy, {}, "gpu").toString();
+}
+
+// Security review M11: a partition's tolerations reach its jobs' pods (GKE taints every GPU node
+// nvidia.com/gpu:NoSchedule).
+TEST(RankPods, ThePartitionsTolerationsReachEveryRank) {
+  GangInput input = scriptGang();
+  api::Toleration gpu;
+  gpu.key = "nvidia.com/gpu";
+  gpu.operator_ = "Exists";
+  gpu.effect = "NoSchedule";
+  input.tolerations.push_back(gpu);
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk());
+  for (const api::Pod& pod : *pods) {
+    ASSERT_EQ(pod.spec.tolerations.size(), 1U);
+    EXPECT_EQ(pod.spec.tolerations[0].key, "nvidia.com/gpu");
+  }
+}
+
 }  // namespace
 }  // namespace kubeslurm::podspec
