@@ -255,14 +255,21 @@ StatusOr<podspec::GangInput> gangForStart(const core::Start& start, const Snapsh
   return guarded([&] { return gangForStartUnguarded(start, index, objects, options); });
 }
 
-Status checkJobPods(const api::SlurmJobObject& job, const api::Partition& partition,
-                    const GangIdentity& who, const AdmissionOptions& options) {
-  return guarded([&]() -> Status {
+StatusOr<api::Pod> checkPod(const api::SlurmJobObject& job, const api::Partition& partition,
+                            const GangIdentity& who, const AdmissionOptions& options) {
+  return guarded([&]() -> StatusOr<api::Pod> {
     auto gang = gangFor(job, partition, who, {std::string(kCheckNode)}, options);
     if (!gang.isOk()) return gang.status();
     auto pods = podspec::rankPods(*gang);
-    return pods.isOk() ? Status::ok() : pods.status();
+    if (!pods.isOk()) return pods.status();
+    return std::move(pods->front());
   });
+}
+
+Status checkJobPods(const api::SlurmJobObject& job, const api::Partition& partition,
+                    const GangIdentity& who, const AdmissionOptions& options) {
+  auto pod = checkPod(job, partition, who, options);
+  return pod.isOk() ? Status::ok() : pod.status();
 }
 
 }  // namespace kubeslurm::controllers

@@ -46,6 +46,10 @@ inline constexpr std::string_view kCheckNode = "kubeslurm-pod-check";
 Status checkJobPods(const api::SlurmJobObject& job, const api::Partition& partition,
                     const GangIdentity& who, const AdmissionOptions& options);
 
+// The rank-0 pod checkJobPods builds (on kCheckNode), for a dry run against the API server.
+StatusOr<api::Pod> checkPod(const api::SlurmJobObject& job, const api::Partition& partition,
+                            const GangIdentity& who, const AdmissionOptions& options);
+
 // kNotFound when the start names a job or node the index does not know (the snapshot and the
 // objects disagree: a programming error upstream); kInvalidArgument when the job cannot be run
 // as written (no image...), which the job controller reports as a condition.

@@ -39,18 +39,29 @@ std::pair<std::int64_t, std::int64_t> exitCodeOf(const std::string& text) {
           parseDecimal<std::int64_t>(view.substr(colon + 1)).value_or(0)};
 }
 
+const json* member(const json& object, std::string_view name) {
+  if (!object.is_object()) return nullptr;
+  const auto& members = object.get_ref<const json::object_t&>();
+  auto it = members.find(std::string(name));
+  return it == members.end() ? nullptr : &it->second;
+}
+
+// metadata.<key> of a cached object, or nullptr.
+const json* metadataMember(const json& raw, std::string_view key) {
+  const json* metadata = member(raw, "metadata");
+  return metadata == nullptr ? nullptr : member(*metadata, key);
+}
+
 // metadata.<map>[key] of a cached object when it is a string, else nullptr.
 const std::string* metadataEntry(const json& raw, const char* map, std::string_view key) {
-  const auto member = [](const json& object, std::string_view name) -> const json* {
-    if (!object.is_object()) return nullptr;
-    const auto& members = object.get_ref<const json::object_t&>();
-    auto it = members.find(std::string(name));
-    return it == members.end() ? nullptr : &it->second;
-  };
-  const json* metadata = member(raw, "metadata");
-  const json* entries = metadata == nullptr ? nullptr : member(*metadata, map);
+  const json* entries = metadataMember(raw, map);
   const json* value = entries == nullptr ? nullptr : member(*entries, key);
   return value != nullptr && value->is_string() ? &value->get_ref<const std::string&>() : nullptr;
+}
+
+bool isController(const json& owner) {
+  const json* controller = member(owner, "controller");
+  return controller != nullptr && controller->is_boolean() && controller->get<bool>();
 }
 
 void setState(api::SlurmJobStatus& status, slurm::JobState state) {
@@ -63,24 +74,23 @@ void setState(api::SlurmJobStatus& status, slurm::JobState state) {
 std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
   // Tasks carry the array's spec: anything without spec.array is no task (and costs nothing).
   if (!job.request.array) return std::nullopt;
-  // Called for every array job several times a cycle: read the four entries where they are
-  // rather than decoding the whole metadata each time.
+  // Called for every array job several times a cycle: read the entries where they are rather
+  // than decoding the whole metadata each time.
   const std::string* array = metadataEntry(job.raw, "labels", kArrayJobLabel);
   const std::string* task = metadataEntry(job.raw, "labels", kArrayTaskLabel);
   if (array == nullptr || task == nullptr || array->empty()) return std::nullopt;
   const auto index = parseDecimal<std::uint32_t>(*task);
   if (!index) return std::nullopt;
-  ArrayTaskRef ref;
-  ref.arrayName = *array;
-  ref.taskId = *index;
-  if (const std::string* id = metadataEntry(job.raw, "annotations", kArrayJobIdAnnotation)) {
-    ref.arrayJobId = parseDecimal<std::int64_t>(*id);
+  const json* owners = metadataMember(job.raw, "ownerReferences");
+  if (owners == nullptr || !owners->is_array()) return std::nullopt;
+  for (const json& owner : *owners) {
+    if (api::stringMember(owner, "kind") != api::kSlurmJobKind ||
+        api::stringMember(owner, "name") != *array || !isController(owner)) {
+      continue;
+    }
+    return ArrayTaskRef{*array, api::stringMember(owner, "uid"), *index};
   }
-  if (const std::string* submitted =
-          metadataEntry(job.raw, "annotations", kArraySubmitTimeAnnotation)) {
-    ref.submitTime = parseDecimal<core::Time>(*submitted);
-  }
-  return ref;
+  return std::nullopt;
 }
 
 bool isArrayParent(const api::SlurmJobObject& job) {

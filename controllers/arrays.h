@@ -39,12 +39,14 @@ inline constexpr std::string_view kArraySubmitTimeAnnotation = "kubeslurm.io/arr
 
 struct ArrayTaskRef {
   std::string arrayName;  // the array's metadata.name, in the task's namespace
+  std::string arrayUid;   // its uid, from the task's controller reference
   std::uint32_t taskId = 0;
-  std::optional<std::int64_t> arrayJobId;  // from the annotation
-  std::optional<core::Time> submitTime;    // from the annotation
 };
 
-// The task a SlurmJob is, from its labels and annotations; nullopt for any other job.
+// The task a SlurmJob is: labels that name the array and the index, and a controller reference
+// to a SlurmJob of that name (security review H2: labels and annotations a tenant can write are
+// not enough). The ArrayJobId and the submit time are the array's own status, never the task's
+// annotations (which only say, for people, what the operator copied). nullopt for any other job.
 std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job);
 
 // An array's own object: spec.array set, and not one of its tasks.

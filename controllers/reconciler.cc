@@ -317,10 +317,12 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     const api::ObjectMeta meta = jobMetadata(job);
     api::SlurmJobStatus status = submittedStatus(*id, meta.creationTimestamp, now);
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
-      // A task was submitted with its array (the age factor counts from then).
-      status.arrayJobId = task->arrayJobId;
+      // A task was submitted with its array (the age factor counts from then): the array's own
+      // status says when, and which ArrayJobId, never what the task's object claims.
+      const api::SlurmJobObject* array = findJob(job.namespaceName + "/" + task->arrayName);
+      status.arrayJobId = array->status->jobId;
       status.arrayTaskId = task->taskId;
-      if (task->submitTime) status.submitTime = task->submitTime;
+      if (array->status->submitTime) status.submitTime = array->status->submitTime;
     } else if (job.request.array) {
       status.arrayJobId = *id;
     }
@@ -355,10 +357,19 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     api::SlurmJobObject* job = nullptr;
   };
   std::vector<Candidate> fresh;
+  jobsByKey_.clear();
+  for (api::SlurmJobObject& job : input.objects.jobs) jobsByKey_.emplace(jobKey(job), &job);
   for (api::SlurmJobObject& job : input.objects.jobs) {
     if (job.status && job.status->jobId) continue;
     Candidate c{jobMetadata(job).creationTimestamp.value_or(now), job.name, 0, &job};
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
+      // A task waits for its array: that array object, with its id (the owner's uid, so that
+      // a namesake made after a delete is not taken for it).
+      const api::SlurmJobObject* array = findJob(job.namespaceName + "/" + task->arrayName);
+      if (array == nullptr || !array->status || !array->status->jobId ||
+          jobMetadata(*array).uid != task->arrayUid) {
+        continue;
+      }
       c.group = task->arrayName;
       c.task = task->taskId;
     }

@@ -41,6 +41,12 @@ Serving:
                                  "" or 0 = off); TLS only, so it needs both of:
   --grpc-tls-cert FILE --grpc-tls-key FILE   the serving certificate (PEM); without them the
                                  query API stays off and the operator says so
+  --webhook-bind-address ADDR    the admission webhook for SlurmJobs, Partitions and Accounts
+                                 (0.0.0.0:9444; "" or 0 = off); TLS only, so it needs both of:
+  --webhook-tls-cert FILE --webhook-tls-key FILE   its serving certificate (PEM)
+  --operator-username NAME       the operator's own user name, whose writes (array tasks) pass
+                                 the webhook as written (default:
+                                 system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME)
 Logging:
   --log-format text|json         (text)
   --log-level debug|info|warning|error   (info)
@@ -156,6 +162,14 @@ int parseFlags(int argc, char** argv, Flags& f) {
       f.grpcCert = value;
     } else if (flag == "--grpc-tls-key") {
       f.grpcKey = value;
+    } else if (flag == "--webhook-bind-address") {
+      f.webhookAddress = value == "0" ? "" : value;
+    } else if (flag == "--webhook-tls-cert") {
+      f.webhookCert = value;
+    } else if (flag == "--webhook-tls-key") {
+      f.webhookKey = value;
+    } else if (flag == "--operator-username") {
+      f.operatorUsername = value;
     } else if (flag == "--log-format") {
       ok = value == "text" || value == "json";
       f.logFormat = value;

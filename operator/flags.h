@@ -39,6 +39,12 @@ struct Flags {
   std::string grpcAddress = "0.0.0.0:9443";
   std::string grpcCert;
   std::string grpcKey;
+  std::string webhookAddress = "0.0.0.0:9444";
+  std::string webhookCert;
+  std::string webhookKey;
+  // Who the operator is to the API server: its own writes (array tasks) pass the webhook as
+  // written. Default: system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME.
+  std::string operatorUsername;
   std::string logFormat = "text";
   std::string logLevel = "info";
 };

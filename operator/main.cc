@@ -37,6 +37,8 @@
 #include "kubeslurm/metrics/http_endpoints.h"
 #include "kubeslurm/metrics/operator_metrics.h"
 #include "kubeslurm/rpc/server.h"
+#include "kubeslurm/webhook/server.h"
+#include "operator/admission_webhook.h"
 #include "operator/flags.h"
 #include "operator/leader_label.h"
 #include "operator/logging.h"
@@ -115,7 +117,12 @@ struct Operator {
   std::string podName;       // POD_NAME: the pod to label while leading ("" outside a pod)
   std::string podNamespace;  // POD_NAMESPACE, else `ns`
   metrics::OperatorMetrics metrics;
+  // Three clients, each with its own rate limiter (security review H3): the controllers' writes,
+  // the Lease (renewal must never wait behind anyone), and the reviews the query API and the
+  // admission webhook ask of the API server (a flood of callers must not starve either other).
   std::unique_ptr<kube::Client> client;
+  std::unique_ptr<kube::Client> leaseClient;
+  std::unique_ptr<kube::Client> reviewClient;
   Wakeup wakeup;
   std::unique_ptr<kube::Informer> nodes, pods, jobs, partitions, accounts;
   std::vector<kube::Informer*> informers;
@@ -133,6 +140,7 @@ struct Operator {
   std::unique_ptr<op::QueryPublisher> queries;
   std::unique_ptr<kubeslurm::access::KubeAuthorizer> authorizer;
   std::unique_ptr<rpc::QueryServer> queryServer;
+  std::unique_ptr<kubeslurm::webhook::Server> webhook;
 };
 
 // The API server from --kubeconfig (or the default chain), and who this replica is.
@@ -161,6 +169,22 @@ bool setUpClient(Operator& o) {
     return false;
   }
   o.client = std::move(made).value();
+  kube::ClientOptions leaseOptions = clientOptions;
+  leaseOptions.qps = 20;  // a renewal every 2 s, and the odd read: never waits
+  leaseOptions.burst = 40;
+  leaseOptions.userAgent = "kubeslurm-operator/0.1 (leader-election)";
+  kube::ClientOptions reviewOptions = clientOptions;
+  reviewOptions.qps = 100;
+  reviewOptions.burst = 200;
+  reviewOptions.userAgent = "kubeslurm-operator/0.1 (reviews)";
+  auto lease = kube::Client::create(*config, leaseOptions);
+  auto reviews = kube::Client::create(*config, reviewOptions);
+  if (!lease.isOk() || !reviews.isOk()) {
+    spdlog::error("client: {}", (lease.isOk() ? reviews.status() : lease.status()).toString());
+    return false;
+  }
+  o.leaseClient = std::move(lease).value();
+  o.reviewClient = std::move(reviews).value();
   // Read once, before any thread starts: getenv cannot race with a setenv then.
   const char* podNamespace = std::getenv("POD_NAMESPACE");  // NOLINT(concurrency-mt-unsafe)
   const char* podName = std::getenv("POD_NAME");            // NOLINT(concurrency-mt-unsafe)
@@ -231,7 +255,7 @@ bool setUpLeaderElection(Operator& o) {
   election.callbacks.onNewLeader = [&o](const std::string& holder) {
     if (holder != o.identity) spdlog::info("leader is now \"{}\"", holder);
   };
-  auto created = kube::LeaderElector::create(*o.client, *o.client, election);
+  auto created = kube::LeaderElector::create(*o.leaseClient, *o.leaseClient, election);
   if (!created.isOk()) {
     spdlog::error("leader election: {}", created.status().toString());
     return false;
@@ -305,7 +329,7 @@ void setUpControllers(Operator& o) {
 // The query API (gRPC over TLS) for sprio, sshare, sdiag, squeue --start and sbatch --test-only.
 bool setUpQueryApi(Operator& o) {
   const Flags& f = o.flags;
-  o.authorizer = std::make_unique<kubeslurm::access::KubeAuthorizer>(*o.client);
+  o.authorizer = std::make_unique<kubeslurm::access::KubeAuthorizer>(*o.reviewClient);
   if (f.grpcAddress.empty()) return true;
   if (f.grpcCert.empty() || f.grpcKey.empty()) {
     spdlog::warn(
@@ -345,6 +369,59 @@ bool setUpQueryApi(Operator& o) {
   }
   o.queryServer = std::move(started).value();
   spdlog::info("query API (gRPC, TLS) on port {}", o.queryServer->port());
+  return true;
+}
+
+// "host:port" (the port alone means every interface).
+bool splitAddress(const std::string& address, std::string& host, std::uint16_t& port) {
+  const std::size_t colon = address.rfind(':');
+  const std::string portText = colon == std::string::npos ? address : address.substr(colon + 1);
+  host = colon == std::string::npos || colon == 0 ? "0.0.0.0" : address.substr(0, colon);
+  char* end = nullptr;
+  const long value = std::strtol(portText.c_str(), &end, 10);
+  if (end == portText.c_str() || *end != '\0' || value < 1 || value > 65535) return false;
+  port = static_cast<std::uint16_t>(value);
+  return true;
+}
+
+// The admission webhook: every replica serves it, leader or not (admission is not scheduling).
+bool setUpWebhook(Operator& o) {
+  const Flags& f = o.flags;
+  if (f.webhookAddress.empty()) return true;
+  if (f.webhookCert.empty() || f.webhookKey.empty()) {
+    spdlog::warn(
+        "admission webhook off: it serves TLS only, and --webhook-tls-cert/--webhook-tls-key "
+        "are not both given (SlurmJobs are then not stamped with their submitter)");
+    return true;
+  }
+  op::WebhookSettings settings;
+  if (!splitAddress(f.webhookAddress, settings.server.host, settings.server.port)) {
+    spdlog::error("admission webhook: bad address {}", f.webhookAddress);
+    return false;
+  }
+  settings.server.certificateFile = f.webhookCert;
+  settings.server.privateKeyFile = f.webhookKey;
+  settings.operatorUsername = f.operatorUsername;
+  if (settings.operatorUsername.empty()) {
+    const char* account = std::getenv("SERVICE_ACCOUNT_NAME");  // NOLINT(concurrency-mt-unsafe)
+    if (account != nullptr) {
+      settings.operatorUsername =
+          "system:serviceaccount:" + o.podNamespace + ":" + std::string(account);
+    }
+  }
+  settings.admission = o.reconcilerOptions.admission;
+  auto started = op::startAdmissionWebhook(
+      settings, {*o.nodes, *o.partitions, *o.accounts, *o.authorizer, *o.reviewClient, [&o] {
+                   return o.nodes->hasSynced() && o.partitions->hasSynced() &&
+                          o.accounts->hasSynced();
+                 }});
+  if (!started.isOk()) {
+    spdlog::error("{}", started.status().toString());
+    return false;
+  }
+  o.webhook = std::move(started).value();
+  spdlog::info("admission webhook (HTTPS) on {}:{}, the operator is \"{}\"", settings.server.host,
+               settings.server.port, settings.operatorUsername);
   return true;
 }
 
@@ -450,6 +527,7 @@ void runSchedulingLoop(Operator& o) {
 
 void shutDown(Operator& o) {
   spdlog::info("stopping");
+  if (o.webhook) o.webhook->stop();
   if (o.queryServer) o.queryServer->stop();
   if (o.elector) {
     o.elector->stop();
@@ -468,7 +546,7 @@ int run(const Flags& flags) {
     return 1;
   }
   setUpControllers(o);
-  if (!setUpQueryApi(o)) {
+  if (!setUpQueryApi(o) || !setUpWebhook(o)) {
     shutDown(o);
     return 1;
   }

@@ -438,6 +438,13 @@ StatusOr<Json> Client::create(const ResourceType& type, std::string_view ns, con
   return impl_->call(http::methods::POST, resourcePath(type, objectNamespace(object, ns)), &body);
 }
 
+StatusOr<Json> Client::createDryRun(const ResourceType& type, std::string_view ns,
+                                    const Json& object) {
+  const std::string body = object.dump();
+  return impl_->call(http::methods::POST,
+                     resourcePath(type, objectNamespace(object, ns)) + "?dryRun=All", &body);
+}
+
 StatusOr<Json> Client::update(const ResourceType& type, std::string_view ns, const Json& object) {
   const std::string name = objectName(object);
   if (name.empty()) return invalidArgument("update: object has no metadata.name");

@@ -139,6 +139,16 @@ class Binder {
                       std::string_view podUid = {}) = 0;
 };
 
+// Server-side dry run (dryRun=All): every admission step runs (validation, mutating and
+// validating webhooks, Pod Security admission, quota) and nothing is stored. The answer is the
+// object as it would have been created, or the refusal it would have met.
+class DryRunner {
+ public:
+  virtual ~DryRunner() = default;
+  virtual StatusOr<Json> createDryRun(const ResourceType& type, std::string_view ns,
+                                      const Json& object) = 0;
+};
+
 class Watcher {
  public:
   virtual ~Watcher() = default;
@@ -170,6 +180,7 @@ class Client final : public Reader,
                      public Writer,
                      public StatusWriter,
                      public Binder,
+                     public DryRunner,
                      public Watcher {
  public:
   // Fails on an unusable config (bad URL, unreadable CA/cert/key file).
@@ -183,6 +194,8 @@ class Client final : public Reader,
   StatusOr<Json> list(const ResourceType& type, std::string_view ns,
                       const ListOptions& options) override;
   StatusOr<Json> create(const ResourceType& type, std::string_view ns, const Json& object) override;
+  StatusOr<Json> createDryRun(const ResourceType& type, std::string_view ns,
+                              const Json& object) override;
   StatusOr<Json> update(const ResourceType& type, std::string_view ns, const Json& object) override;
   StatusOr<Json> patch(const ResourceType& type, std::string_view ns, std::string_view name,
                        const Json& mergePatch) override;

@@ -64,6 +64,11 @@ ClusterObjects cluster(const Json& jobSpec, const Json& jobStatus = Json::object
     // never planned.
     job["metadata"]["labels"] = {{"kubeslurm.io/array-job", "train"},
                                  {"kubeslurm.io/array-task", jobStatus["arrayTaskId"].dump()}};
+    job["metadata"]["ownerReferences"] = {{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                           {"kind", "SlurmJob"},
+                                           {"name", "train"},
+                                           {"uid", "uid-train"},
+                                           {"controller", true}}};
   }
   objects.jobs.push_back(ok(api::decodeSlurmJob(job)));
   return objects;

@@ -80,8 +80,22 @@ TEST(ArrayTask, IsTheArraysSpecOwnedByTheArrayAndNamedAfterTheIndex) {
   ASSERT_TRUE(ref);
   EXPECT_EQ(ref->arrayName, "sweep");
   EXPECT_EQ(ref->taskId, 3U);
-  EXPECT_EQ(ref->arrayJobId, 6);
-  EXPECT_EQ(ref->submitTime, kNow - 400);
+  EXPECT_EQ(ref->arrayUid, "uid-sweep");
+}
+
+// Security review H2: labels and annotations alone made a job a task of any array, with its
+// %N slots and a backdated submit time. Without the operator's controller reference to the
+// array, a job with the labels is an ordinary job.
+TEST(ArrayTask, LabelsWithoutTheArraysControllerReferenceMakeNoTask) {
+  json forged = arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), 3);
+  forged["metadata"].erase("ownerReferences");
+  EXPECT_FALSE(arrayTaskOf(ok(api::decodeSlurmJob(forged))));
+  json otherOwner = arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), 3);
+  otherOwner["metadata"]["ownerReferences"][0]["name"] = "someone-elses";
+  EXPECT_FALSE(arrayTaskOf(ok(api::decodeSlurmJob(otherOwner))));
+  json notController = arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), 3);
+  notController["metadata"]["ownerReferences"][0]["controller"] = false;
+  EXPECT_FALSE(arrayTaskOf(ok(api::decodeSlurmJob(notController))));
 }
 
 TEST(ArrayTask, OrdinaryJobsAndMalformedLabelsAreNoTasks) {
@@ -101,6 +115,7 @@ TEST(ArrayFamilies, GroupTasksUnderTheirArrayAndListWhatIsMissing) {
   jobs.push_back(task(0, 7, "COMPLETED"));
   json orphan = arrayTaskObject(jobs[0], 1);
   orphan["metadata"]["labels"]["kubeslurm.io/array-job"] = "gone";
+  orphan["metadata"]["ownerReferences"][0]["name"] = "gone";
   jobs.push_back(ok(api::decodeSlurmJob(orphan)));
   const auto families = arrayFamilies(jobs);
   ASSERT_EQ(families.size(), 1U);

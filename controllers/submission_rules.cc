@@ -1,0 +1,364 @@
+#include "controllers/submission_rules.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <utility>
+
+#include "controllers/job_object.h"
+#include "controllers/job_request.h"
+#include "kubeslurm/access/identity.h"
+#include "kubeslurm/podspec/pod_policy.h"
+#include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/names.h"
+
+namespace kubeslurm::controllers {
+namespace {
+
+using api::Json;
+using webhook::AdmissionRequest;
+using webhook::AdmissionResponse;
+using webhook::allow;
+using webhook::refuse;
+
+// slurmctld's words (slurm_errno.c, 22.05), as sbatch prints them after "Batch job submission
+// failed: ".
+constexpr std::string_view kAccessDenied = "Access/permission denied";
+constexpr std::string_view kInvalidAccount =
+    "Invalid account or account/partition combination specified";
+constexpr std::string_view kInvalidQos = "Invalid qos specification";
+constexpr std::string_view kTooLong = "Pathname of a file, directory or other parameter too long";
+
+// Labels and annotations by which the operator's array tasks are known; only the operator may
+// write them (security review H2: a forged task joined another array and backdated itself).
+constexpr std::array<std::string_view, 2> kTaskLabels = {"kubeslurm.io/array-job",
+                                                         "kubeslurm.io/array-task"};
+constexpr std::array<std::string_view, 2> kTaskAnnotations = {"kubeslurm.io/array-job-id",
+                                                              "kubeslurm.io/array-submit-time"};
+
+std::string what(std::string_view message, std::string_view detail = {}) {
+  std::string out(message);
+  if (!detail.empty()) out += " (" + std::string(detail) + ")";
+  return out;
+}
+
+api::Submitter submitterOf(const access::Identity& user) {
+  return api::Submitter{user.user, user.uid, user.groups};
+}
+
+// The job's bookkeeping as an array task: task labels, annotations, or a SlurmJob owner.
+std::optional<std::string> taskBookkeeping(const api::ObjectMeta& meta) {
+  for (const std::string_view label : kTaskLabels) {
+    if (meta.labels.contains(std::string(label))) return "label " + std::string(label);
+  }
+  for (const std::string_view annotation : kTaskAnnotations) {
+    if (meta.annotations.contains(std::string(annotation))) {
+      return "annotation " + std::string(annotation);
+    }
+  }
+  for (const api::OwnerReference& owner : meta.ownerReferences) {
+    if (owner.kind == api::kSlurmJobKind) return "an owner of kind SlurmJob";
+  }
+  return std::nullopt;
+}
+
+std::size_t environmentBytes(const slurm::JobRequest& request) {
+  std::size_t bytes = 0;
+  for (const auto& [name, value] : request.environment) bytes += name.size() + value.size();
+  return bytes;
+}
+
+// Whether `user` may name `account`: a job of one of its namespaces, or a user or group it lists
+// (by the Kubernetes name or its Slurm short name).
+bool accountAdmits(const api::Account& account, const access::Identity& user,
+                   const std::string& ns) {
+  const auto listed = [](const std::vector<std::string>& list, const std::string& value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (listed(account.spec.namespaces, ns)) return true;
+  if (listed(account.spec.users, user.user) ||
+      listed(account.spec.users, access::slurmUserName(user.user))) {
+    return true;
+  }
+  return std::any_of(user.groups.begin(), user.groups.end(),
+                     [&](const std::string& group) { return listed(account.spec.groups, group); });
+}
+
+const api::Account* findAccount(const std::vector<api::Account>& accounts,
+                                const std::string& name) {
+  for (const api::Account& account : accounts) {
+    if (account.metadata.name == name) return &account;
+  }
+  return nullptr;
+}
+
+// A hostlist of more hosts than the cluster has names a node that does not exist. Bounded: the
+// parse does no more work than the cluster's size allows.
+std::optional<std::string> hostlistTooLarge(const std::string& hostlist, std::size_t nodes) {
+  if (hostlist.empty()) return std::nullopt;
+  const std::size_t limit = std::max<std::size_t>(nodes, 1);
+  auto parsed = slurm::Hostlist::parse(hostlist, nullptr, limit);
+  if (!parsed.isOk()) {
+    if (parsed.status().code() == StatusCode::kOutOfRange) return std::string(kInvalidNodeName);
+    return std::nullopt;  // a malformed list: the operator reports it with Slurm's diagnostic
+  }
+  if (parsed->count() < 0 || static_cast<std::size_t>(parsed->count()) > limit) {
+    return std::string(kInvalidNodeName);
+  }
+  return std::nullopt;
+}
+
+// Size and shape: what is wrong with the object whoever wrote it.
+std::optional<AdmissionResponse> checkShape(const api::SlurmJobObject& job,
+                                            const SubmissionContext& context) {
+  const SubmissionLimits& limits = context.limits;
+  if (job.script.size() > limits.maxScriptBytes) {
+    return refuse(what(kTooLong, "spec.script: " + std::to_string(job.script.size()) +
+                                     " bytes, at most " + std::to_string(limits.maxScriptBytes)));
+  }
+  if (environmentBytes(job.request) > limits.maxEnvironmentBytes) {
+    return refuse(what(kTooLong, "spec.environment: at most " +
+                                     std::to_string(limits.maxEnvironmentBytes) + " bytes"));
+  }
+  if (const auto spec = job.raw.find("spec"); spec != job.raw.end() && spec->is_object()) {
+    if (const auto tmpl = spec->find("podTemplate"); tmpl != spec->end()) {
+      const std::size_t bytes = tmpl->dump().size();
+      if (bytes > limits.maxTemplateBytes) {
+        return refuse(what(kTooLong, "spec.podTemplate: " + std::to_string(bytes) +
+                                         " bytes, at most " +
+                                         std::to_string(limits.maxTemplateBytes)));
+      }
+    }
+  }
+  for (const auto& [list, field] : {std::pair{&job.request.nodeList, "--nodelist"},
+                                    std::pair{&job.request.excludeList, "--exclude"}}) {
+    if (auto problem = hostlistTooLarge(*list, context.clusterNodes)) {
+      return refuse(what(*problem, std::string(field) + " names more hosts than the cluster has"));
+    }
+  }
+  return std::nullopt;
+}
+
+// The partition, account and QOS the job names, against who submits it.
+std::optional<AdmissionResponse> checkPlacementRights(const api::SlurmJobObject& job,
+                                                      const AdmissionRequest& request,
+                                                      const SubmissionContext& context) {
+  std::string message;
+  const api::Partition* partition = jobPartition(job.request, context.partitions, &message);
+  if (partition == nullptr) return refuse(message);
+  const std::string& ns = request.namespaceName;
+  std::string account = job.request.account;
+  if (account.empty()) {
+    account = defaultAccountFor(context.accounts, ns);
+  } else {
+    const api::Account* named = findAccount(context.accounts, account);
+    if (named == nullptr) return refuse(what(kInvalidAccount, "no Account " + account));
+    if (!accountAdmits(*named, request.user, ns)) {
+      return refuse(what(kInvalidAccount, "Account " + account + " does not admit user " +
+                                              access::slurmUserName(request.user.user) +
+                                              " from namespace " + ns));
+    }
+  }
+  const std::vector<std::string>& allowed = partition->spec.allowedAccounts;
+  if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), account) == allowed.end()) {
+    return refuse(what(kInvalidAccount, "partition " + partition->metadata.name +
+                                            " does not allow account " + account));
+  }
+  if (!job.request.qos.empty()) {
+    const api::Account* charged = findAccount(context.accounts, account);
+    if (charged != nullptr && !charged->spec.allowedQos.empty() &&
+        std::find(charged->spec.allowedQos.begin(), charged->spec.allowedQos.end(),
+                  job.request.qos) == charged->spec.allowedQos.end()) {
+      return refuse(
+          what(kInvalidQos, "account " + account + " does not allow QOS " + job.request.qos));
+    }
+  }
+  return std::nullopt;
+}
+
+// A pod template makes the operator create pods for the submitter: they must be allowed to
+// create pods themselves (AppWrapper's userRBACAdmissionCheck), and the template must meet the
+// partition's pod policy. Then the rank pod, as the operator would create it, goes through the
+// API server's admission as a dry run.
+std::optional<AdmissionResponse> checkPods(const api::SlurmJobObject& job,
+                                           const AdmissionRequest& request,
+                                           const SubmissionContext& context,
+                                           SubmissionChecks& checks, bool templateChanged) {
+  std::string message;
+  const api::Partition* partition = jobPartition(job.request, context.partitions, &message);
+  if (partition == nullptr) return refuse(message);
+  const bool hasTemplate = job.raw.contains("spec") && job.raw["spec"].is_object() &&
+                           job.raw["spec"].contains("podTemplate");
+  if (hasTemplate && templateChanged) {
+    if (Status may = checks.mayCreatePods(request.user, request.namespaceName); !may.isOk()) {
+      return refuse(what(kAccessDenied, "a pod template needs `create pods` in namespace " +
+                                            request.namespaceName + ": " +
+                                            std::string(may.message())));
+    }
+  }
+  api::SlurmJobObject named = job;
+  if (named.name.empty()) named.name = "dry-run";  // generateName: not resolved before admission
+  if (!named.raw.is_object()) named.raw = Json::object();
+  Json& meta = named.raw["metadata"];
+  if (!meta.is_object()) meta = Json::object();
+  if (!meta.contains("uid")) meta["uid"] = "dry-run";
+  const GangIdentity who{0, 0, named.user, named.request.account, named.request.qos};
+  auto pod = checkPod(named, *partition, who, context.admission);
+  if (!pod.isOk()) return refuse(std::string(pod.status().message()));
+  // The owner does not exist yet (nor the node): a dry run checks the pod, not its references.
+  pod->metadata.ownerReferences.clear();
+  pod->spec.nodeName.clear();
+  if (Status dry = checks.dryRunPod(*pod); !dry.isOk()) {
+    return refuse("the job's pods would be refused: " + std::string(dry.message()));
+  }
+  return std::nullopt;
+}
+
+std::int64_t timeLimitSeconds(const slurm::JobRequest& request) {
+  if (!request.timeLimit || !request.timeLimit->seconds) return -1;  // unlimited or unset
+  return *request.timeLimit->seconds;
+}
+
+// What only an administrator may change once a job exists (Slurm: operators and admins).
+std::optional<std::string> adminChange(const api::SlurmJobObject& before,
+                                       const api::SlurmJobObject& after) {
+  if (after.request.priority != before.request.priority) return "--priority";
+  if (after.request.nice.value_or(0) < 0 && after.request.nice != before.request.nice) {
+    return "a negative --nice";
+  }
+  const std::int64_t was = timeLimitSeconds(before.request);
+  const std::int64_t now = timeLimitSeconds(after.request);
+  if (was >= 0 && (now < 0 || now > was)) return "a longer time limit";
+  const bool pending = !before.status || before.status->state.empty() ||
+                       before.status->state == slurm::jobStateName(slurm::JobState::kPending);
+  if (!pending) {
+    if (after.request.partition != before.request.partition)
+      return "the partition of a started job";
+    if (after.request.account != before.request.account) return "the account of a started job";
+    if (after.request.qos != before.request.qos) return "the QOS of a started job";
+  }
+  return std::nullopt;
+}
+
+const Json* templateOf(const Json& object) {
+  if (!object.is_object()) return nullptr;
+  const auto spec = object.find("spec");
+  if (spec == object.end() || !spec->is_object()) return nullptr;
+  const auto tmpl = spec->find("podTemplate");
+  return tmpl == spec->end() ? nullptr : &*tmpl;
+}
+
+AdmissionResponse validateCreate(const api::SlurmJobObject& job, const AdmissionRequest& request,
+                                 const SubmissionContext& context, SubmissionChecks& checks) {
+  // The mutating webhook stamped these; a request that skipped it must not pass as someone else.
+  const std::string shortName = access::slurmUserName(request.user.user);
+  if (job.user != shortName || !job.submitter || *job.submitter != submitterOf(request.user)) {
+    return refuse(what(kAccessDenied,
+                       "spec.user and spec.submitter must be the submitting "
+                       "identity (" +
+                           request.user.user + ")"));
+  }
+  const api::ObjectMeta meta = jobMetadata(job);
+  if (auto task = taskBookkeeping(meta)) {
+    return refuse(what(kAccessDenied, "only the operator creates array tasks (" + *task + ")"));
+  }
+  if (job.request.priority || job.request.nice.value_or(0) < 0) {
+    if (Status admin = checks.isAdmin(request.user, request.namespaceName); !admin.isOk()) {
+      return refuse(what(kAccessDenied,
+                         std::string(job.request.priority ? "--priority" : "a negative --nice") +
+                             " is for administrators"));
+    }
+  }
+  if (auto refused = checkPlacementRights(job, request, context)) return *refused;
+  if (auto refused = checkPods(job, request, context, checks, /*templateChanged=*/true)) {
+    return *refused;
+  }
+  return allow();
+}
+
+AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const AdmissionRequest& request,
+                                 const SubmissionContext& context, SubmissionChecks& checks) {
+  auto before = api::decodeSlurmJob(request.oldObject);
+  if (!before.isOk()) return allow();  // an object that never decoded: nothing to protect
+  if (job.user != before->user || job.submitter != before->submitter) {
+    return refuse(what(kAccessDenied, "spec.user and spec.submitter are set at submission"));
+  }
+  const auto task = taskBookkeeping(jobMetadata(job));
+  if (task && task != taskBookkeeping(jobMetadata(*before))) {
+    return refuse(what(kAccessDenied, "only the operator writes array tasks' " + *task));
+  }
+  if (auto change = adminChange(*before, job)) {
+    if (Status admin = checks.isAdmin(request.user, request.namespaceName); !admin.isOk()) {
+      return refuse(what(kAccessDenied, *change + " is for administrators"));
+    }
+  }
+  const bool placementChanged = job.request.partition != before->request.partition ||
+                                job.request.account != before->request.account ||
+                                job.request.qos != before->request.qos;
+  if (placementChanged) {
+    if (auto refused = checkPlacementRights(job, request, context)) return *refused;
+  }
+  const Json* now = templateOf(job.raw);
+  const Json* was = templateOf(request.oldObject);
+  const bool templateChanged = now != nullptr && (was == nullptr || *now != *was);
+  if (templateChanged) {
+    if (auto refused = checkPods(job, request, context, checks, true)) return *refused;
+  }
+  return allow();
+}
+
+}  // namespace
+
+AdmissionResponse mutateSlurmJob(const AdmissionRequest& request,
+                                 const SubmissionContext& context) {
+  if (request.operation != "CREATE" || request.user.user == context.operatorUser) return allow();
+  if (!request.object.is_object() || !request.object.contains("spec") ||
+      !request.object["spec"].is_object()) {
+    return allow();  // the validating webhook refuses it with the decoder's words
+  }
+  AdmissionResponse response = allow();
+  Json submitter = {{"username", request.user.user}};
+  if (!request.user.uid.empty()) submitter["uid"] = request.user.uid;
+  if (!request.user.groups.empty()) submitter["groups"] = request.user.groups;
+  // "add" replaces a member that exists (RFC 6902 4.1): whatever the object said is overwritten.
+  response.patch.push_back(
+      {{"op", "add"}, {"path", "/spec/user"}, {"value", access::slurmUserName(request.user.user)}});
+  response.patch.push_back({{"op", "add"}, {"path", "/spec/submitter"}, {"value", submitter}});
+  return response;
+}
+
+AdmissionResponse validateSlurmJob(const AdmissionRequest& request,
+                                   const SubmissionContext& context, SubmissionChecks& checks) {
+  if (request.operation != "CREATE" && request.operation != "UPDATE") return allow();
+  if (!request.subResource.empty()) return allow();  // status: the operator's own writes
+  auto job = api::decodeSlurmJob(request.object);
+  if (!job.isOk()) return refuse(std::string(job.status().message()), 422, "Invalid");
+  if (auto shape = checkShape(*job, context)) return *shape;
+  if (request.user.user == context.operatorUser) return allow();
+  return request.operation == "CREATE" ? validateCreate(*job, request, context, checks)
+                                       : validateUpdate(*job, request, context, checks);
+}
+
+AdmissionResponse validatePartition(const AdmissionRequest& request) {
+  if (request.operation != "CREATE" && request.operation != "UPDATE") return allow();
+  if (!request.subResource.empty()) return allow();
+  auto partition = api::decodePartition(request.object);
+  if (!partition.isOk()) return refuse(std::string(partition.status().message()), 422, "Invalid");
+  if (auto policy = podspec::podPolicyOf(*partition); !policy.isOk()) {
+    return refuse(std::string(policy.status().message()), 422, "Invalid");
+  }
+  return allow();
+}
+
+AdmissionResponse validateAccount(const AdmissionRequest& request) {
+  if (request.operation != "CREATE" && request.operation != "UPDATE") return allow();
+  if (!request.subResource.empty()) return allow();
+  auto account = api::decodeAccount(request.object);
+  if (!account.isOk()) return refuse(std::string(account.status().message()), 422, "Invalid");
+  if (account->spec.parent == account->metadata.name) {
+    return refuse("spec.parent: an account cannot be its own parent", 422, "Invalid");
+  }
+  return allow();
+}
+
+}  // namespace kubeslurm::controllers

@@ -1,0 +1,81 @@
+// What a tenant may submit, and as whom: the admission webhook's decisions on SlurmJobs,
+// Partitions and Accounts (DESIGN.md invariant 6, security review C1, H1, H2, H4, H8, M9).
+// PURE but for the three questions it asks through SubmissionChecks: RBAC (a
+// SubjectAccessReview), whether the submitter is an administrator, and the API server's verdict
+// on the job's pods (a server-side dry run, so Pod Security admission and validation answer at
+// submission, as sbatch would print them).
+//
+// SlurmJob, CREATE (by anyone but the operator, whose array tasks copy a checked parent):
+//   mutate    spec.user := the Slurm short name of the authenticated user; spec.submitter :=
+//             the whole identity. Whatever the object said.
+//   validate  the object decodes; sizes within Slurm's limits (script, template, environment:
+//             "Pathname of a file, directory or other parameter too long"); hostlists no larger
+//             than the cluster ("Invalid node name specified"); spec.user/submitter are the
+//             stamped identity; no array-task labels, annotations or SlurmJob owners (only the
+//             operator makes tasks); --priority and a negative --nice need the admin verb
+//             ("Access/permission denied"); the partition exists; the account exists and admits
+//             the submitter, and the partition admits the account ("Invalid account or
+//             account/partition combination specified"); the QOS is the account's ("Invalid qos
+//             specification"); a pod template needs `create pods` in the namespace and meets the
+//             partition's pod policy; the rank pods pass a dry run.
+// SlurmJob, UPDATE: identity and task bookkeeping never change; --priority, a negative --nice,
+//             a longer time limit, and a new partition, account or QOS once the job left
+//             PENDING need the admin verb (as only Slurm operators may); a changed template is
+//             checked as at CREATE.
+// Partition, Account: the object decodes and its policy is well formed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "controllers/admission.h"
+#include "kubeslurm/access/access_review.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/kubeslurm_types.h"
+#include "kubeslurm/base/status.h"
+#include "kubeslurm/webhook/admission_review.h"
+
+namespace kubeslurm::controllers {
+
+struct SubmissionLimits {
+  std::size_t maxScriptBytes = std::size_t{1} << 20;  // fits etcd's 1.5 MiB with room to spare
+  std::size_t maxTemplateBytes = std::size_t{256} << 10;
+  std::size_t maxEnvironmentBytes = std::size_t{256} << 10;
+};
+
+// What the rules read of the cluster: the informers' objects at the time of the review.
+struct SubmissionContext {
+  const std::vector<api::Partition>& partitions;
+  const std::vector<api::Account>& accounts;
+  std::size_t clusterNodes = 0;
+  std::string operatorUser;  // the operator's own user name: its writes are trusted
+  AdmissionOptions admission;
+  SubmissionLimits limits;
+};
+
+// The questions only the API server can answer.
+class SubmissionChecks {
+ public:
+  virtual ~SubmissionChecks() = default;
+  // RBAC: `create pods` in `ns` (a template would otherwise be a way around it).
+  virtual Status mayCreatePods(const access::Identity& user, const std::string& ns) = 0;
+  // RBAC: the custom verb `admin` on kubeslurm.io slurmjobs in `ns` (the chart's admin role).
+  virtual Status isAdmin(const access::Identity& user, const std::string& ns) = 0;
+  // Would the API server create this pod (dryRun=All)? Its refusal, in its words, otherwise.
+  virtual Status dryRunPod(const api::Pod& pod) = 0;
+};
+
+// The RBAC verb on slurmjobs that makes an administrator, and the group.
+inline constexpr std::string_view kAdminVerb = "admin";
+
+webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& request,
+                                          const SubmissionContext& context);
+webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request,
+                                            const SubmissionContext& context,
+                                            SubmissionChecks& checks);
+webhook::AdmissionResponse validatePartition(const webhook::AdmissionRequest& request);
+webhook::AdmissionResponse validateAccount(const webhook::AdmissionRequest& request);
+
+}  // namespace kubeslurm::controllers
