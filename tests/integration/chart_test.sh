@@ -158,17 +158,19 @@ helm lint --strict "$CHART" -f "$VALUES_ALL" >&2
 
 step "helm template: default values"
 helm template "$RELEASE" "$CHART" -n "$NS" >"$WORK/default.yaml"
-for kind in ServiceAccount Deployment PodDisruptionBudget Secret; do
+for kind in ServiceAccount Deployment PodDisruptionBudget MutatingWebhookConfiguration \
+  ValidatingWebhookConfiguration; do
   expect_kind "$kind" 1 "$WORK/default.yaml"
 done
+expect_kind Secret 2 "$WORK/default.yaml"       # the query API's and the webhook's certificates
 # The operator's ClusterRole, and system:auth-delegator for the query API.
 expect_kind ClusterRoleBinding 2 "$WORK/default.yaml"
 # The operator's Role, and the one that lets users read the ConfigMap kubeslurm-scheduler.
 expect_kind Role 2 "$WORK/default.yaml"
 expect_kind RoleBinding 2 "$WORK/default.yaml"
-expect_kind Service 2 "$WORK/default.yaml"      # metrics, and the query API
-# The operator's, and the users' edit, view and cluster-reader roles.
-expect_kind ClusterRole 4 "$WORK/default.yaml"
+expect_kind Service 3 "$WORK/default.yaml"      # metrics, the query API, the admission webhook
+# The operator's, and the users' edit, view, cluster-reader and slurm-admin roles.
+expect_kind ClusterRole 5 "$WORK/default.yaml"
 # One ConfigMap per Grafana dashboard of deploy/grafana/, for the Grafana sidecar (on by default),
 # and kubeslurm-scheduler, where the CLI finds the query API.
 DASHBOARD_COUNT=$(find "$ROOT/deploy/grafana" -name '*.json' | wc -l)
@@ -189,9 +191,20 @@ for want in 'replicas: 2' '"--leader-elect=true"' 'fieldPath: metadata.namespace
   '- ALL' 'type: RuntimeDefault' 'fieldPath: metadata.name' 'containerPort: 9443' \
   '"--grpc-bind-address=0.0.0.0:9443"' '"--grpc-tls-cert=/etc/kubeslurm/tls/tls.crt"' \
   '"--grpc-tls-key=/etc/kubeslurm/tls/tls.key"' 'mountPath: /etc/kubeslurm/tls' \
-  'secretName: kubeslurm-scheduler-tls' 'name: system:auth-delegator'; do
+  'secretName: kubeslurm-scheduler-tls' 'name: system:auth-delegator' \
+  '"--webhook-bind-address=0.0.0.0:9444"' 'containerPort: 9444' \
+  'mountPath: /etc/kubeslurm/webhook-tls' 'fieldPath: spec.serviceAccountName' \
+  'path: /mutate/slurmjobs' 'path: /validate/slurmjobs' 'path: /validate/partitions' \
+  'path: /validate/accounts' 'verbs: [admin, get, list'; do
   grep -qF -- "$want" "$WORK/default.yaml" || fail "default render lacks '$want'"
 done
+# Off: nothing of the webhook, and the operator does not serve it.
+helm template "$RELEASE" "$CHART" -n "$NS" --set admissionWebhook.enabled=false >"$WORK/nohook.yaml"
+expect_kind MutatingWebhookConfiguration 0 "$WORK/nohook.yaml"
+expect_kind ValidatingWebhookConfiguration 0 "$WORK/nohook.yaml"
+expect_kind Secret 1 "$WORK/nohook.yaml"
+grep -qF -- '"--webhook-bind-address=0"' "$WORK/nohook.yaml" ||
+  fail "admissionWebhook.enabled=false does not pass --webhook-bind-address=0"
 
 step "the query API: the leader's Service, the generated certificate, the CLI's ConfigMap"
 svc=$(doc Service kubeslurm-scheduler "$WORK/default.yaml")
@@ -210,8 +223,8 @@ rendered_tls "$WORK/default.yaml" kubeslurm-scheduler-tls "$WORK/tls-template"
 check_cert "$WORK/tls-template" kubeslurm-scheduler "$NS"
 # Off: no Service, Secret, ConfigMap or auth-delegator binding, and the operator's API is off.
 helm template "$RELEASE" "$CHART" -n "$NS" --set queryApi.enabled=false >"$WORK/noquery.yaml"
-expect_kind Secret 0 "$WORK/noquery.yaml"
-expect_kind Service 1 "$WORK/noquery.yaml"
+expect_kind Secret 1 "$WORK/noquery.yaml"    # the webhook's
+expect_kind Service 2 "$WORK/noquery.yaml"
 expect_kind ConfigMap "$DASHBOARD_COUNT" "$WORK/noquery.yaml"
 expect_kind ClusterRoleBinding 1 "$WORK/noquery.yaml"
 grep -qF -- '"--grpc-bind-address=0"' "$WORK/noquery.yaml" ||
@@ -241,8 +254,9 @@ expect_kind ServiceMonitor 1 "$WORK/all.yaml"
 expect_kind PrometheusRule 1 "$WORK/all.yaml"
 expect_kind Partition 1 "$WORK/all.yaml"
 expect_kind Account 2 "$WORK/all.yaml"
-expect_kind ClusterRoleBinding 3 "$WORK/all.yaml"   # + cluster-reader groups, auth-delegator
-expect_kind Secret 0 "$WORK/all.yaml"               # queryApi.tls.secretName: the user's own
+# + cluster-reader groups, slurm-admin groups, auth-delegator
+expect_kind ClusterRoleBinding 4 "$WORK/all.yaml"
+expect_kind Secret 0 "$WORK/all.yaml"   # tls.secretName, the query API's and the webhook's: the user's
 for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
   'node-role.kubernetes.io/control-plane' 'podAntiAffinity:' \
   'image: "registry.example.com/kubeslurm/kubeslurm-operator:0.1.0-test"' \
@@ -252,13 +266,16 @@ for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
   'severity: critical' '"--grpc-bind-address=0.0.0.0:9444"' 'containerPort: 9444' \
   'secretName: everything-query-tls' 'example.com/api: query' \
   'address: "everything-kubeslurm-scheduler.kubeslurm-all.svc:443"' \
-  'serverName: "everything-kubeslurm-scheduler.kubeslurm-all.svc"'; do
+  'serverName: "everything-kubeslurm-scheduler.kubeslurm-all.svc"' \
+  '"--webhook-bind-address=0.0.0.0:9445"' 'secretName: everything-webhook-tls' \
+  'timeoutSeconds: 5' 'name: "hpc-admins"'; do
   grep -qF -- "$want" "$WORK/all.yaml" || fail "values-all render lacks '$want'"
 done
 # queryApi.tls.caBundle is what the ConfigMap publishes as ca.crt.
 rendered_ca=$(doc ConfigMap kubeslurm-scheduler "$WORK/all.yaml" |
   awk '/^  ca\.crt: \|/ { on = 1; next } on && /^    / { print substr($0, 5); next } { on = 0 }')
-[ "$rendered_ca" = "$(sed -n '/^    caBundle: |/,/END CERTIFICATE/p' "$VALUES_ALL" | sed '1d; s/^      //')" ] ||
+[ "$rendered_ca" = "$(sed -n '/^    caBundle: |/,/END CERTIFICATE/{p;/END CERTIFICATE/q}' "$VALUES_ALL" |
+  sed '1d; s/^      //')" ] ||
   fail "values-all: the ConfigMap's ca.crt is not queryApi.tls.caBundle"
 # values-all switches KubeslurmFairShareStarvation off and overrides two others (see the file).
 grep -q 'alert: KubeslurmFairShareStarvation' "$WORK/all.yaml" &&
@@ -322,14 +339,17 @@ done
 step "deploy/manifests/ equals a fresh render of the chart, and kustomize builds it"
 "$ROOT/charts/tools/render-manifests.sh" --check
 k kustomize "$ROOT/deploy/manifests" >"$WORK/kustomized.yaml"
-for kind in Namespace:1 CustomResourceDefinition:3 ServiceAccount:1 ClusterRole:4 \
-  ClusterRoleBinding:2 Role:2 RoleBinding:2 Service:2 Deployment:1 PodDisruptionBudget:1 \
-  "ConfigMap:$((DASHBOARD_COUNT + 1))" Secret:0; do
+for kind in Namespace:1 CustomResourceDefinition:3 ServiceAccount:1 ClusterRole:5 \
+  ClusterRoleBinding:2 Role:2 RoleBinding:2 Service:3 Deployment:1 PodDisruptionBudget:1 \
+  "ConfigMap:$((DASHBOARD_COUNT + 1))" Secret:0 MutatingWebhookConfiguration:1 \
+  ValidatingWebhookConfiguration:1; do
   expect_kind "${kind%%:*}" "${kind##*:}" "$WORK/kustomized.yaml"
 done
 # No generated key in git: the manifests mount the Secret the installer provides.
 grep -qF 'secretName: kubeslurm-scheduler-tls' "$WORK/kustomized.yaml" ||
   fail "deploy/manifests/ does not mount the Secret kubeslurm-scheduler-tls"
+grep -qF 'secretName: kubeslurm-webhook-tls' "$WORK/kustomized.yaml" ||
+  fail "deploy/manifests/ does not mount the Secret kubeslurm-webhook-tls"
 
 # ---------------------------------------------------------------------------------------------
 step "sandbox up (a real kube-apiserver v1.20.2)"
@@ -384,6 +404,38 @@ for f in tls.crt tls.key secret-ca.crt ca.crt; do
 done
 echo "  certificate for kubeslurm-scheduler.$NS.svc verifies against the ConfigMap's ca.crt;" \
   "unchanged by helm upgrade" >&2
+
+step "the admission webhook as installed: certificate, Service, configurations, kept by upgrade"
+# webhook_tls DIR: the Secret and the caBundle of each configuration, as installed.
+webhook_tls() {
+  mkdir -p "$1"
+  local f
+  for f in tls.crt tls.key ca.crt; do
+    k -n "$NS" get secret kubeslurm-webhook-tls -o "jsonpath={.data.${f//./\\.}}" | base64 -d >"$1/$f"
+  done
+  k get mutatingwebhookconfiguration kubeslurm \
+    -o 'jsonpath={.webhooks[0].clientConfig.caBundle}' | base64 -d >"$1/mutating-ca.crt"
+  k get validatingwebhookconfiguration kubeslurm \
+    -o 'jsonpath={.webhooks[*].clientConfig.caBundle}' | tr ' ' '\n' | sort -u >"$1/validating-ca.b64"
+}
+webhook_tls "$WORK/webhook"
+check_cert "$WORK/webhook" kubeslurm-webhook "$NS"
+cmp -s "$WORK/webhook/ca.crt" "$WORK/webhook/mutating-ca.crt" ||
+  fail "the MutatingWebhookConfiguration's caBundle is not the webhook Secret's ca.crt"
+[ "$(wc -l <"$WORK/webhook/validating-ca.b64")" = 1 ] &&
+  [ "$(base64 -d <"$WORK/webhook/validating-ca.b64")" = "$(cat "$WORK/webhook/ca.crt")" ] ||
+  fail "the ValidatingWebhookConfiguration's caBundles are not the webhook Secret's ca.crt"
+# SlurmJobs fail closed; Partitions and Accounts (administrators' objects) do not block installs.
+[ "$(k get validatingwebhookconfiguration kubeslurm -o 'jsonpath={.webhooks[*].failurePolicy}')" = \
+  "Fail Ignore Ignore" ] || fail "unexpected failure policies on the validating webhooks"
+[ "$(k -n "$NS" get service kubeslurm-webhook -o 'jsonpath={.spec.selector.kubeslurm\.io/leader}')" = "" ] ||
+  fail "the webhook's Service must select every replica, not only the leader"
+helm upgrade "$RELEASE" "$CHART" -n "$NS" >/dev/null
+webhook_tls "$WORK/webhook-upgraded"
+for f in tls.crt tls.key ca.crt mutating-ca.crt validating-ca.b64; do
+  cmp -s "$WORK/webhook/$f" "$WORK/webhook-upgraded/$f" || fail "helm upgrade changed the webhook's $f"
+done
+echo "  certificate for kubeslurm-webhook.$NS.svc, in both configurations; unchanged by upgrade" >&2
 
 step "RBAC: what the chart's ServiceAccount may do (kubectl auth can-i --as)"
 SA_USER=system:serviceaccount:$NS:kubeslurm
@@ -538,12 +590,45 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ -n "$pod" ] || fail "no pod of the Deployment kubeslurm"
+# The admission webhook: the sandbox's API server cannot reach a Service (no cluster network),
+# so the configurations the chart installed are pointed at this process on 127.0.0.1, with a
+# certificate for that address; everything else about them stays the chart's.
+# shellcheck source=tests/support/free_port.sh
+source "$ROOT/tests/support/free_port.sh"
+webhook_port=$(free_port)
+mkdir -p "$WORK/local-webhook"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+  -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/local-webhook/tls.key" \
+  -out "$WORK/local-webhook/tls.crt" 2>/dev/null
+local_ca=$(base64 -w0 <"$WORK/local-webhook/tls.crt")
+point_webhooks() {
+  local kind=$1 count=$2 i patch='['
+  for ((i = 0; i < count; i++)); do
+    local path
+    path=$(k get "$kind" kubeslurm -o "jsonpath={.webhooks[$i].clientConfig.service.path}")
+    patch+="{\"op\":\"remove\",\"path\":\"/webhooks/$i/clientConfig/service\"},"
+    patch+="{\"op\":\"add\",\"path\":\"/webhooks/$i/clientConfig/url\",\"value\":\"https://127.0.0.1:$webhook_port$path\"},"
+    patch+="{\"op\":\"replace\",\"path\":\"/webhooks/$i/clientConfig/caBundle\",\"value\":\"$local_ca\"},"
+  done
+  k patch "$kind" kubeslurm --type=json -p "${patch%,}]" >/dev/null
+}
+point_webhooks mutatingwebhookconfiguration 1
+point_webhooks validatingwebhookconfiguration 3
+for want in --webhook-tls-cert=/etc/kubeslurm/webhook-tls/tls.crt \
+  --webhook-tls-key=/etc/kubeslurm/webhook-tls/tls.key; do
+  printf -- '%s\n' "${args[@]}" | grep -qxF -- "$want" || fail "the Deployment does not pass $want"
+done
+k -n "$NS" get deployment kubeslurm \
+  -o 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="SERVICE_ACCOUNT_NAME")].valueFrom.fieldRef.fieldPath}' |
+  grep -qx spec.serviceAccountName || fail "the Deployment does not tell the operator its ServiceAccount"
 # The log exists before the loop below reads it (the child opens it only when it runs).
 : >"$WORK/operator.log"
-POD_NAMESPACE=$NS POD_NAME=$pod "$OPERATOR" --kubeconfig "$WORK/sa.kubeconfig" "${args[@]}" \
+POD_NAMESPACE=$NS POD_NAME=$pod SERVICE_ACCOUNT_NAME=kubeslurm \
+  "$OPERATOR" --kubeconfig "$WORK/sa.kubeconfig" "${args[@]}" \
   --metrics-bind-address=127.0.0.1:0 --health-probe-bind-address=127.0.0.1:0 \
   --grpc-bind-address=127.0.0.1:0 --grpc-tls-cert="$WORK/tls/tls.crt" \
-  --grpc-tls-key="$WORK/tls/tls.key" \
+  --grpc-tls-key="$WORK/tls/tls.key" --webhook-bind-address="127.0.0.1:$webhook_port" \
+  --webhook-tls-cert="$WORK/local-webhook/tls.crt" --webhook-tls-key="$WORK/local-webhook/tls.key" \
   --identity=chart-test --scheduling-interval=1 --log-format=text --job-retention=2 \
   </dev/null >"$WORK/operator.log" 2>&1 &
 OPERATOR_PID=$!
@@ -558,6 +643,8 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 grep -q 'became leader as chart-test' "$WORK/operator.log" || fail "the operator did not lead"
+grep -qF "the operator is \"$SA_USER\"" "$WORK/operator.log" ||
+  fail "the webhook does not know the operator as $SA_USER"
 curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$probes/readyz" || fail "/readyz"
 [ "$(k -n "$NS" get lease kubeslurm-operator -o 'jsonpath={.spec.holderIdentity}')" = chart-test ] ||
   fail "the Lease is not held by the operator"
@@ -621,6 +708,9 @@ EOF
 {
   wait_for 30 "the gang's job id" '[ -n "$(sj gang .status.jobId)" ]'
   id=$(sj gang .status.jobId)
+  # The webhook stamped the submitter: the sandbox's admin, authenticated by its certificate.
+  [ "$(sj gang .spec.submitter.username)" = kubernetes-admin ] && [ "$(sj gang .spec.user)" = kubernetes-admin ] ||
+    fail "the admission webhook did not stamp the gang with its submitter"
   wait_for 60 "the gang's end" '[ "$(sj gang .status.state)" = COMPLETED ]'
   nodelist=$(sj gang .status.nodeList)
   k -n team-a get service gang -o name >/dev/null || fail "no headless Service for the gang"

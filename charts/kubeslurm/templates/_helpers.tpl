@@ -100,6 +100,13 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 {{- else }}
 - "--grpc-bind-address=0"
 {{- end }}
+{{- if .Values.admissionWebhook.enabled }}
+- {{ printf "--webhook-bind-address=0.0.0.0:%v" .Values.admissionWebhook.port | quote }}
+- {{ printf "--webhook-tls-cert=%s/tls.crt" (include "kubeslurm.webhook.tlsDir" .) | quote }}
+- {{ printf "--webhook-tls-key=%s/tls.key" (include "kubeslurm.webhook.tlsDir" .) | quote }}
+{{- else }}
+- "--webhook-bind-address=0"
+{{- end }}
 - {{ printf "--log-format=%v" ($o.logFormat) | quote }}
 - {{ printf "--log-level=%v" ($o.logLevel) | quote }}
 {{- range $o.extraArgs }}
@@ -119,4 +126,17 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 {{/* Where the operator container mounts that Secret (read-only). */}}
 {{- define "kubeslurm.queryApi.tlsDir" -}}
 /etc/kubeslurm/tls
+{{- end -}}
+
+{{/* The admission webhook (templates/admission-webhook.yaml): its Service and certificate. */}}
+{{- define "kubeslurm.webhook.serviceName" -}}
+{{- printf "%s-webhook" (include "kubeslurm.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "kubeslurm.webhook.secretName" -}}
+{{- default (printf "%s-tls" (include "kubeslurm.webhook.serviceName" .)) .Values.admissionWebhook.tls.secretName -}}
+{{- end -}}
+
+{{- define "kubeslurm.webhook.tlsDir" -}}
+/etc/kubeslurm/webhook-tls
 {{- end -}}
