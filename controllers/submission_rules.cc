@@ -214,20 +214,30 @@ std::optional<AdmissionResponse> checkPods(const api::SlurmJobObject& job,
   return std::nullopt;
 }
 
-std::int64_t timeLimitSeconds(const slurm::JobRequest& request) {
-  if (!request.timeLimit || !request.timeLimit->seconds) return -1;  // unlimited or unset
-  return *request.timeLimit->seconds;
+// The time limit a job runs with: its own, else its partition's default (as coreJob applies
+// it); -1 for UNLIMITED.
+std::int64_t effectiveTimeLimit(const slurm::JobRequest& request,
+                                const std::vector<api::Partition>& partitions) {
+  std::optional<slurm::TimeLimit> limit = request.timeLimit;
+  if (!limit) {
+    const api::Partition* partition = jobPartition(request, partitions, nullptr);
+    if (partition != nullptr) limit = api::partitionDefaultTime(partition->spec);
+  }
+  if (!limit || !limit->seconds) return -1;
+  return *limit->seconds;
 }
 
 // What only an administrator may change once a job exists (Slurm: operators and admins).
 std::optional<std::string> adminChange(const api::SlurmJobObject& before,
-                                       const api::SlurmJobObject& after) {
+                                       const api::SlurmJobObject& after,
+                                       const std::vector<api::Partition>& partitions) {
   if (after.request.priority != before.request.priority) return "--priority";
   if (after.request.nice.value_or(0) < 0 && after.request.nice != before.request.nice) {
     return "a negative --nice";
   }
-  const std::int64_t was = timeLimitSeconds(before.request);
-  const std::int64_t now = timeLimitSeconds(after.request);
+  // Slurm lets a user lower a limit, never raise one (scontrol update TimeLimit=, as a user).
+  const std::int64_t was = effectiveTimeLimit(before.request, partitions);
+  const std::int64_t now = effectiveTimeLimit(after.request, partitions);
   if (was >= 0 && (now < 0 || now > was)) return "a longer time limit";
   const bool pending = !before.status || before.status->state.empty() ||
                        before.status->state == slurm::jobStateName(slurm::JobState::kPending);
@@ -287,7 +297,7 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
   if (task && task != taskBookkeeping(jobMetadata(*before))) {
     return refuse(what(kAccessDenied, "only the operator writes array tasks' " + *task));
   }
-  if (auto change = adminChange(*before, job)) {
+  if (auto change = adminChange(*before, job, context.partitions)) {
     if (Status admin = checks.isAdmin(request.user, request.namespaceName); !admin.isOk()) {
       return refuse(what(kAccessDenied, *change + " is for administrators"));
     }

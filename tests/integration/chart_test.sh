@@ -595,25 +595,12 @@ done
 # certificate for that address; everything else about them stays the chart's.
 # shellcheck source=tests/support/free_port.sh
 source "$ROOT/tests/support/free_port.sh"
+# shellcheck source=tests/support/webhook.sh
+source "$ROOT/tests/support/webhook.sh"
 webhook_port=$(free_port)
-mkdir -p "$WORK/local-webhook"
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
-  -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/local-webhook/tls.key" \
-  -out "$WORK/local-webhook/tls.crt" 2>/dev/null
-local_ca=$(base64 -w0 <"$WORK/local-webhook/tls.crt")
-point_webhooks() {
-  local kind=$1 count=$2 i patch='['
-  for ((i = 0; i < count; i++)); do
-    local path
-    path=$(k get "$kind" kubeslurm -o "jsonpath={.webhooks[$i].clientConfig.service.path}")
-    patch+="{\"op\":\"remove\",\"path\":\"/webhooks/$i/clientConfig/service\"},"
-    patch+="{\"op\":\"add\",\"path\":\"/webhooks/$i/clientConfig/url\",\"value\":\"https://127.0.0.1:$webhook_port$path\"},"
-    patch+="{\"op\":\"replace\",\"path\":\"/webhooks/$i/clientConfig/caBundle\",\"value\":\"$local_ca\"},"
-  done
-  k patch "$kind" kubeslurm --type=json -p "${patch%,}]" >/dev/null
-}
-point_webhooks mutatingwebhookconfiguration 1
-point_webhooks validatingwebhookconfiguration 3
+local_webhook_cert "$WORK/local-webhook"
+point_webhooks mutatingwebhookconfiguration 1 "$webhook_port" "$WORK/local-webhook/tls.crt"
+point_webhooks validatingwebhookconfiguration 3 "$webhook_port" "$WORK/local-webhook/tls.crt"
 for want in --webhook-tls-cert=/etc/kubeslurm/webhook-tls/tls.crt \
   --webhook-tls-key=/etc/kubeslurm/webhook-tls/tls.key; do
   printf -- '%s\n' "${args[@]}" | grep -qxF -- "$want" || fail "the Deployment does not pass $want"

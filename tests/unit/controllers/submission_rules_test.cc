@@ -286,6 +286,18 @@ TEST_F(SubmissionUpdates, WhatOnlyAnAdministratorMayChange) {
                   .allowed);
 }
 
+// A job that names no limit runs with its partition's default: raising it from there is a raise.
+TEST_F(SubmissionUpdates, TheDefaultLimitCountsAsTheJobsOwn) {
+  partitions[0] = ok(api::decodePartition(
+      {{"apiVersion", "kubeslurm.io/v1alpha1"},
+       {"kind", "Partition"},
+       {"metadata", {{"name", "gpu"}}},
+       {"spec", {{"nodes", "gpu-[1-8]"}, {"default", true}, {"defaultTime", "1:00:00"}}}}));
+  expectRefused(validate(update({}, {{"timeLimit", "UNLIMITED"}}, "PENDING")),
+                "a longer time limit is for administrators");
+  EXPECT_TRUE(validate(update({}, {{"timeLimit", "30:00"}}, "PENDING")).allowed);
+}
+
 TEST_F(SubmissionUpdates, IdentityNeverChanges) {
   AdmissionRequest request = update({}, {}, "PENDING");
   request.object["spec"]["user"] = "bob";
