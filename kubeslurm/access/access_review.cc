@@ -1,6 +1,10 @@
 #include "kubeslurm/access/access_review.h"
 
+#include <algorithm>
+#include <array>
 #include <utility>
+
+#include <openssl/sha.h>
 
 namespace kubeslurm::access {
 namespace {
@@ -23,25 +27,48 @@ std::vector<std::string> stringsOf(const Json& value) {
   return out;
 }
 
+// The whole identity (extra too: scopes change what a token may do) and the permission.
 std::string decisionKey(const Identity& caller, const Permission& p) {
-  std::string key = caller.user + '\n' + caller.uid + '\n';
-  for (const std::string& group : caller.groups) key += group + ',';
-  key += '\n' + p.verb + '\n' + p.group + '\n' + p.resource + '\n' + p.namespaceName;
-  return key;
+  Json key = {{"u", caller.user},
+              {"i", caller.uid},
+              {"g", caller.groups},
+              {"e", caller.extra},
+              {"p", {p.verb, p.group, p.resource, p.namespaceName}}};
+  return key.dump();
+}
+
+std::string tokenKey(const std::string& token) {
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(),  // NOLINT
+         digest.data());
+  return std::string(reinterpret_cast<const char*>(digest.data()), digest.size());  // NOLINT
+}
+
+// Bearer tokens are printable ASCII without spaces (RFC 6750 b64token, and every token type
+// Kubernetes issues); 16 KiB is far above any of them.
+bool couldBeToken(const std::string& token) {
+  constexpr std::size_t kMaxTokenBytes = std::size_t{16} << 10;
+  if (token.empty() || token.size() > kMaxTokenBytes) return false;
+  return std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c <= '~'; });
 }
 
 }  // namespace
 
 KubeAuthorizer::KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl, kube::Clock& clock)
-    : writer_(writer), ttl_(ttl), clock_(clock) {}
+    : writer_(writer),
+      ttl_(ttl),
+      clock_(clock),
+      tokens_(kMaxCachedTokens),
+      decisions_(kMaxCachedDecisions) {}
 
 StatusOr<Identity> KubeAuthorizer::authenticate(const std::string& token) {
   if (token.empty()) return Status(StatusCode::kUnauthenticated, "no bearer token");
+  if (!couldBeToken(token)) return Status(StatusCode::kUnauthenticated, "not a bearer token");
   const auto now = clock_.now();
+  const std::string key = tokenKey(token);
   {
     const std::lock_guard lock(mutex_);
-    std::erase_if(tokens_, [&](const auto& entry) { return entry.second.expires <= now; });
-    if (auto it = tokens_.find(token); it != tokens_.end()) return it->second.value;
+    if (auto cached = tokens_.get(key, now)) return *cached;
   }
   const Json review = {{"apiVersion", "authentication.k8s.io/v1"},
                        {"kind", "TokenReview"},
@@ -71,8 +98,7 @@ StatusOr<Identity> KubeAuthorizer::authenticate(const std::string& token) {
                     "token not accepted: " + status["error"].get<std::string>());
   }
   const std::lock_guard lock(mutex_);
-  tokens_.insert_or_assign(
-      token, Cached<StatusOr<Identity>>{result, now + (result.isOk() ? ttl_ : kRefusalTtl)});
+  tokens_.put(key, result, now + (result.isOk() ? ttl_ : kRefusalTtl));
   return result;
 }
 
@@ -81,8 +107,7 @@ Status KubeAuthorizer::authorize(const Identity& caller, const Permission& permi
   const std::string key = decisionKey(caller, permission);
   {
     const std::lock_guard lock(mutex_);
-    std::erase_if(decisions_, [&](const auto& entry) { return entry.second.expires <= now; });
-    if (auto it = decisions_.find(key); it != decisions_.end()) return it->second.value;
+    if (auto cached = decisions_.get(key, now)) return *cached;
   }
   Json attributes = {
       {"verb", permission.verb}, {"group", permission.group}, {"resource", permission.resource}};
@@ -109,8 +134,7 @@ Status KubeAuthorizer::authorize(const Identity& caller, const Permission& permi
     decision = Status(StatusCode::kPermissionDenied, message);
   }
   const std::lock_guard lock(mutex_);
-  decisions_.insert_or_assign(
-      key, Cached<Status>{decision, now + (decision.isOk() ? ttl_ : kRefusalTtl)});
+  decisions_.put(key, decision, now + (decision.isOk() ? ttl_ : kRefusalTtl));
   return decision;
 }
 

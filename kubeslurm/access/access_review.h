@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kubeslurm/access/bounded_cache.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/clock.h"
@@ -46,9 +47,14 @@ class Authorizer {
 // needs RBAC to create both (the chart binds system:auth-delegator). Answers are cached for
 // `ttl` (kube-rbac-proxy does the same) so that a CLI polling squeue --start costs the API
 // server one review per ttl, not one per call; a refusal is cached for a shorter time so that a
-// new RoleBinding takes effect quickly.
+// new RoleBinding takes effect quickly. A string that cannot be a token (empty, over 16 KiB, or
+// with a byte outside printable ASCII) is refused without asking (security review H3: every
+// review of a flood's garbage went through the API server).
 class KubeAuthorizer final : public Authorizer {
  public:
+  static constexpr std::size_t kMaxCachedTokens = 4096;
+  static constexpr std::size_t kMaxCachedDecisions = 16384;
+
   explicit KubeAuthorizer(kube::Writer& writer, std::chrono::seconds ttl = std::chrono::seconds(10),
                           kube::Clock& clock = kube::steadyClock());
 
@@ -56,18 +62,14 @@ class KubeAuthorizer final : public Authorizer {
   Status authorize(const Identity& caller, const Permission& permission) override;
 
  private:
-  template <typename T>
-  struct Cached {
-    T value;
-    kube::Clock::TimePoint expires;
-  };
-
   kube::Writer& writer_;
   std::chrono::seconds ttl_;
   kube::Clock& clock_;
   std::mutex mutex_;
-  std::map<std::string, Cached<StatusOr<Identity>>> tokens_;
-  std::map<std::string, Cached<Status>> decisions_;
+  // By a SHA-256 of the token (the operator keeps no caller's credential in memory), and by the
+  // whole identity and permission; at most kMaxCachedTokens and kMaxCachedDecisions.
+  BoundedCache<StatusOr<Identity>, kube::Clock::TimePoint> tokens_;
+  BoundedCache<Status, kube::Clock::TimePoint> decisions_;
 };
 
 }  // namespace kubeslurm::access

@@ -135,5 +135,56 @@ TEST_F(KubeAuthorizerTest, SubjectAccessReviewCarriesTheCallerAndTheResource) {
   EXPECT_EQ(reviews.sent.size(), asked);
 }
 
+TEST_F(KubeAuthorizerTest, StringsThatCannotBeTokensAreRefusedWithoutAReview) {
+  // RFC 6750 b64token: printable ASCII, no spaces; nothing Kubernetes issues is 16 KiB long.
+  for (const std::string& garbage :
+       {std::string("has space"), std::string("tab\there"), std::string("nul\0x", 5),
+        std::string("\xff\xfe"), std::string((16 << 10) + 1, 'a')}) {
+    EXPECT_EQ(authorizer.authenticate(garbage).status().code(), StatusCode::kUnauthenticated);
+  }
+  EXPECT_TRUE(reviews.sent.empty());
+  (void)authorizer.authenticate(std::string(16 << 10, 'a'));  // at the limit: asked
+  EXPECT_EQ(reviews.sent.size(), 1u);
+}
+
+TEST_F(KubeAuthorizerTest, AFloodOfDistinctTokensIsRememberedWithinABound) {
+  // Each forged token is reviewed once and its refusal remembered, but the memory is bounded:
+  // the oldest refusals give way, and a token seen recently is still answered from memory.
+  const std::size_t flood = KubeAuthorizer::kMaxCachedTokens + 100;
+  for (std::size_t i = 0; i < flood; ++i) (void)authorizer.authenticate("t" + std::to_string(i));
+  EXPECT_EQ(reviews.sent.size(), flood);
+  (void)authorizer.authenticate("t" + std::to_string(flood - 1));
+  EXPECT_EQ(reviews.sent.size(), flood);  // recent: cached
+  (void)authorizer.authenticate("t0");
+  EXPECT_EQ(reviews.sent.size(), flood + 1);  // evicted: asked again
+}
+
+TEST_F(KubeAuthorizerTest, DecisionsDependOnTheWholeIdentityIncludingExtra) {
+  // A token scoped by `extra` (e.g. authentication.kubernetes.io/pod-name) may be refused what
+  // the same user without the scope is allowed; the cache must not mix the two.
+  Identity scoped{"alice", "u-1", {"team-a"}, {{"scopes", {"narrow"}}}};
+  Identity unscoped{"alice", "u-1", {"team-a"}, {}};
+  (void)authorizer.authorize(scoped, {"get", "", "pods", "team-a"});
+  (void)authorizer.authorize(unscoped, {"get", "", "pods", "team-a"});
+  EXPECT_EQ(reviews.sent.size(), 2u);
+}
+
+TEST(BoundedCacheTest, ExpiresEvictsTheLeastRecentlyUsedAndReplaces) {
+  BoundedCache<int, int> cache(2);
+  cache.put("a", 1, 10);
+  cache.put("b", 2, 10);
+  EXPECT_EQ(cache.get("a", 5), 1);  // a is now the most recently used
+  cache.put("c", 3, 10);            // evicts b
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_FALSE(cache.get("b", 5));
+  EXPECT_EQ(cache.get("a", 5), 1);
+  EXPECT_EQ(cache.get("c", 5), 3);
+  cache.put("c", 4, 20);  // replaced, not duplicated
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cache.get("c", 15), 4);
+  EXPECT_FALSE(cache.get("a", 10));  // expired at its deadline, and dropped
+  EXPECT_EQ(cache.size(), 1u);
+}
+
 }  // namespace
 }  // namespace kubeslurm::access
