@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kubeslurm/access/bounded_cache.h"
+#include "kubeslurm/base/bounded_cache.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/clock.h"

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "kubeslurm/api/json_text.h"
+
 namespace kubeslurm::webhook {
 namespace {
 
@@ -63,26 +65,12 @@ AdmissionResponse refuse(std::string message, std::int32_t code, std::string rea
 
 StatusOr<AdmissionRequest> decodeAdmissionReview(std::string_view body,
                                                  const ReviewLimits& limits) {
-  if (body.size() > limits.maxBytes) {
-    return Status(StatusCode::kResourceExhausted,
-                  "an AdmissionReview of more than " + std::to_string(limits.maxBytes) + " bytes");
+  auto parsed = api::parseJson(body, {limits.maxBytes, limits.maxDepth});
+  if (!parsed.isOk()) {
+    return Status(parsed.status().code(), "an AdmissionReview: " + parsed.status().message());
   }
-  // The depth is checked while parsing (nlohmann's parser keeps its own stack); a tree deeper
-  // than that is never built, so nothing recursive ever walks it.
-  bool tooDeep = false;
-  const Json::parser_callback_t depthGuard = [&](int depth, Json::parse_event_t /*event*/,
-                                                 Json& /*parsed*/) {
-    if (static_cast<std::size_t>(depth) > limits.maxDepth) tooDeep = true;
-    return !tooDeep;
-  };
-  Json review = Json::parse(body.begin(), body.end(), depthGuard, false);
-  if (tooDeep) {
-    return Status(StatusCode::kResourceExhausted,
-                  "an AdmissionReview nested deeper than " + std::to_string(limits.maxDepth));
-  }
-  if (review.is_discarded() || !review.is_object()) {
-    return invalidArgument("the body is not a JSON object");
-  }
+  const Json review = std::move(parsed).value();
+  if (!review.is_object()) return invalidArgument("the body is not a JSON object");
   if (text(review, "apiVersion") != "admission.k8s.io/v1" ||
       text(review, "kind") != "AdmissionReview") {
     return invalidArgument("not an admission.k8s.io/v1 AdmissionReview");

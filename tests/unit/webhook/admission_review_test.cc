@@ -84,7 +84,7 @@ TEST(AdmissionReview, BoundsSizeAndDepth) {
       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":)" + deep + "}";
   auto decoded = decodeAdmissionReview(body);
   EXPECT_EQ(decoded.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(decoded.status().message(), "an AdmissionReview nested deeper than 100");
+  EXPECT_EQ(decoded.status().message(), "an AdmissionReview: JSON nested deeper than 100 levels");
   ReviewLimits small;
   small.maxBytes = 16;
   EXPECT_EQ(decodeAdmissionReview(review({{"uid", "x"}}), small).status().code(),

@@ -1,7 +1,7 @@
 // A cache of answers that expire, holding at most so many: the least recently used goes first.
-// For the reviews the API server answers (access_review.h), whose callers are outside input: a
-// flood of distinct tokens must cost the operator a bounded amount of memory, and each lookup
-// a logarithm, not a scan. Not thread-safe: the caller holds its lock.
+// For state kept per outside caller (access reviews by token, rate limits by peer): a flood of
+// distinct callers must cost the operator a bounded amount of memory, and each lookup a
+// logarithm, not a scan. Not thread-safe: the caller holds its lock.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-namespace kubeslurm::access {
+namespace kubeslurm {
 
 template <typename Value, typename TimePoint>
 class BoundedCache {
@@ -57,4 +57,4 @@ class BoundedCache {
   std::map<std::string, Entry> entries_;
 };
 
-}  // namespace kubeslurm::access
+}  // namespace kubeslurm
