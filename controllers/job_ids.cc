@@ -1,7 +1,10 @@
 #include "controllers/job_ids.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/base/text.h"
 
 namespace kubeslurm::controllers {
@@ -21,32 +24,44 @@ StatusOr<std::int64_t> JobIdAllocator::next() {
   return nextInBlock_++;
 }
 
+StatusOr<std::int64_t> JobIdAllocator::peek() {
+  std::lock_guard lock(mutex_);
+  if (nextInBlock_ < blockEnd_) return nextInBlock_;
+  return blockStart(
+      reader_.get(kube::resources::configMaps(), options_.namespaceName, options_.configMapName));
+}
+
+StatusOr<std::int64_t> JobIdAllocator::blockStart(const StatusOr<kube::Json>& current) const {
+  if (!current.isOk()) {
+    if (current.status().code() != StatusCode::kNotFound) return current.status();
+    const std::int64_t highest = options_.highestIdInUse ? options_.highestIdInUse() : 0;
+    return std::max(options_.firstJobId, highest + 1);
+  }
+  const kube::Json& object = *current;
+  const std::optional<std::int64_t> parsed =
+      object.is_object() && object.contains("data")
+          ? parseInteger<std::int64_t>(api::stringMember(object["data"], kNextKey))
+          : std::nullopt;
+  if (!parsed || *parsed < 1) {
+    return Status(StatusCode::kDataLoss,
+                  "ConfigMap " + options_.namespaceName + "/" + options_.configMapName +
+                      " has no valid data.next job-id counter; refusing to guess one (ids "
+                      "must never be reused)");
+  }
+  return std::max(*parsed, options_.firstJobId);
+}
+
 Status JobIdAllocator::reserveBlock() {
   const kube::ResourceType type = kube::resources::configMaps();
   for (int attempt = 0; attempt <= options_.maxConflictRetries; ++attempt) {
     auto current = reader_.get(type, options_.namespaceName, options_.configMapName);
-    if (!current.isOk() && current.status().code() != StatusCode::kNotFound) {
-      return current.status();
-    }
-    std::int64_t start = options_.firstJobId;
+    auto first = blockStart(current);
+    if (!first.isOk()) return first.status();
+    const std::int64_t start = *first;
     const bool exists = current.isOk();
     kube::Json object;
     if (exists) {
       object = std::move(current).value();
-      const kube::Json* text = nullptr;
-      if (object.contains("data") && object["data"].is_object() &&
-          object["data"].contains(kNextKey) && object["data"][kNextKey].is_string()) {
-        text = &object["data"][kNextKey];
-      }
-      const auto parsed =
-          text != nullptr ? parseInteger<std::int64_t>(text->get<std::string>()) : std::nullopt;
-      if (!parsed || *parsed < 1) {
-        return {StatusCode::kDataLoss, "ConfigMap " + options_.namespaceName + "/" +
-                                           options_.configMapName +
-                                           " has no valid data.next job-id counter; refusing "
-                                           "to guess one (ids must never be reused)"};
-      }
-      start = std::max(*parsed, options_.firstJobId);
     } else {
       object = {
           {"apiVersion", "v1"},

@@ -82,24 +82,18 @@ StatusOr<WillRunResult> planWillRun(const SnapshotIndex& cluster,
   return result;
 }
 
-StatusOr<WillRunAnswer> willRunFromJson(const WillRunCluster& cluster,
-                                        const std::string& jobNamespace,
-                                        const std::string& slurmJobJson,
-                                        const std::function<StatusOr<std::int64_t>()>& nextJobId,
-                                        const std::string& defaultUser, core::Time now,
-                                        const core::Budget& budget) {
-  const nlohmann::json object = nlohmann::json::parse(slurmJobJson, nullptr, false);
-  if (object.is_discarded()) return invalidArgument("the SlurmJob is not JSON");
-  auto job = api::decodeSlurmJob(object);
+StatusOr<WillRunAnswer> willRunForJob(const WillRunCluster& cluster,
+                                      const std::string& jobNamespace,
+                                      const nlohmann::json& slurmJob, std::int64_t jobId,
+                                      core::Time now, const core::Budget& budget) {
+  auto job = api::decodeSlurmJob(slurmJob);
   if (!job.isOk()) return invalidArgument(job.status().message());
-  auto id = nextJobId();
-  if (!id.isOk()) return id.status();
-  auto planned = planWillRun(*cluster.index, cluster.partitions, job->request,
-                             job->user.empty() ? defaultUser : job->user,
+  if (job->user.empty()) return invalidArgument("a job without a user");
+  auto planned = planWillRun(*cluster.index, cluster.partitions, job->request, job->user,
                              defaultAccountFor(cluster.accounts, jobNamespace),
-                             static_cast<core::JobId>(*id), now, budget);
+                             static_cast<core::JobId>(jobId), now, budget);
   if (!planned.isOk()) return planned.status();
-  return WillRunAnswer{*id, std::move(planned).value()};
+  return WillRunAnswer{jobId, std::move(planned).value()};
 }
 
 }  // namespace kubeslurm::controllers

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "controllers/snapshot.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/base/status.h"
@@ -54,14 +56,15 @@ struct WillRunAnswer {
   WillRunResult result;
 };
 
-// sbatch --test-only's request: a SlurmJob as JSON, submitted in `jobNamespace`. A will-run test
-// uses up a job id, as slurmctld's does (`nextJobId`). kInvalidArgument when the text is not a
-// SlurmJob; planWillRun's errors otherwise.
-StatusOr<WillRunAnswer> willRunFromJson(const WillRunCluster& cluster,
-                                        const std::string& jobNamespace,
-                                        const std::string& slurmJobJson,
-                                        const std::function<StatusOr<std::int64_t>()>& nextJobId,
-                                        const std::string& defaultUser, core::Time now,
-                                        const core::Budget& budget);
+// sbatch --test-only's request: a SlurmJob as the API server would store it (the admission
+// webhook's rules applied, so spec.user is the authenticated submitter's), in `jobNamespace`,
+// planned as job `jobId`. slurmctld uses up a job id for a will-run test; here the caller passes
+// the id the next submission would get without reserving it, so a what-if costs no id and no
+// write (security review C3). kInvalidArgument when the object is not a SlurmJob or names no
+// user; planWillRun's errors otherwise.
+StatusOr<WillRunAnswer> willRunForJob(const WillRunCluster& cluster,
+                                      const std::string& jobNamespace,
+                                      const nlohmann::json& slurmJob, std::int64_t jobId,
+                                      core::Time now, const core::Budget& budget);
 
 }  // namespace kubeslurm::controllers

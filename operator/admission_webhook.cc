@@ -1,10 +1,12 @@
 #include "operator/admission_webhook.h"
 
+#include <map>
 #include <utility>
 #include <vector>
 
 #include "controllers/submission_rules.h"
 #include "kubeslurm/api/kubeslurm_types.h"
+#include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/kube/resource.h"
 
 namespace kubeslurm::op {
@@ -44,45 +46,91 @@ std::vector<T> decodeAll(const kube::Informer& informer, Decode decode) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(const WebhookSettings& settings,
-                                                                 WebhookSources sources) {
-  auto checks = std::make_shared<KubeSubmissionChecks>(sources.rbac, sources.dryRun);
-  // The cluster as the caches hold it at the time of each review: a Partition or Account made
-  // a moment ago may not be there yet, and the job is refused with the reason; it can be sent
-  // again.
-  auto withContext = [settings, sources](auto decide) {
-    return [settings, sources, decide](const webhook::AdmissionRequest& request) {
-      if (sources.synced && !sources.synced()) {
-        return webhook::refuse("the kubeslurm operator is starting: try again", 503,
-                               "ServiceUnavailable");
-      }
-      const std::vector<api::Partition> partitions =
-          decodeAll<api::Partition>(sources.partitions, api::decodePartition);
-      const std::vector<api::Account> accounts =
-          decodeAll<api::Account>(sources.accounts, api::decodeAccount);
-      const controllers::SubmissionContext context{
-          partitions,         accounts, sources.nodes.store().size(), settings.operatorUsername,
-          settings.admission, {}};
-      return decide(request, context);
-    };
-  };
+SubmissionGate::SubmissionGate(WebhookSources sources, std::string operatorUsername,
+                               controllers::AdmissionOptions admission)
+    : sources_(std::move(sources)),
+      operatorUsername_(std::move(operatorUsername)),
+      admission_(std::move(admission)),
+      checks_(std::make_shared<KubeSubmissionChecks>(sources_.rbac, sources_.dryRun)) {}
+
+// The cluster as the caches hold it at the time of each review: a Partition or Account made a
+// moment ago may not be there yet, and the job is refused with the reason; it can be sent again.
+template <typename Decide>
+webhook::AdmissionResponse SubmissionGate::withContext(const webhook::AdmissionRequest& request,
+                                                       Decide decide) const {
+  if (sources_.synced && !sources_.synced()) {
+    return webhook::refuse("the kubeslurm operator is starting: try again", 503,
+                           "ServiceUnavailable");
+  }
+  const std::vector<api::Partition> partitions =
+      decodeAll<api::Partition>(sources_.partitions, api::decodePartition);
+  const std::vector<api::Account> accounts =
+      decodeAll<api::Account>(sources_.accounts, api::decodeAccount);
+  const controllers::SubmissionContext context{
+      partitions, accounts, sources_.nodes.store().size(), operatorUsername_, admission_, {}};
+  return decide(request, context);
+}
+
+webhook::AdmissionResponse SubmissionGate::mutateSlurmJob(
+    const webhook::AdmissionRequest& request) const {
+  return withContext(request, [](const webhook::AdmissionRequest& r,
+                                 const controllers::SubmissionContext& context) {
+    return controllers::mutateSlurmJob(r, context);
+  });
+}
+
+webhook::AdmissionResponse SubmissionGate::validateSlurmJob(
+    const webhook::AdmissionRequest& request) const {
+  return withContext(request, [this](const webhook::AdmissionRequest& r,
+                                     const controllers::SubmissionContext& context) {
+    return controllers::validateSlurmJob(r, context, *checks_);
+  });
+}
+
+StatusOr<nlohmann::json> SubmissionGate::admitWhatIf(const access::Identity& caller,
+                                                     const std::string& ns,
+                                                     nlohmann::json object) const {
+  webhook::AdmissionRequest request;
+  request.uid = "test-only";
+  request.group = "kubeslurm.io";
+  request.kind = "SlurmJob";
+  request.resource = "slurmjobs";
+  request.operation = "CREATE";
+  request.namespaceName = ns;
+  request.user = caller;
+  request.dryRun = true;
+  if (object.is_object() && (!object.contains("metadata") || object["metadata"].is_object())) {
+    object["metadata"]["namespace"] = ns;
+    request.name = api::stringMember(object["metadata"], "name");
+  }
+  request.object = std::move(object);
+  const webhook::AdmissionResponse stamped = mutateSlurmJob(request);
+  if (!stamped.allowed) return Status(StatusCode::kUnavailable, stamped.message);
+  if (!stamped.patch.empty()) request.object = request.object.patch(stamped.patch);
+  const webhook::AdmissionResponse verdict = validateSlurmJob(request);
+  if (!verdict.allowed) {
+    return Status(verdict.code == 503 ? StatusCode::kUnavailable : StatusCode::kInvalidArgument,
+                  verdict.message);
+  }
+  return std::move(request.object);
+}
+
+StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(
+    const webhook::ServerOptions& options, std::shared_ptr<const SubmissionGate> gate) {
   std::map<std::string, webhook::Handler> handlers;
-  handlers["/mutate/slurmjobs"] = withContext(
-      [](const webhook::AdmissionRequest& request, const controllers::SubmissionContext& context) {
-        return controllers::mutateSlurmJob(request, context);
-      });
-  handlers["/validate/slurmjobs"] =
-      withContext([checks](const webhook::AdmissionRequest& request,
-                           const controllers::SubmissionContext& context) {
-        return controllers::validateSlurmJob(request, context, *checks);
-      });
+  handlers["/mutate/slurmjobs"] = [gate](const webhook::AdmissionRequest& request) {
+    return gate->mutateSlurmJob(request);
+  };
+  handlers["/validate/slurmjobs"] = [gate](const webhook::AdmissionRequest& request) {
+    return gate->validateSlurmJob(request);
+  };
   handlers["/validate/partitions"] = [](const webhook::AdmissionRequest& request) {
     return controllers::validatePartition(request);
   };
   handlers["/validate/accounts"] = [](const webhook::AdmissionRequest& request) {
     return controllers::validateAccount(request);
   };
-  return webhook::startServer(settings.server, std::move(handlers));
+  return webhook::startServer(options, std::move(handlers));
 }
 
 }  // namespace kubeslurm::op

@@ -1,17 +1,22 @@
 // The admission webhook as the operator serves it: the controllers' submission rules
 // (controllers/submission_rules.h) over the informers' caches, asking RBAC and the API server's
-// dry run through a client of their own.
+// dry run through a client of their own. sbatch --test-only goes through the same gate, so a
+// what-if never answers for a job the submission itself would refuse.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "controllers/admission.h"
+#include "controllers/submission_rules.h"
 #include "kubeslurm/access/access_review.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/informer.h"
+#include "kubeslurm/webhook/admission_review.h"
 #include "kubeslurm/webhook/server.h"
 
 namespace kubeslurm::op {
@@ -27,14 +32,33 @@ struct WebhookSources {
   std::function<bool()> synced;
 };
 
-struct WebhookSettings {
-  webhook::ServerOptions server;
-  std::string operatorUsername;
-  controllers::AdmissionOptions admission;
+class SubmissionGate {
+ public:
+  SubmissionGate(WebhookSources sources, std::string operatorUsername,
+                 controllers::AdmissionOptions admission);
+
+  webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& request) const;
+  webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request) const;
+
+  // A SlurmJob `caller` would submit in `ns`, as the API server would store it: stamped with the
+  // caller's identity, then checked. kInvalidArgument with the webhook's words (Slurm's) when it
+  // would be refused; kUnavailable while the caches are not synced.
+  StatusOr<nlohmann::json> admitWhatIf(const access::Identity& caller, const std::string& ns,
+                                       nlohmann::json object) const;
+
+ private:
+  template <typename Decide>
+  webhook::AdmissionResponse withContext(const webhook::AdmissionRequest& request,
+                                         Decide decide) const;
+
+  WebhookSources sources_;
+  std::string operatorUsername_;
+  controllers::AdmissionOptions admission_;
+  std::shared_ptr<controllers::SubmissionChecks> checks_;
 };
 
 // Serves /mutate/slurmjobs, /validate/slurmjobs, /validate/partitions and /validate/accounts.
-StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(const WebhookSettings& settings,
-                                                                 WebhookSources sources);
+StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(
+    const webhook::ServerOptions& options, std::shared_ptr<const SubmissionGate> gate);
 
 }  // namespace kubeslurm::op

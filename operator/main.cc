@@ -139,6 +139,7 @@ struct Operator {
   std::unique_ptr<controllers::Reconciler> reconciler;
   std::unique_ptr<op::QueryPublisher> queries;
   std::unique_ptr<kubeslurm::access::KubeAuthorizer> authorizer;
+  std::shared_ptr<const op::SubmissionGate> gate;
   std::unique_ptr<rpc::QueryServer> queryServer;
   std::unique_ptr<kubeslurm::webhook::Server> webhook;
 };
@@ -308,6 +309,20 @@ void setUpControllers(Operator& o) {
   controllers::JobIdOptions idOptions;
   idOptions.namespaceName = o.ns;
   idOptions.firstJobId = f.firstJobId;
+  idOptions.highestIdInUse = [&o] {
+    std::int64_t highest = 0;
+    for (const kube::ObjectPtr& job : o.jobs->store().list()) {
+      const kube::Json* status = nullptr;
+      if (job->is_object() && job->contains("status")) status = &(*job)["status"];
+      if (status == nullptr || !status->is_object()) continue;
+      for (const char* key : {"jobId", "arrayJobId"}) {
+        if (const auto id = status->find(key); id != status->end() && id->is_number_integer()) {
+          highest = std::max(highest, id->get<std::int64_t>());
+        }
+      }
+    }
+    return highest;
+  };
   o.ids = std::make_unique<controllers::JobIdAllocator>(*o.client, *o.client, idOptions);
 
   controllers::ReconcilerOptions& options = o.reconcilerOptions;
@@ -326,10 +341,56 @@ void setUpControllers(Operator& o) {
   o.queries = std::make_unique<op::QueryPublisher>(options.snapshot.config.priority, unixNow());
 }
 
+// What a submission must pass: the admission webhook's rules over the caches, which the webhook
+// and sbatch --test-only share. Reviews go through the review client (and its rate limiter).
+void setUpSubmissionGate(Operator& o) {
+  const Flags& f = o.flags;
+  o.authorizer = std::make_unique<kubeslurm::access::KubeAuthorizer>(*o.reviewClient);
+  std::string operatorUsername = f.operatorUsername;
+  if (operatorUsername.empty()) {
+    const char* account = std::getenv("SERVICE_ACCOUNT_NAME");  // NOLINT(concurrency-mt-unsafe)
+    if (account != nullptr) {
+      operatorUsername = "system:serviceaccount:" + o.podNamespace + ":" + std::string(account);
+    }
+  }
+  o.gate = std::make_shared<const op::SubmissionGate>(
+      op::WebhookSources{*o.nodes, *o.partitions, *o.accounts, *o.authorizer, *o.reviewClient,
+                         [&o] {
+                           return o.nodes->hasSynced() && o.partitions->hasSynced() &&
+                                  o.accounts->hasSynced();
+                         }},
+      operatorUsername, o.reconcilerOptions.admission);
+}
+
+// sbatch --test-only on a gRPC thread: the SlurmJob (parsed within limits by the server) stamped
+// and checked as its submission would be, then planned under the id the next submission would get
+// (no id is used up). Nothing it throws may reach the operator.
+kubeslurm::StatusOr<rpc::TestOnlyAnswer> planTestOnly(Operator& o,
+                                                      const kubeslurm::access::Identity& caller,
+                                                      const std::string& jobNamespace,
+                                                      const nlohmann::json& job) {
+  try {
+    const auto cluster = o.queries->cluster();
+    if (!cluster) {
+      return Status(StatusCode::kUnavailable, "no scheduling cycle to plan against yet");
+    }
+    auto admitted = o.gate->admitWhatIf(caller, jobNamespace, job);
+    if (!admitted.isOk()) return admitted.status();
+    auto id = o.ids->peek();
+    if (!id.isOk()) return id.status();
+    auto answer = controllers::willRunForJob(*cluster, jobNamespace, *admitted, *id, unixNow(),
+                                             o.flags.budget);
+    if (!answer.isOk()) return answer.status();
+    const controllers::WillRunResult& r = answer->result;
+    return rpc::TestOnlyAnswer{answer->jobId, r.start, r.processors, r.nodes, r.partition};
+  } catch (const std::exception& e) {
+    return kubeslurm::internalError(std::string("test-only: ") + e.what());
+  }
+}
+
 // The query API (gRPC over TLS) for sprio, sshare, sdiag, squeue --start and sbatch --test-only.
 bool setUpQueryApi(Operator& o) {
   const Flags& f = o.flags;
-  o.authorizer = std::make_unique<kubeslurm::access::KubeAuthorizer>(*o.reviewClient);
   if (f.grpcAddress.empty()) return true;
   if (f.grpcCert.empty() || f.grpcKey.empty()) {
     spdlog::warn(
@@ -343,26 +404,15 @@ bool setUpQueryApi(Operator& o) {
     spdlog::error("query API: {}", (cert.isOk() ? key.status() : cert.status()).message());
     return false;
   }
-  auto testOnly = [&o](const std::string& jobNamespace,
-                       const std::string& text) -> kubeslurm::StatusOr<rpc::TestOnlyAnswer> {
-    // A handler runs on a gRPC thread: nothing it throws may reach the operator.
-    try {
-      const auto cluster = o.queries->cluster();
-      if (!cluster) {
-        return Status(StatusCode::kUnavailable, "no scheduling cycle to plan against yet");
-      }
-      auto answer = controllers::willRunFromJson(
-          *cluster, jobNamespace, text, [&o] { return o.ids->next(); },
-          o.reconcilerOptions.snapshot.defaultUser, unixNow(), o.flags.budget);
-      if (!answer.isOk()) return answer.status();
-      const controllers::WillRunResult& r = answer->result;
-      return rpc::TestOnlyAnswer{answer->jobId, r.start, r.processors, r.nodes, r.partition};
-    } catch (const std::exception& e) {
-      return kubeslurm::internalError(std::string("test-only: ") + e.what());
-    }
-  };
+  rpc::ServerOptions options;
+  options.address = f.grpcAddress;
+  options.certificatePem = *cert;
+  options.privateKeyPem = *key;
   auto started = rpc::startQueryServer(
-      {f.grpcAddress, *cert, *key}, [&o] { return o.queries->current(); }, testOnly, *o.authorizer);
+      options, [&o] { return o.queries->current(); },
+      [&o](const kubeslurm::access::Identity& caller, const std::string& ns,
+           const nlohmann::json& job) { return planTestOnly(o, caller, ns, job); },
+      *o.authorizer);
   if (!started.isOk()) {
     spdlog::error("query API: {}", started.status().message());
     return false;
@@ -394,34 +444,20 @@ bool setUpWebhook(Operator& o) {
         "are not both given (SlurmJobs are then not stamped with their submitter)");
     return true;
   }
-  op::WebhookSettings settings;
-  if (!splitAddress(f.webhookAddress, settings.server.host, settings.server.port)) {
+  kubeslurm::webhook::ServerOptions options;
+  if (!splitAddress(f.webhookAddress, options.host, options.port)) {
     spdlog::error("admission webhook: bad address {}", f.webhookAddress);
     return false;
   }
-  settings.server.certificateFile = f.webhookCert;
-  settings.server.privateKeyFile = f.webhookKey;
-  settings.operatorUsername = f.operatorUsername;
-  if (settings.operatorUsername.empty()) {
-    const char* account = std::getenv("SERVICE_ACCOUNT_NAME");  // NOLINT(concurrency-mt-unsafe)
-    if (account != nullptr) {
-      settings.operatorUsername =
-          "system:serviceaccount:" + o.podNamespace + ":" + std::string(account);
-    }
-  }
-  settings.admission = o.reconcilerOptions.admission;
-  auto started = op::startAdmissionWebhook(
-      settings, {*o.nodes, *o.partitions, *o.accounts, *o.authorizer, *o.reviewClient, [&o] {
-                   return o.nodes->hasSynced() && o.partitions->hasSynced() &&
-                          o.accounts->hasSynced();
-                 }});
+  options.certificateFile = f.webhookCert;
+  options.privateKeyFile = f.webhookKey;
+  auto started = op::startAdmissionWebhook(options, o.gate);
   if (!started.isOk()) {
     spdlog::error("{}", started.status().toString());
     return false;
   }
   o.webhook = std::move(started).value();
-  spdlog::info("admission webhook (HTTPS) on {}:{}, the operator is \"{}\"", settings.server.host,
-               settings.server.port, settings.operatorUsername);
+  spdlog::info("admission webhook (HTTPS) on {}:{}", options.host, options.port);
   return true;
 }
 
@@ -546,6 +582,7 @@ int run(const Flags& flags) {
     return 1;
   }
   setUpControllers(o);
+  setUpSubmissionGate(o);
   if (!setUpQueryApi(o) || !setUpWebhook(o)) {
     shutDown(o);
     return 1;

@@ -1,11 +1,15 @@
 #include "kubeslurm/rpc/server.h"
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <utility>
 
 #include <grpcpp/grpcpp.h>
 
+#include "kubeslurm/api/json_text.h"
 #include "kubeslurm/rpc/convert.h"
+#include "kubeslurm/rpc/peer_limits.h"
 #include "kubeslurm/rpc/scheduler.grpc.pb.h"
 
 namespace kubeslurm::rpc {
@@ -28,19 +32,45 @@ Permission submitPermission(const std::string& namespaceName) {
   return {"create", "kubeslurm.io", "slurmjobs", namespaceName};
 }
 
+// Counts a --test-only plan in flight for as long as it lives, if there is room for one.
+class PlanSlot {
+ public:
+  PlanSlot(std::atomic<int>& inFlight, int limit) : inFlight_(inFlight) {
+    taken_ = inFlight_.fetch_add(1) < limit;
+    if (!taken_) inFlight_.fetch_sub(1);
+  }
+  ~PlanSlot() {
+    if (taken_) inFlight_.fetch_sub(1);
+  }
+  PlanSlot(const PlanSlot&) = delete;
+  PlanSlot& operator=(const PlanSlot&) = delete;
+  bool taken() const { return taken_; }
+
+ private:
+  std::atomic<int>& inFlight_;
+  bool taken_ = false;
+};
+
 class SchedulerService final : public v1alpha1::Scheduler::Service {
  public:
-  SchedulerService(StateSource state, TestOnlyHandler testOnly, Authorizer& authorizer)
-      : state_(std::move(state)), testOnly_(std::move(testOnly)), authorizer_(authorizer) {}
+  SchedulerService(StateSource state, TestOnlyHandler testOnly, Authorizer& authorizer,
+                   const ServerOptions& options)
+      : state_(std::move(state)),
+        testOnly_(std::move(testOnly)),
+        authorizer_(authorizer),
+        clock_(options.clock != nullptr ? *options.clock : kube::steadyClock()),
+        peers_(options.peerCallsPerSecond, options.peerBurst),
+        maxTestOnly_(options.maxConcurrentTestOnly) {}
 
   grpc::Status ListPendingJobs(grpc::ServerContext* context,
                                const v1alpha1::ListPendingJobsRequest* request,
                                v1alpha1::ListPendingJobsResponse* response) override {
-    auto state = admit(*context, jobsPermission(request->namespace_()));
-    if (!state.isOk()) return toGrpc(state.status());
-    response->set_plan_time((*state)->planTime);
-    toProto((*state)->weights, *response->mutable_weights());
-    for (const PendingJob& job : (*state)->pending) {
+    auto admitted = admit(*context, jobsPermission(request->namespace_()));
+    if (!admitted.isOk()) return toGrpc(admitted.status());
+    const QueryState& state = *admitted->state;
+    response->set_plan_time(state.planTime);
+    toProto(state.weights, *response->mutable_weights());
+    for (const PendingJob& job : state.pending) {
       if (!request->namespace_().empty() && job.namespaceName != request->namespace_()) continue;
       toProto(job, *response->add_jobs());
     }
@@ -49,19 +79,20 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
 
   grpc::Status GetFairShare(grpc::ServerContext* context, const v1alpha1::GetFairShareRequest*,
                             v1alpha1::GetFairShareResponse* response) override {
-    auto state = admit(*context, accountsPermission());
-    if (!state.isOk()) return toGrpc(state.status());
-    response->set_plan_time((*state)->planTime);
-    response->set_fair_tree((*state)->fairTree);
-    for (const FairShareRow& row : (*state)->fairShare) toProto(row, *response->add_rows());
+    auto admitted = admit(*context, accountsPermission());
+    if (!admitted.isOk()) return toGrpc(admitted.status());
+    const QueryState& state = *admitted->state;
+    response->set_plan_time(state.planTime);
+    response->set_fair_tree(state.fairTree);
+    for (const FairShareRow& row : state.fairShare) toProto(row, *response->add_rows());
     return grpc::Status::OK;
   }
 
   grpc::Status GetStatistics(grpc::ServerContext* context, const v1alpha1::GetStatisticsRequest*,
                              v1alpha1::GetStatisticsResponse* response) override {
-    auto state = admit(*context, accountsPermission());
-    if (!state.isOk()) return toGrpc(state.status());
-    toProto((*state)->statistics, (*state)->planTime, *response);
+    auto admitted = admit(*context, accountsPermission());
+    if (!admitted.isOk()) return toGrpc(admitted.status());
+    toProto(admitted->state->statistics, admitted->state->planTime, *response);
     return grpc::Status::OK;
   }
 
@@ -70,9 +101,17 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
     if (request->namespace_().empty()) {
       return toGrpc(invalidArgument("a namespace is required"));
     }
-    auto state = admit(*context, submitPermission(request->namespace_()));
-    if (!state.isOk()) return toGrpc(state.status());
-    auto answer = testOnly_(request->namespace_(), request->slurm_job_json());
+    auto admitted = admit(*context, submitPermission(request->namespace_()));
+    if (!admitted.isOk()) return toGrpc(admitted.status());
+    const PlanSlot slot(testOnlyInFlight_, maxTestOnly_);
+    if (!slot.taken()) {
+      return toGrpc(Status(StatusCode::kUnavailable,
+                           "Resource temporarily unavailable: other --test-only plans are "
+                           "running; try again"));
+    }
+    auto job = api::parseJson(request->slurm_job_json(), {request->slurm_job_json().size(), 100});
+    if (!job.isOk()) return toGrpc(invalidArgument("the SlurmJob: " + job.status().message()));
+    auto answer = testOnly_(admitted->caller, request->namespace_(), *job);
     if (!answer.isOk()) return toGrpc(answer.status());
     response->set_job_id(answer->jobId);
     response->set_start_time(answer->startTime);
@@ -83,10 +122,18 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
   }
 
  private:
-  // Authentication, then authorization, then the state: a caller without rights learns nothing,
-  // not even whether this replica leads.
-  StatusOr<std::shared_ptr<const QueryState>> admit(const grpc::ServerContext& context,
-                                                    const Permission& permission) {
+  struct Admitted {
+    Identity caller;
+    std::shared_ptr<const QueryState> state;
+  };
+
+  // The peer's rate, then authentication, then authorization, then the state: a caller without
+  // rights learns nothing, not even whether this replica leads.
+  StatusOr<Admitted> admit(const grpc::ServerContext& context, const Permission& permission) {
+    if (!peers_.admit(peerAddress(context.peer()), clock_.now())) {
+      return Status(StatusCode::kResourceExhausted,
+                    "Resource temporarily unavailable: too many requests from this address");
+    }
     std::string token;
     const auto& metadata = context.client_metadata();
     if (auto it = metadata.find("authorization"); it != metadata.end()) {
@@ -108,12 +155,16 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
                     "this operator replica has no scheduler state (not the leader, or no "
                     "cycle has run yet)");
     }
-    return state;
+    return Admitted{std::move(caller).value(), std::move(state)};
   }
 
   StateSource state_;
   TestOnlyHandler testOnly_;
   Authorizer& authorizer_;
+  kube::Clock& clock_;
+  PeerRateLimiter peers_;
+  int maxTestOnly_;
+  std::atomic<int> testOnlyInFlight_{0};
 };
 
 class GrpcQueryServer final : public QueryServer {
@@ -153,11 +204,16 @@ StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& opt
   }
   grpc::SslServerCredentialsOptions tls;
   tls.pem_key_cert_pairs.push_back({options.privateKeyPem, options.certificatePem});
-  auto service =
-      std::make_unique<SchedulerService>(std::move(state), std::move(testOnly), authorizer);
+  auto service = std::make_unique<SchedulerService>(std::move(state), std::move(testOnly),
+                                                    authorizer, options);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.address, grpc::SslServerCredentials(tls), &port);
+  grpc::ResourceQuota quota("kubeslurm-query-api");
+  quota.SetMaxThreads(std::max(options.maxThreads, 2));
+  builder.SetResourceQuota(quota);
+  builder.SetMaxReceiveMessageSize(options.maxReceiveBytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.maxConcurrentStreams);
   builder.RegisterService(service.get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {

@@ -2,14 +2,22 @@
 // only, to callers whose bearer token the Authorizer accepts. The operator publishes a new state
 // after each scheduling cycle; a replica that does not lead has none and answers UNAVAILABLE,
 // which the CLI reports as "the scheduler is not answering".
+//
+// Callers are outside input until the API server says who they are, so the server bounds what
+// any of them can cost (security review H3): a per-peer call rate checked before a token is
+// reviewed, gRPC's thread quota and streams per connection, the size of a request, and how many
+// --test-only plans run at once.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "kubeslurm/access/access_review.h"
 #include "kubeslurm/base/status.h"
+#include "kubeslurm/kube/clock.h"
 #include "kubeslurm/rpc/query_state.h"
 
 namespace kubeslurm::rpc {
@@ -18,16 +26,29 @@ struct ServerOptions {
   std::string address;         // "0.0.0.0:9443"; port 0 picks a free one (tests)
   std::string certificatePem;  // the operator's serving certificate (chain)
   std::string privateKeyPem;
+  // gRPC's threads for calls; a call past them is refused (RESOURCE_EXHAUSTED) rather than
+  // queued without end.
+  int maxThreads = 16;
+  int maxConcurrentStreams = 16;  // per connection
+  // A --test-only SlurmJob carries its script (at most 1 MiB, as the webhook allows) and template.
+  int maxReceiveBytes = 2 << 20;
+  double peerCallsPerSecond = 20;  // per peer address, before authentication
+  double peerBurst = 40;
+  int maxConcurrentTestOnly = 2;  // plans are CPU-heavy; more wait for the caller to retry
+  kube::Clock* clock = nullptr;   // steadyClock() when null
 };
 
 using StateSource = std::function<std::shared_ptr<const QueryState>()>;
 
-// Plans a job (a SlurmJob as JSON, for `namespaceName`) against the last cycle's cluster.
-// Errors: kInvalidArgument (the job is not valid: the message is slurmctld's),
+// Plans a job (a SlurmJob as JSON, submitted by `caller` in `namespaceName`) against the last
+// cycle's cluster. Errors: kInvalidArgument (the job is not valid: the message is slurmctld's),
 // kResourceExhausted (it could never run: "Requested node configuration is not available"),
 // kUnavailable (no cycle to plan against).
-using TestOnlyHandler = std::function<StatusOr<TestOnlyAnswer>(const std::string& namespaceName,
-                                                               const std::string& slurmJobJson)>;
+// The server parses the SlurmJob within limits (its size, and a depth of 100) before the handler
+// sees it.
+using TestOnlyHandler = std::function<StatusOr<TestOnlyAnswer>(const access::Identity& caller,
+                                                               const std::string& namespaceName,
+                                                               const nlohmann::json& slurmJob)>;
 
 class QueryServer {
  public:

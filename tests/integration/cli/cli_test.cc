@@ -319,6 +319,8 @@ TEST_F(ShimIT, SprioAndSshareReadTheSchedulersLiveState) {
   const Cli wide = cli("kubeslurm", "sbatch --parsable wide.sbatch", dir_);
   ASSERT_EQ(wide.code, 0) << wide.output;
   const std::string wideId = wide.output.substr(0, wide.output.find('\n'));
+  // A what-if uses up no id (security review C3): the job submitted next gets the id it showed.
+  EXPECT_EQ(willRun.output.substr(0, willRun.output.find(" to start")), "sbatch: Job " + wideId);
   const Cli waiting = cli("kubeslurm", "sbatch --parsable it.sbatch", dir_);
   ASSERT_EQ(waiting.code, 0) << waiting.output;
   const std::string waitingId = waiting.output.substr(0, waiting.output.find('\n'));

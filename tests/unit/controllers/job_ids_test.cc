@@ -185,5 +185,36 @@ TEST(JobIdAllocator, HonoursFirstJobIdAboveTheStoredCounter) {
   EXPECT_EQ(*ids.next(), 1000);
 }
 
+// Deleting the counter must not restart ids at 1 while jobs hold higher ones (review M4).
+TEST(JobIdAllocator, AMissingCounterStartsAboveTheHighestIdInUse) {
+  FakeConfigMaps store;
+  JobIdOptions opts = options(10);
+  opts.highestIdInUse = [] { return std::int64_t{4711}; };
+  JobIdAllocator ids(store, store, opts);
+  EXPECT_EQ(*ids.next(), 4712);
+  // Only a missing counter consults the jobs: an existing one is the authority.
+  JobIdOptions later = options(10);
+  later.highestIdInUse = [] { return std::int64_t{1}; };
+  JobIdAllocator restarted(store, store, later);
+  EXPECT_EQ(*restarted.next(), 4722);
+}
+
+TEST(JobIdAllocator, PeekShowsTheNextIdWithoutUsingItOrWriting) {
+  FakeConfigMaps store;
+  JobIdOptions opts = options(10);
+  opts.highestIdInUse = [] { return std::int64_t{41}; };
+  JobIdAllocator ids(store, store, opts);
+  EXPECT_EQ(*ids.peek(), 42);  // no counter yet: what next() would create
+  EXPECT_EQ(*ids.peek(), 42);
+  EXPECT_EQ(store.writes, 0);
+  EXPECT_EQ(*ids.next(), 42);
+  EXPECT_EQ(*ids.peek(), 43);  // from the block in memory
+  const int gets = store.gets;
+  EXPECT_EQ(*ids.peek(), 43);
+  EXPECT_EQ(store.gets, gets);
+  EXPECT_EQ(store.writes, 1);
+  EXPECT_EQ(*ids.next(), 43);
+}
+
 }  // namespace
 }  // namespace kubeslurm::controllers

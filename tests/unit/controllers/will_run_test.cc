@@ -96,5 +96,27 @@ TEST_F(TestOnly, AnUnknownPartitionIsInvalid) {
   EXPECT_NE(result.status().message().find("nope"), std::string::npos) << result.status().message();
 }
 
+// The operator's --test-only handler: a stamped SlurmJob planned under the id it is given (the
+// next one, peeked, not used up), for the user the webhook stamped.
+TEST_F(TestOnly, AStampedSlurmJobIsPlannedUnderTheGivenId) {
+  WillRunCluster cluster{
+      std::make_shared<const SnapshotIndex>(buildSnapshot(objects, SnapshotOptions{}, kNow)),
+      objects.partitions, objects.accounts};
+  Json job = {
+      {"apiVersion", "kubeslurm.io/v1alpha1"},
+      {"kind", "SlurmJob"},
+      {"metadata", {{"name", "what-if"}, {"namespace", "team-a"}}},
+      {"spec", {{"user", "alice"}, {"nodes", 2}, {"gres", "gpu:8"}, {"script", "#!/bin/sh\n"}}}};
+  const WillRunAnswer answer = ok(willRunForJob(cluster, "team-a", job, 42, kNow, {}));
+  EXPECT_EQ(answer.jobId, 42);
+  EXPECT_EQ(answer.result.nodes, "gpu-[1-2]");
+
+  job["spec"].erase("user");  // never planned as nobody in particular
+  EXPECT_EQ(willRunForJob(cluster, "team-a", job, 42, kNow, {}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(willRunForJob(cluster, "team-a", Json::array(), 42, kNow, {}).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace kubeslurm::controllers

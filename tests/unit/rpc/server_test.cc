@@ -1,0 +1,211 @@
+// The query API's gRPC server (kubeslurm/rpc/server.h) on 127.0.0.1 over TLS, with the real
+// client: who may call, what a caller can cost (per-peer rate before any token review, request
+// size, --test-only plans at once), and that --test-only plans for the authenticated caller.
+#include "kubeslurm/rpc/server.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "kubeslurm/rpc/client.h"
+
+namespace kubeslurm::rpc {
+namespace {
+
+namespace fs = std::filesystem;
+using access::Identity;
+using access::Permission;
+
+// Alice's token is good and she may do anything in team-a; everything else is refused.
+class FakeAuthorizer final : public access::Authorizer {
+ public:
+  std::atomic<int> reviews{0};
+  StatusOr<Identity> authenticate(const std::string& token) override {
+    ++reviews;
+    if (token != "alice-token") return Status(StatusCode::kUnauthenticated, "invalid token");
+    return Identity{"oidc:alice", "u-1", {"team-a"}, {}};
+  }
+  Status authorize(const Identity&, const Permission& permission) override {
+    if (permission.namespaceName == "team-a" || permission.namespaceName.empty()) {
+      return Status::ok();
+    }
+    return {StatusCode::kPermissionDenied, "not in " + permission.namespaceName};
+  }
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class QueryServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("kubeslurm-rpc-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+        "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
+        (dir_ / "tls.key").string() + " -out " + (dir_ / "tls.crt").string() + " 2>/dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0);  // NOLINT(concurrency-mt-unsafe)
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  void start(ServerOptions options, TestOnlyHandler testOnly = nullptr) {
+    options.address = "127.0.0.1:0";
+    options.certificatePem = readFile(dir_ / "tls.crt");
+    options.privateKeyPem = readFile(dir_ / "tls.key");
+    if (!testOnly) {
+      testOnly = [](const Identity&, const std::string&, const nlohmann::json&) {
+        return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
+      };
+    }
+    auto state = std::make_shared<QueryState>();
+    state->planTime = 1795000000;
+    auto started = startQueryServer(
+        options, [state] { return state; }, std::move(testOnly), authorizer);
+    ASSERT_TRUE(started.isOk()) << started.status().toString();
+    server = std::move(started).value();
+  }
+
+  std::unique_ptr<QueryClient> client(const std::string& token = "alice-token") const {
+    ClientOptions options;
+    options.address = "127.0.0.1:" + std::to_string(server->port());
+    options.caPem = readFile(dir_ / "tls.crt");
+    options.serverNameOverride = "localhost";
+    options.bearerToken = token;
+    return connectQueryClient(options);
+  }
+
+  static inline fs::path dir_;
+  FakeAuthorizer authorizer;
+  std::unique_ptr<QueryServer> server;
+};
+
+TEST_F(QueryServerTest, AnswersTheAuthenticatedAndRefusesTheRest) {
+  start({});
+  auto answer = client()->listPendingJobs("team-a");
+  ASSERT_TRUE(answer.isOk()) << answer.status().toString();
+  EXPECT_EQ(answer->planTime, 1795000000);
+  EXPECT_EQ(client("forged")->listPendingJobs("team-a").status().code(),
+            StatusCode::kUnauthenticated);
+  EXPECT_EQ(client("")->listPendingJobs("team-a").status().code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(client()->listPendingJobs("team-b").status().code(), StatusCode::kPermissionDenied);
+}
+
+// Security review H3: a flood of calls with made-up tokens cost one TokenReview each. Past its
+// burst, a peer is refused before its token is looked at.
+TEST_F(QueryServerTest, AFloodFromOnePeerIsRefusedBeforeAnyReview) {
+  ServerOptions options;
+  options.peerCallsPerSecond = 0.001;  // no refill during the test
+  options.peerBurst = 5;
+  start(options);
+  auto forged = client("forged");
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(forged->listPendingJobs("team-a").status().code(), StatusCode::kUnauthenticated);
+  }
+  for (int i = 0; i < 50; ++i) {
+    const Status refused = forged->listPendingJobs("team-a").status();
+    EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(refused.message().find("too many requests"), std::string::npos);
+  }
+  EXPECT_EQ(authorizer.reviews.load(), 5);
+}
+
+TEST_F(QueryServerTest, ARequestLargerThanTheLimitIsRefusedUnread) {
+  ServerOptions options;
+  options.maxReceiveBytes = 64 << 10;
+  std::atomic<int> plans{0};
+  start(options, [&](const Identity&, const std::string&, const nlohmann::json&) {
+    ++plans;
+    return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
+  });
+  const auto refused = client()->testOnly("team-a", std::string(128 << 10, ' '));
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(plans.load(), 0);
+  EXPECT_TRUE(client()->testOnly("team-a", "{}").isOk());
+}
+
+// Security review C3: ~200 KB nested 100 000 deep overflowed a gRPC thread's stack in the
+// recursive decode. The server parses with a depth limit; the handler never sees such a tree.
+TEST_F(QueryServerTest, TestOnlyRefusesDeepOrBrokenJsonBeforeThePlan) {
+  std::atomic<int> plans{0};
+  start({}, [&](const Identity&, const std::string&, const nlohmann::json&) {
+    ++plans;
+    return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
+  });
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const Status refused = client()->testOnly("team-a", deep).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(), "the SlurmJob: JSON nested deeper than 100 levels");
+  EXPECT_EQ(client()->testOnly("team-a", "{\"spec\":").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(plans.load(), 0);
+}
+
+// The handler learns who asked from the token, never from the job: the job's spec.user is the
+// submitter's to write, and the operator stamps it from this identity.
+TEST_F(QueryServerTest, TestOnlyPlansForTheAuthenticatedCaller) {
+  Identity seen;
+  start({}, [&](const Identity& caller, const std::string& ns, const nlohmann::json& job) {
+    seen = caller;
+    EXPECT_EQ(ns, "team-a");
+    EXPECT_EQ(job["spec"]["user"], "root");  // what the job says, for the operator to overwrite
+    return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{77, 1795000000, 8, "gpu-1", "train"});
+  });
+  auto answer = client()->testOnly("team-a", R"({"spec":{"user":"root"}})");
+  ASSERT_TRUE(answer.isOk()) << answer.status().toString();
+  EXPECT_EQ(answer->jobId, 77);
+  EXPECT_EQ(seen.user, "oidc:alice");
+  EXPECT_EQ(client()->testOnly("team-b", "{}").status().code(), StatusCode::kPermissionDenied);
+}
+
+// Plans are CPU-heavy: at most maxConcurrentTestOnly run at once; the next caller is told to
+// try again rather than queued.
+TEST_F(QueryServerTest, OnlySoManyTestOnlyPlansAtOnce) {
+  ServerOptions options;
+  options.maxConcurrentTestOnly = 2;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int running = 0;
+  bool release = false;
+  start(options, [&](const Identity&, const std::string&, const nlohmann::json&) {
+    std::unique_lock lock(mutex);
+    ++running;
+    changed.notify_all();
+    changed.wait(lock, [&] { return release; });
+    return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
+  });
+  std::thread first([&] { EXPECT_TRUE(client()->testOnly("team-a", "{}").isOk()); });
+  std::thread second([&] { EXPECT_TRUE(client()->testOnly("team-a", "{}").isOk()); });
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return running == 2; }));
+  }
+  const Status busy = client()->testOnly("team-a", "{}").status();
+  EXPECT_EQ(busy.code(), StatusCode::kUnavailable);
+  EXPECT_NE(busy.message().find("try again"), std::string::npos);
+  {
+    const std::lock_guard lock(mutex);
+    release = true;
+  }
+  changed.notify_all();
+  first.join();
+  second.join();
+  EXPECT_TRUE(client()->testOnly("team-a", "{}").isOk());  // the slots came back
+}
+
+}  // namespace
+}  // namespace kubeslurm::rpc
