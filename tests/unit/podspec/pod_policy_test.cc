@@ -167,9 +167,9 @@ INSTANTIATE_TEST_SUITE_P(
             {{"spec", {{"containers", 3}}}},
             kBase,
             "spec.podTemplate.spec.containers: expected a list"}),
-    [](const ::testing::TestParamInfo<Row>& info) {
+    [](const ::testing::TestParamInfo<Row>& row) {
       std::string name;
-      for (const char c : info.param.name) {
+      for (const char c : row.param.name) {
         name += (std::isalnum(static_cast<unsigned char>(c)) != 0) ? c : '_';
       }
       return name;
