@@ -151,6 +151,7 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
     }
   }
   gang.tolerations = partition.spec.tolerations;
+  gang.isolateNetwork = partition.spec.jobNetwork != "Open";
   gang.sharedVolume = partition.spec.sharedVolume;
   auto mounts = containerMounts(job.request, partition);
   if (!mounts.isOk()) return mounts.status();
@@ -260,6 +261,8 @@ StatusOr<api::Pod> checkPod(const api::SlurmJobObject& job, const api::Partition
   return guarded([&]() -> StatusOr<api::Pod> {
     auto gang = gangFor(job, partition, who, {std::string(kCheckNode)}, options);
     if (!gang.isOk()) return gang.status();
+    // The Secret's real name comes from the API server when the gang is admitted.
+    gang->stepSecretName = podspec::stepTokenSecretPrefix(job.name) + "check";
     auto pods = podspec::rankPods(*gang);
     if (!pods.isOk()) return pods.status();
     return std::move(pods->front());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -12,7 +13,9 @@
 #include <openssl/rand.h>
 
 #include "controllers/job_object.h"
+#include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/base/text.h"
+#include "kubeslurm/step/pod_contract.h"
 
 namespace kubeslurm::controllers {
 
@@ -288,34 +291,48 @@ GangBinder::GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder&
 
 bool GangBinder::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
 
-Status GangBinder::ensureService(const podspec::GangInput& gang) {
-  const api::Service wanted = podspec::jobService(gang);
-  auto check = [&gang](const kube::Json& object) -> Status {
-    auto existing = api::decodeService(object);
-    if (!existing.isOk()) return existing.status();
-    const bool ours = gang.jobUid.empty()
-                          ? labelOf(existing->metadata, podspec::kJobNameLabel) == gang.jobName
-                          : ownedBy(existing->metadata, gang.jobUid);
+// An object of the job's that is named after it (its Service, its NetworkPolicy): created if
+// missing; one that exists must be the job's (owned by its uid, or labelled with its name where
+// the job has no uid), else kAlreadyExists.
+Status GangBinder::ensureOwned(const kube::ResourceType& type, const podspec::GangInput& gang,
+                               const kube::Json& wanted) {
+  const std::string name = api::stringMember(wanted["metadata"], "name");
+  auto check = [&](const kube::Json& object) -> Status {
+    auto meta = api::decodeObjectMeta(object.value("metadata", kube::Json::object()));
+    if (!meta.isOk()) return meta.status();
+    const bool ours = gang.jobUid.empty() ? labelOf(*meta, podspec::kJobNameLabel) == gang.jobName
+                                          : ownedBy(*meta, gang.jobUid);
     if (ours) return Status::ok();
-    return {StatusCode::kAlreadyExists, "service " + existing->metadata.name +
-                                            " exists and is not owned by job " + gang.jobName};
+    std::string kind = api::stringMember(wanted, "kind");
+    std::transform(kind.begin(), kind.end(), kind.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return {StatusCode::kAlreadyExists,
+            kind + " " + name + " exists and is not owned by job " + gang.jobName};
   };
-  auto got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
+  auto got = reader_.get(type, gang.namespaceName, name);
   if (got.isOk()) return check(*got);
   if (got.status().code() != StatusCode::kNotFound) return got.status();
   if (!fenceOpen()) return fenceClosed();
-  auto created =
-      writer_.create(kube::resources::services(), gang.namespaceName, api::encodeService(wanted));
+  auto created = writer_.create(type, gang.namespaceName, wanted);
   if (created.isOk()) return Status::ok();
   if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
   // Someone made it between our get and our create: ours (a retry's) is fine, another's is not.
-  got = reader_.get(kube::resources::services(), gang.namespaceName, wanted.metadata.name);
+  got = reader_.get(type, gang.namespaceName, name);
   if (!got.isOk()) return got.status();
   return check(*got);
 }
 
-Status GangBinder::ensureStepTokenSecret(const podspec::GangInput& gang) {
-  if (gang.toolsImage.empty()) return Status::ok();
+Status GangBinder::ensureService(const podspec::GangInput& gang) {
+  return ensureOwned(kube::resources::services(), gang,
+                     api::encodeService(podspec::jobService(gang)));
+}
+
+Status GangBinder::ensureNetworkPolicy(const podspec::GangInput& gang) {
+  if (!gang.isolateNetwork) return Status::ok();
+  return ensureOwned(kube::resources::networkPolicies(), gang, podspec::jobNetworkPolicy(gang));
+}
+
+StatusOr<std::string> GangBinder::createStepTokenSecret(const podspec::GangInput& gang) {
   if (!fenceOpen()) return fenceClosed();
   std::array<unsigned char, kStepTokenBytes> bytes{};
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
@@ -328,25 +345,47 @@ Status GangBinder::ensureStepTokenSecret(const podspec::GangInput& gang) {
     token.push_back(kHex[byte >> 4U]);
     token.push_back(kHex[byte & 0x0FU]);
   }
-  // Create only: the operator may not read Secrets (least privilege), so an existing one is
-  // kept unread. It is this job's (an earlier admit's: every attempt of the job shares the
-  // token) unless someone who may write Secrets in the namespace made it, and they could run
-  // the job's steps anyway.
+  // generateName: the API server picks a name nobody holds, so no Secret planted in advance by
+  // someone who may create Secrets in the namespace can stand in for ours (security review
+  // M6). The operator may not read Secrets (least privilege) and never needs to: the name it
+  // gets back is the one the attempt's pods mount.
   auto created = writer_.create(kube::resources::secrets(), gang.namespaceName,
                                 podspec::stepTokenSecret(gang, token));
-  if (created.isOk() || created.status().code() == StatusCode::kAlreadyExists) {
-    return Status::ok();
-  }
-  return created.status();
+  if (!created.isOk()) return created.status();
+  std::string name = api::stringMember(created->value("metadata", kube::Json::object()), "name");
+  if (name.empty()) return internalError("the API server named no step-token Secret");
+  return name;
 }
 
-Status GangBinder::admit(const podspec::GangInput& gang) {
+namespace {
+
+// The step-token Secret the attempt's existing pods mount: a repeated admit keeps the token its
+// first admit made, so every rank of an attempt holds the same one.
+std::string stepSecretOf(const std::vector<api::Pod>& pods, const podspec::GangInput& gang) {
+  for (const api::Pod& pod : pods) {
+    if (!sameAttempt(pod, gang)) continue;
+    const kube::Json spec = pod.raw.value("spec", kube::Json::object());
+    for (const kube::Json& container : spec.value("containers", kube::Json::array())) {
+      for (const kube::Json& var : container.value("env", kube::Json::array())) {
+        if (api::stringMember(var, "name") != step::kStepTokenVariable) continue;
+        const kube::Json ref = var.value("valueFrom", kube::Json::object())
+                                   .value("secretKeyRef", kube::Json::object());
+        std::string name = api::stringMember(ref, "name");
+        if (name.starts_with(podspec::stepTokenSecretPrefix(gang.jobName))) return name;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status GangBinder::admit(const podspec::GangInput& input) {
   if (!fenceOpen()) return fenceClosed();
-  if (gang.nodes.empty()) return invalidArgument("a gang needs at least one node");
-  auto made = podspec::rankPods(gang);
-  if (!made.isOk()) return made.status();
-  std::vector<api::Pod>& pods = *made;
-  const std::size_t ranks = pods.size();
+  if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
+  podspec::GangInput gang = input;
+  const bool stepRuntime = podspec::usesStepRuntime(gang);
+  const std::size_t ranks = gang.nodes.size();
 
   // Observe first, so that a repeated admit writes only what is missing (invariant 3).
   auto listed = kube::listAll(reader_, kube::resources::pods(), gang.namespaceName,
@@ -354,13 +393,24 @@ Status GangBinder::admit(const podspec::GangInput& gang) {
   if (!listed.isOk()) return listed.status();
   auto existingPods = decodePods(*listed);
   if (!existingPods.isOk()) return existingPods.status();
+  if (stepRuntime) gang.stepSecretName = stepSecretOf(*existingPods, gang);
+  // The pods are checked before anything is written (the Secret's name, when it is still to be
+  // made, stands in for the one the API server will give it).
+  {
+    podspec::GangInput check = gang;
+    if (stepRuntime && check.stepSecretName.empty()) {
+      check.stepSecretName = podspec::stepTokenSecretPrefix(gang.jobName) + "check";
+    }
+    if (auto made = podspec::rankPods(check); !made.isOk()) return made.status();
+  }
   std::map<std::string, const api::Pod*> existing;
   for (const api::Pod& pod : *existingPods) existing[pod.metadata.name] = &pod;
 
   std::vector<RankAction> actions(ranks);
   std::vector<bool> needsCreate(ranks, false);
   for (std::size_t rank = 0; rank < ranks; ++rank) {
-    auto found = existing.find(pods[rank].metadata.name);
+    auto found =
+        existing.find(podspec::rankPodName(gang.jobName, static_cast<std::uint32_t>(rank)));
     if (found == existing.end()) {
       needsCreate[rank] = true;
       actions[rank].bind = true;
@@ -371,12 +421,23 @@ Status GangBinder::admit(const podspec::GangInput& gang) {
     actions[rank] = *action;
   }
 
-  for (auto ensure : {&GangBinder::ensureService, &GangBinder::ensureStepTokenSecret}) {
+  for (auto ensure : {&GangBinder::ensureService, &GangBinder::ensureNetworkPolicy}) {
     if (Status ensured = (this->*ensure)(gang); !ensured.isOk()) {
       if (!fenceOpen()) return ensured;
       return rollbackAfterFailure(gang, ensured);
     }
   }
+  if (stepRuntime && gang.stepSecretName.empty()) {
+    auto secret = createStepTokenSecret(gang);
+    if (!secret.isOk()) {
+      if (!fenceOpen()) return secret.status();
+      return rollbackAfterFailure(gang, secret.status());
+    }
+    gang.stepSecretName = std::move(secret).value();
+  }
+  auto made = podspec::rankPods(gang);
+  if (!made.isOk()) return rollbackAfterFailure(gang, made.status());
+  std::vector<api::Pod>& pods = *made;
 
   std::atomic<bool> fenceTripped{false};
   std::vector<std::size_t> toCreate;

@@ -135,9 +135,13 @@ class GangBinder {
 
  private:
   bool fenceOpen() const;
+  Status ensureOwned(const kube::ResourceType& type, const podspec::GangInput& gang,
+                     const kube::Json& wanted);
   Status ensureService(const podspec::GangInput& gang);
-  // The job's step-token Secret, when its pods run the in-pod runtime.
-  Status ensureStepTokenSecret(const podspec::GangInput& gang);
+  // The job's NetworkPolicy, when its partition isolates jobs.
+  Status ensureNetworkPolicy(const podspec::GangInput& gang);
+  // A new step-token Secret for the attempt; its name, as the API server chose it.
+  StatusOr<std::string> createStepTokenSecret(const podspec::GangInput& gang);
   Status deletePods(std::string_view ns, const std::vector<PodRef>& refs);
   Status rollbackAfterFailure(const podspec::GangInput& gang, const Status& cause);
 

@@ -360,6 +360,8 @@ void setUpSubmissionGate(Operator& o) {
                                   o.accounts->hasSynced();
                          }},
       operatorUsername, o.reconcilerOptions.admission);
+  // The chart test reads this line: the operator's own writes pass the webhook as this user.
+  spdlog::info("submission gate: the operator is \"{}\"", operatorUsername);
 }
 
 // sbatch --test-only on a gRPC thread: the SlurmJob (parsed within limits by the server) stamped

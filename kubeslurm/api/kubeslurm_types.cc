@@ -168,6 +168,10 @@ void decodePartitionSpec(Decoder& d, const Json& in, const Path& at, PartitionSp
   }
   spec.tolerations =
       detail::decodeList<Toleration>(d, in, "tolerations", at, detail::decodeToleration);
+  spec.jobNetwork = d.text(in, "jobNetwork", at);
+  if (!spec.jobNetwork.empty() && spec.jobNetwork != "Isolated" && spec.jobNetwork != "Open") {
+    d.fail(at.child("jobNetwork"), "expected Isolated or Open");
+  }
 }
 
 void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
@@ -207,6 +211,7 @@ void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
     detail::putOptionalInteger(sub, "runAsUser", p.runAsUser);
   });
   detail::encodeList(out, "tolerations", spec.tolerations, detail::encodeToleration);
+  detail::putText(out, "jobNetwork", spec.jobNetwork);
 }
 
 // The status counters, in CRD order. A counter that drops to 0 is written as 0, not removed,

@@ -105,6 +105,8 @@ struct PartitionSpec {
   std::optional<PartitionPodPolicy> podPolicy;
   // Taints of the partition's nodes its jobs tolerate (GKE's nvidia.com/gpu:NoSchedule...).
   std::vector<Toleration> tolerations;
+  // Isolated (""): each job gets a NetworkPolicy that admits only its own ranks; Open: none.
+  std::string jobNetwork;
 };
 
 struct PartitionStatus {

@@ -11,6 +11,7 @@ ResourceType configMaps() { return {"", "v1", "configmaps", true}; }
 ResourceType pods() { return {"", "v1", "pods", true}; }
 ResourceType services() { return {"", "v1", "services", true}; }
 ResourceType secrets() { return {"", "v1", "secrets", true}; }
+ResourceType networkPolicies() { return {"networking.k8s.io", "v1", "networkpolicies", true}; }
 ResourceType nodes() { return {"", "v1", "nodes", false}; }
 ResourceType namespaces() { return {"", "v1", "namespaces", false}; }
 ResourceType events() { return {"", "v1", "events", true}; }

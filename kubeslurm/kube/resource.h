@@ -26,6 +26,7 @@ ResourceType configMaps();
 ResourceType pods();
 ResourceType services();
 ResourceType secrets();
+ResourceType networkPolicies();
 ResourceType nodes();
 ResourceType namespaces();
 ResourceType events();

@@ -190,11 +190,11 @@ void addInPodRuntime(const GangInput& input, std::uint32_t rank, api::Pod& pod,
   }
   api::EnvVar token;
   token.name = std::string(step::kStepTokenVariable);
-  token.raw = {{"name", token.name},
-               {"valueFrom",
-                {{"secretKeyRef",
-                  {{"name", stepTokenSecretName(input.jobName)},
-                   {"key", std::string(step::kStepTokenSecretKey)}}}}}};
+  token.raw = {
+      {"name", token.name},
+      {"valueFrom",
+       {{"secretKeyRef",
+         {{"name", input.stepSecretName}, {"key", std::string(step::kStepTokenSecretKey)}}}}}};
   container.env.push_back(std::move(token));
 }
 
@@ -307,7 +307,10 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
           "no container image: set spec.container.image, the pod template's "
           "image, or the partition's default");
     }
-    const bool inPodRuntime = !input.podTemplate && !input.toolsImage.empty();
+    const bool inPodRuntime = usesStepRuntime(input);
+    if (inPodRuntime && input.stepSecretName.empty()) {
+      return invalidArgument("the job's step-token Secret has no name yet");
+    }
     if (!input.podTemplate) {
       container.command = {"/bin/sh", "-c", rankCommand(rank, inPodRuntime)};
       container.args = {"slurm_script"};
@@ -358,14 +361,32 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
   return pods;
 }
 
-std::string stepTokenSecretName(std::string_view jobName) { return std::string(jobName) + "-step"; }
+bool usesStepRuntime(const GangInput& input) {
+  return !input.podTemplate && !input.toolsImage.empty();
+}
+
+std::string stepTokenSecretPrefix(std::string_view jobName) {
+  return std::string(jobName) + "-step-";
+}
 
 api::Json stepTokenSecret(const GangInput& input, const std::string& token) {
   api::Json secret = {{"apiVersion", "v1"}, {"kind", "Secret"}, {"type", "Opaque"}};
-  api::encodeObjectMeta(jobObjectMeta(input, stepTokenSecretName(input.jobName)),
-                        secret["metadata"]);
+  api::ObjectMeta meta = jobObjectMeta(input, "");
+  meta.generateName = stepTokenSecretPrefix(input.jobName);
+  meta.labels[std::string(kAttemptLabel)] = std::to_string(input.attempt);
+  api::encodeObjectMeta(meta, secret["metadata"]);
   secret["stringData"] = {{std::string(step::kStepTokenSecretKey), token}};
   return secret;
+}
+
+api::Json jobNetworkPolicy(const GangInput& input) {
+  api::Json policy = {{"apiVersion", "networking.k8s.io/v1"}, {"kind", "NetworkPolicy"}};
+  api::encodeObjectMeta(jobObjectMeta(input, input.jobName), policy["metadata"]);
+  const api::Json ranks = {{"matchLabels", {{std::string(kJobNameLabel), input.jobName}}}};
+  policy["spec"] = {{"podSelector", ranks},
+                    {"policyTypes", {"Ingress"}},
+                    {"ingress", {{{"from", {{{"podSelector", ranks}}}}}}}};
+  return policy;
 }
 
 api::Service jobService(const GangInput& input) {

@@ -85,6 +85,12 @@ struct GangInput {
   PodPolicy policy;
   // The image with the in-pod tools (kubeslurm-tools); empty: no in-pod runtime (no srun).
   std::string toolsImage;
+  // With the runtime: the name the API server gave the job's step-token Secret (made with
+  // generateName, so nobody can create it first: security review M6). rankPods() refuses a
+  // runtime gang without it.
+  std::string stepSecretName;
+  // The partition's spec.jobNetwork is Isolated: the job gets a NetworkPolicy (jobNetworkPolicy).
+  bool isolateNetwork = false;
   // With the runtime: where rank 0's batch launcher writes the script's output (absolute paths
   // on the shared volume, --output/--error expanded; empty: the pod's log) and whether it
   // appends to them (--open-mode=append).
@@ -111,11 +117,23 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input);
 // ranks) that gives each rank its DNS name before any rank is ready.
 api::Service jobService(const GangInput& input);
 
-// `<job>-step`: the Secret that holds the job's step token.
-std::string stepTokenSecretName(std::string_view jobName);
+// Whether the gang's pods run the in-pod runtime (the step agents, srun, the batch launcher):
+// the tools image is set and no pod template replaces the operator's containers.
+bool usesStepRuntime(const GangInput& input);
 
-// The job's step-token Secret (owned by the SlurmJob, so it goes with it), as the API object.
+// `<job>-step-`: the generateName of the Secret that holds the job's step token.
+std::string stepTokenSecretPrefix(std::string_view jobName);
+
+// The job's step-token Secret (owned by the SlurmJob, so it goes with it), as the API object to
+// create: metadata.generateName, never a name, so that the API server picks one nobody could
+// have taken first.
 api::Json stepTokenSecret(const GangInput& input, const std::string& token);
+
+// The job's NetworkPolicy (named as the job, owned by it): its rank pods take connections only
+// from the job's own rank pods, on every port — the step agents (6818), the rendezvous and
+// NCCL, none of which may be reached by another tenant's pods. Egress is not restricted.
+// The job-name label is the operator's: a template's labels never override it.
+api::Json jobNetworkPolicy(const GangInput& input);
 
 // Reading the bookkeeping back: a numeric label or annotation of one of our pods (rank,
 // attempt, gang size); nullopt when it is absent or not a number.

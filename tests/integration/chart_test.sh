@@ -469,6 +469,10 @@ can yes list pods -A;                         can yes watch pods -A
 for v in get create delete; do can yes "$v" pods -n team-a; done
 can yes create pods --subresource=binding -n team-a
 can yes get services -n team-a;               can yes create services -n team-a
+can yes get networkpolicies.networking.k8s.io -n team-a
+can yes create networkpolicies.networking.k8s.io -n team-a
+can no update networkpolicies.networking.k8s.io -n team-a
+can no delete secrets -n team-a;              can no update secrets -n team-a
 can yes create events -n team-a;              can yes patch events -n team-a
 can yes list slurmjobs.kubeslurm.io -A;       can yes watch slurmjobs.kubeslurm.io -A
 for v in create patch delete; do can yes "$v" slurmjobs.kubeslurm.io -n team-a; done
@@ -485,7 +489,7 @@ can yes create configmaps -n "$NS"
 can yes get configmaps/kubeslurm-job-ids -n "$NS"
 can yes update configmaps/kubeslurm-job-ids -n "$NS"
 # The query API: its leader label on the operator's own pod (operator/main.cc labelOwnPod),
-# and each caller checked by TokenReview and SubjectAccessReview (kubeslurm/rpc/auth.cc).
+# and each caller checked by TokenReview and SubjectAccessReview (kubeslurm/access/access_review.cc).
 can yes patch pods -n "$NS"
 can yes create tokenreviews.authentication.k8s.io
 can yes create subjectaccessreviews.authorization.k8s.io

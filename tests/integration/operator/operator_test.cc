@@ -263,21 +263,31 @@ TEST_F(OperatorIT, GangOfFourRunsOnOneLeafWithTheRendezvousAndCompletes) {
   EXPECT_EQ(nodes.size(), 4U) << "one rank per node";
   EXPECT_EQ(leaves.size(), 1U) << "a 4-node gang fits under one leaf switch (topology/tree)";
 
-  // The in-pod runtime: every rank copies the tools in and reads the job's step token from its
-  // Secret, which the job owns (the garbage collector removes it with the job).
-  const json secret = kubectlJson("-n " + ns_ + " get secret " + name + "-step");
+  // The in-pod runtime: every rank copies the tools in and reads the job's step token from one
+  // Secret the job owns (the garbage collector removes it with the job). The API server picks
+  // its name from the "<job>-step-" prefix, so a tenant cannot plant one in advance.
+  std::set<std::string> secretNames;
+  for (const json& pod : pods) {
+    EXPECT_EQ(pod["spec"]["initContainers"][0].value("image", ""), "kubeslurm/kubeslurm-tools:it");
+    for (const json& var : pod["spec"]["containers"][0]["env"]) {
+      if (var.value("name", "") != "KUBESLURM_STEP_TOKEN") continue;
+      secretNames.insert(var["valueFrom"]["secretKeyRef"].value("name", ""));
+    }
+  }
+  ASSERT_EQ(secretNames.size(), 1U) << "every rank reads the same step-token Secret";
+  const std::string secretName = *secretNames.begin();
+  EXPECT_EQ(secretName.rfind(name + "-step-", 0), 0U) << secretName;
+  EXPECT_GT(secretName.size(), (name + "-step-").size()) << "a generated suffix";
+  const json secret = kubectlJson("-n " + ns_ + " get secret " + secretName);
   ASSERT_TRUE(secret.is_object()) << "no step-token Secret";
   EXPECT_EQ(secret["metadata"]["ownerReferences"][0].value("name", ""), name);
   EXPECT_EQ(secret["data"].value("token", "").size(), 88U) << "32 bytes, hex, base64";
-  for (const json& pod : pods) {
-    EXPECT_EQ(pod["spec"]["initContainers"][0].value("image", ""), "kubeslurm/kubeslurm-tools:it");
-    bool tokenFromSecret = false;
-    for (const json& var : pod["spec"]["containers"][0]["env"]) {
-      if (var.value("name", "") != "KUBESLURM_STEP_TOKEN") continue;
-      tokenFromSecret = var["valueFrom"]["secretKeyRef"].value("name", "") == name + "-step";
-    }
-    EXPECT_TRUE(tokenFromSecret) << pod["spec"]["containers"][0]["env"].dump();
-  }
+
+  // The partition leaves jobNetwork unset, so the job is isolated: only its own ranks reach it.
+  const json policy = kubectlJson("-n " + ns_ + " get networkpolicy " + name);
+  ASSERT_TRUE(policy.is_object()) << "no NetworkPolicy for the job";
+  EXPECT_EQ(policy["metadata"]["ownerReferences"][0].value("name", ""), name);
+  EXPECT_EQ(policy["spec"]["podSelector"]["matchLabels"].value("kubeslurm.io/job-name", ""), name);
 
   // Every rank: the variables of the issue and DESIGN.md, in the formats of the reference
   // ("SLURM_* in a batch step"; TASKS_PER_NODE "1(x4)", TOPOLOGY_ADDR spine.leaf.host).

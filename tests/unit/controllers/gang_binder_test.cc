@@ -50,12 +50,21 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   StatusOr<Json> create(const kube::ResourceType& type, std::string_view /*ns*/,
                         const Json& object) override {
     std::lock_guard lock(mutex_);
-    const std::string name = object["metadata"]["name"].get<std::string>();
-    writes.push_back("create " + type.plural + " " + name);
-    if (failCreateOf == name) return Status{StatusCode::kUnavailable, "injected create failure"};
+    // generateName: the API server appends 5 random characters; here, a counter.
+    const bool generated = !object["metadata"].contains("name");
+    const std::string name = generated ? object["metadata"]["generateName"].get<std::string>() +
+                                             std::to_string(10000 + ++generated_)
+                                       : object["metadata"]["name"].get<std::string>();
+    writes.push_back("create " + type.plural + " " +
+                     (generated ? object["metadata"]["generateName"].get<std::string>() : name));
+    if (failCreateOf == name ||
+        (generated && failCreateOf == object["metadata"].value("generateName", ""))) {
+      return Status{StatusCode::kUnavailable, "injected create failure"};
+    }
     auto& store = storeFor(type);
     if (store.contains(name)) return Status{StatusCode::kAlreadyExists, name + " exists"};
     Json stored = object;
+    stored["metadata"]["name"] = name;
     stored["metadata"]["uid"] = "uid-" + std::to_string(++uids_);
     store[name] = stored;
     return stored;
@@ -116,6 +125,16 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
     const std::string name = object["metadata"]["name"].get<std::string>();
     storeFor(type)[name] = std::move(object);
   }
+  std::size_t secretCount() {
+    std::lock_guard lock(mutex_);
+    return secrets_.size();
+  }
+  std::optional<Json> networkPolicy(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    auto found = networkPolicies_.find(name);
+    if (found == networkPolicies_.end()) return std::nullopt;
+    return found->second;
+  }
   std::optional<Json> secret(const std::string& name) {
     std::lock_guard lock(mutex_);
     auto found = secrets_.find(name);
@@ -160,6 +179,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
  private:
   std::map<std::string, Json>& storeFor(const kube::ResourceType& type) {
     if (type.plural == "secrets") return secrets_;
+    if (type.plural == "networkpolicies") return networkPolicies_;
     return type.plural == "services" ? services_ : pods_;
   }
   static bool matches(const Json& object, const std::string& selector) {
@@ -179,6 +199,8 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   std::map<std::string, Json> pods_;
   std::map<std::string, Json> services_;
   std::map<std::string, Json> secrets_;
+  std::map<std::string, Json> networkPolicies_;
+  int generated_ = 0;
   std::atomic<int> inFlight_{0};
   int uids_ = 0;
 };
@@ -386,9 +408,11 @@ TEST(GangBinderTest, OwnServiceIsReused) {
 }
 
 // With the in-pod runtime the gang's step token comes first: a Secret with a fresh 256-bit
-// token, owned by the job. The operator never reads Secrets (FakeCluster refuses, as RBAC does):
-// a later admit's create is refused and the first token stays.
-TEST(GangBinderTest, InPodRuntimeCreatesTheStepTokenSecretOnce) {
+// token, owned by the job, made with generateName so that nobody can have created it first
+// (security review M6: anyone with `create secrets` could plant `<job>-step` and learn the
+// token). The operator never reads Secrets (FakeCluster refuses, as RBAC does): a later admit
+// of the same attempt finds the name in the pods and writes nothing.
+TEST(GangBinderTest, InPodRuntimeCreatesTheStepTokenSecretOncePerAttempt) {
   FakeCluster cluster;
   GangBinder binder(cluster, cluster, cluster);
   podspec::GangInput gang = gangOf(2);
@@ -397,29 +421,80 @@ TEST(GangBinderTest, InPodRuntimeCreatesTheStepTokenSecretOnce) {
   const auto writes = cluster.writesSnapshot();
   ASSERT_GE(writes.size(), 2U);
   EXPECT_EQ(writes[0], "create services train");
-  EXPECT_EQ(writes[1], "create secrets train-step");
-  auto secret = cluster.secret("train-step");
+  EXPECT_EQ(writes[1], "create secrets train-step-");
+  auto secret = cluster.secret("train-step-10001");
   ASSERT_TRUE(secret.has_value());
   const std::string token = (*secret)["stringData"]["token"].get<std::string>();
   EXPECT_EQ(token.size(), 64U);
   EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
   EXPECT_EQ((*secret)["metadata"]["ownerReferences"][0]["uid"], "job-uid");
+  for (const char* name : {"train-0", "train-1"}) {
+    const Json pod = *cluster.pod(name);
+    bool mounted = false;
+    for (const Json& var : pod["spec"]["containers"][0]["env"]) {
+      mounted |= var.value("name", "") == "KUBESLURM_STEP_TOKEN" &&
+                 var.at("valueFrom").at("secretKeyRef").value("name", "") == "train-step-10001";
+    }
+    EXPECT_TRUE(mounted) << name;
+  }
 
   const std::size_t before = cluster.writeCount();
   ASSERT_TRUE(binder.admit(gang).isOk());
-  EXPECT_EQ(cluster.writeCount(), before + 1) << "only the refused create of the Secret";
-  EXPECT_EQ((*cluster.secret("train-step"))["stringData"]["token"], token);
+  EXPECT_EQ(cluster.writeCount(), before) << "the attempt's pods already name its Secret";
+  EXPECT_EQ(cluster.secretCount(), 1U);
+}
+
+// A Secret planted under the old fixed name is never the job's: the job's has another name.
+TEST(GangBinderTest, APlantedStepSecretIsNeverUsed) {
+  FakeCluster cluster;
+  cluster.put(kube::resources::secrets(),
+              Json{{"metadata", {{"name", "train-step"}}}, {"stringData", {{"token", "known"}}}});
+  GangBinder binder(cluster, cluster, cluster);
+  podspec::GangInput gang = gangOf(1);
+  gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  const Json pod = *cluster.pod("train-0");
+  for (const Json& var : pod["spec"]["containers"][0]["env"]) {
+    if (var.value("name", "") != "KUBESLURM_STEP_TOKEN") continue;
+    EXPECT_EQ(var.at("valueFrom").at("secretKeyRef").value("name", ""), "train-step-10001");
+  }
 }
 
 TEST(GangBinderTest, FailingToCreateTheStepTokenRollsBackAndCreatesNoPod) {
   FakeCluster cluster;
-  cluster.failCreateOf = "train-step";
+  cluster.failCreateOf = "train-step-";
   GangBinder binder(cluster, cluster, cluster);
   podspec::GangInput gang = gangOf(2);
   gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
   const Status status = binder.admit(gang);
   EXPECT_EQ(status.code(), StatusCode::kUnavailable) << status.toString();
   EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create pods "), 0U);
+}
+
+// Partition spec.jobNetwork Isolated: the job's NetworkPolicy is made with its Service, once;
+// one of the same name that is not the job's stops the admit, as a foreign Service does.
+TEST(GangBinderTest, AnIsolatedJobGetsItsNetworkPolicyOnce) {
+  FakeCluster cluster;
+  GangBinder binder(cluster, cluster, cluster);
+  podspec::GangInput gang = gangOf(2);
+  gang.isolateNetwork = true;
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  const auto policy = cluster.networkPolicy("train");
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_EQ(policy->at("metadata").at("ownerReferences").at(0).value("uid", ""), "job-uid");
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create networkpolicies train"), 1U);
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create networkpolicies train"), 1U);
+
+  FakeCluster foreign;
+  foreign.put(kube::resources::networkPolicies(), Json{{"metadata", {{"name", "train"}}}});
+  GangBinder other(foreign, foreign, foreign);
+  const Status status = other.admit(gang);
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_NE(status.message().find("networkpolicy train exists and is not owned by job train"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(countPrefix(foreign.writesSnapshot(), "create pods "), 0U);
 }
 
 // Invariant 2: a closed fence → kAborted and not one write.

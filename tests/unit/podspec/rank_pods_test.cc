@@ -277,6 +277,7 @@ TEST(JobService, HeadlessAndPublishesRanksBeforeTheyAreReady) {
 TEST(RankPods, InPodRuntimeWiresToolsLauncherAgentsAndToken) {
   GangInput input = scriptGang();
   input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.stepSecretName = "train-x7k2p-step-q4z9d";
   auto pods = rankPods(input);
   ASSERT_TRUE(pods.isOk()) << pods.status().toString();
   for (std::uint32_t rank = 0; rank < 3; ++rank) {
@@ -312,24 +313,58 @@ TEST(RankPods, InPodRuntimeWiresToolsLauncherAgentsAndToken) {
       if (var["name"] == "KUBESLURM_STEP_TOKEN") token = var;
     }
     EXPECT_EQ(token, api::Json::parse(R"({"name":"KUBESLURM_STEP_TOKEN","valueFrom":
-        {"secretKeyRef":{"name":"train-x7k2p-step","key":"token"}}})"));
+        {"secretKeyRef":{"name":"train-x7k2p-step-q4z9d","key":"token"}}})"));
   }
   const api::Service service = jobService(input);
   ASSERT_EQ(service.ports.size(), 2U);
   EXPECT_EQ(service.ports[1].name, "step-agent");
   EXPECT_EQ(service.ports[1].port, 6818);
 
+  // generateName, never a name: nobody can create the job's Secret before the operator does.
   const api::Json secret = stepTokenSecret(input, "abc123");
-  EXPECT_EQ(secret["metadata"]["name"], "train-x7k2p-step");
+  EXPECT_FALSE(secret["metadata"].contains("name"));
+  EXPECT_EQ(secret["metadata"]["generateName"], "train-x7k2p-step-");
   EXPECT_EQ(secret["metadata"]["namespace"], "team-a");
   EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], "0b5c-uid");
   EXPECT_EQ(secret["stringData"], api::Json::parse(R"({"token":"abc123"})"));
+}
+
+TEST(RankPods, TheRuntimeNeedsTheStepSecretsName) {
+  GangInput input = scriptGang();
+  input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  EXPECT_EQ(rankPods(input).status().code(), StatusCode::kInvalidArgument);
+  input.podTemplate = api::Json::parse(R"({"spec":{"containers":[{"name":"m","image":"x"}]}})");
+  EXPECT_TRUE(rankPods(input).isOk());  // a template runs no runtime, so needs no token
+}
+
+// Partition spec.jobNetwork Isolated: the job's ranks take connections only from each other.
+TEST(RankPods, TheJobNetworkPolicyAdmitsOnlyTheJobsOwnRanks) {
+  const GangInput input = scriptGang();
+  const api::Json policy = jobNetworkPolicy(input);
+  EXPECT_EQ(policy["apiVersion"], "networking.k8s.io/v1");
+  EXPECT_EQ(policy["metadata"]["name"], input.jobName);
+  EXPECT_EQ(policy["metadata"]["ownerReferences"][0]["uid"], input.jobUid);
+  const api::Json ranks = {{"matchLabels", {{"kubeslurm.io/job-name", input.jobName}}}};
+  EXPECT_EQ(policy["spec"], (api::Json{{"podSelector", ranks},
+                                       {"policyTypes", {"Ingress"}},
+                                       {"ingress", {{{"from", {{{"podSelector", ranks}}}}}}}}));
+  // The rank pods carry the label the policy selects, whatever the template says.
+  GangInput templated = input;
+  templated.podTemplate = api::Json::parse(
+      R"({"metadata":{"labels":{"kubeslurm.io/job-name":"other"}},
+          "spec":{"containers":[{"name":"m","image":"x"}]}})");
+  auto pods = rankPods(templated);
+  ASSERT_TRUE(pods.isOk()) << pods.status().toString();
+  for (const api::Pod& pod : *pods) {
+    EXPECT_EQ(pod.metadata.labels.at("kubeslurm.io/job-name"), input.jobName);
+  }
 }
 
 // The batch script's files reach rank 0's launcher, and only rank 0's.
 TEST(RankPods, BatchOutputFilesAreRankZerosOnly) {
   GangInput input = scriptGang();
   input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.stepSecretName = "train-x7k2p-step-q4z9d";
   input.batchStdout = "/home/alice/slurm-42.out";
   input.batchStderr = "/home/alice/slurm-42.err";
   auto pods = rankPods(input);
@@ -381,6 +416,7 @@ TEST(RankPods, NoServiceAccountTokenUnlessThePartitionAllowsOne) {
 TEST(RankPods, RestrictedPartitionsGetContainersThatMeetTheRestrictedLevel) {
   GangInput input = scriptGang();
   input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.stepSecretName = "train-x7k2p-step-q4z9d";
   input.policy.level = PodSecurityLevel::kRestricted;
   input.policy.runAsUser = 1000;
   auto pods = rankPods(input);
