@@ -23,6 +23,30 @@ const api::ContainerStatus* rankContainer(const api::Pod& pod) {
   return pod.status.containerStatuses.empty() ? nullptr : &pod.status.containerStatuses.front();
 }
 
+// What a pod that is not running waits for, in the kubelet's words: the first waiting
+// container (init containers first, as they run first), else the pod's phase.
+std::string whyNotRunning(const api::Pod& pod) {
+  const auto waiting = [](const std::vector<api::ContainerStatus>& statuses,
+                          const char* kind) -> std::string {
+    for (const api::ContainerStatus& c : statuses) {
+      if (c.state.kind == api::ContainerState::Kind::kRunning && std::string(kind) == "init") {
+        return std::string(kind) + " container " + c.name + " still running";
+      }
+      if (c.state.kind != api::ContainerState::Kind::kWaiting) continue;
+      std::string why = std::string(kind) + " container " + c.name + ": " +
+                        (c.state.reason.empty() ? "waiting" : c.state.reason);
+      if (!c.state.message.empty()) why += " (" + c.state.message.substr(0, 200) + ")";
+      return why;
+    }
+    return "";
+  };
+  if (std::string why = waiting(pod.status.initContainerStatuses, "init"); !why.empty()) {
+    return why;
+  }
+  if (std::string why = waiting(pod.status.containerStatuses, "main"); !why.empty()) return why;
+  return "pod " + (pod.status.phase.empty() ? std::string("not yet reported") : pod.status.phase);
+}
+
 std::optional<std::int64_t> containerStart(const api::Pod& pod) {
   std::optional<std::int64_t> earliest;
   for (const api::ContainerStatus& c : pod.status.containerStatuses) {
@@ -202,6 +226,16 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
     if (gang.nodes.size() <= rank) gang.nodes.resize(rank + 1);
     gang.nodes[rank] = pod.spec.nodeName;
     if (!pod.spec.nodeName.empty()) ++gang.bound;
+    if (!pod.spec.nodeName.empty() && pod.metadata.creationTimestamp) {
+      gang.boundSince = gang.boundSince
+                            ? std::min(*gang.boundSince, *pod.metadata.creationTimestamp)
+                            : *pod.metadata.creationTimestamp;
+    }
+    if (gang.notStarted.empty() && pod.status.phase != "Running" && !seen.terminal) {
+      gang.notStarted = "rank " + std::to_string(rank) + " on " +
+                        (pod.spec.nodeName.empty() ? "no node" : pod.spec.nodeName) + ": " +
+                        whyNotRunning(pod);
+    }
     if (auto started = containerStart(pod)) {
       gang.earliestStart = gang.earliestStart ? std::min(*gang.earliestStart, *started) : *started;
     }
@@ -343,6 +377,33 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
 
   const bool allStarted =
       gang.complete() && gang.running + gang.succeeded + gang.failed == *gang.size;
+  // Only from PENDING: a rolled-back gang is REQUEUED until its pods are gone, so a decision
+  // repeated before the pod watch shows the deletes counts the timeout once.
+  if (state == slurm::JobState::kPending && !allStarted && gang.complete() && gang.boundSince &&
+      policy.gangStartTimeout > 0 && now >= *gang.boundSince + policy.gangStartTimeout) {
+    // Bound but not started in time: its nodes go back (rolled back whole, invariant 1), and
+    // the job waits a backoff before it is planned again, or fails past the retry limit.
+    const std::int64_t failures = before.startFailures.value_or(0) + 1;
+    const std::string why =
+        "gang did not start within " + std::to_string(policy.gangStartTimeout) + "s (" +
+        (gang.notStarted.empty() ? "not all ranks running" : gang.notStarted) + ")";
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/false);
+    d.status.startFailures = failures;
+    if (failures > policy.gangStartRetries) {
+      finish(d.status, slurm::JobState::kFailed, "0:0", slurm::PendingReason::kJobLaunchFailure,
+             now);
+      d.status.startTime = *gang.boundSince;  // Slurm's StartTime: when nodes were allocated
+      d.status.reasonDetail = why + ", " + std::to_string(failures) + " times";
+      return done(JobEvent{"Warning", "StartTimeout", d.status.reasonDetail + "; job failed"});
+    }
+    requeue(d.status, before.restarts.value_or(0), slurm::PendingReason::kBeginTime);
+    d.status.retryStartAfter = now + gangStartBackoff(failures);
+    d.status.reasonDetail = why;
+    return done(JobEvent{"Warning", "StartTimeout",
+                         why + "; rolled back, retry " + std::to_string(failures) + " of " +
+                             std::to_string(policy.gangStartRetries) + " in " +
+                             std::to_string(gangStartBackoff(failures)) + "s"});
+  }
   if (!running && !allStarted) {
     // Pending: the scheduler and the binder own it. Pods of an earlier attempt go (their names
     // are the next gang's); a requeued job whose old pods are all gone is plain PENDING again.
@@ -418,12 +479,18 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
   }
 
   setState(d.status, slurm::JobState::kRunning);
+  d.status.retryStartAfter.reset();
   d.status.reason = reasonName(slurm::PendingReason::kNone);
   d.status.reasonDetail.clear();
   d.status.estimatedStart.reset();
   d.status.endTime.reset();
   d.deletePods = stalePods(gang);
   return done(JobEvent{"Normal", "Started", "job " + name + " started on " + d.status.nodeList});
+}
+
+core::Duration gangStartBackoff(std::int64_t failures) {
+  const std::int64_t doublings = std::clamp<std::int64_t>(failures - 1, 0, 4);
+  return core::Duration{60} << doublings;
 }
 
 api::SlurmJobStatus submittedStatus(std::int64_t jobId, std::optional<core::Time> created,

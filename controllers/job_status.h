@@ -3,6 +3,19 @@
 //   gang     = observeGang(job, pods, nodeHealth)
 //   decision = decideStatus(job, gang, now, policy)
 //
+// The states decideStatus moves a job through (the scheduler's plan and preemptStatus are the
+// other writers):
+//
+//   PENDING ---- every rank bound and running ---> RUNNING ---- ranks end ---> COMPLETED, FAILED,
+//    | |  ^                                          |                        OUT_OF_MEMORY,
+//    | |  | its pods are gone                        | node lost, scontrol    TIMEOUT, CANCELLED,
+//    | |  |                                          | requeue, preempted     NODE_FAIL
+//    | | REQUEUED <----------------------------------+
+//    | |  ^
+//    | +--+ before it ran: kubelet rejection, node lost, gang start timeout
+//    |
+//    +---- start timeouts past the retry limit --> FAILED (JobLaunchFailure); scancel --> CANCELLED
+//
 // Level-triggered (DESIGN.md invariant 3): the decision depends only on what is observed, and
 // deciding again on the decided status changes nothing, so a repeated or reordered event writes
 // nothing. Pods to delete are listed by name and exclude pods already being deleted, so a
@@ -67,7 +80,13 @@ struct GangObservation {
   std::string rejection;  // "rank 1 on gpu-2: OutOfnvidia.com/gpu: ..."
 
   std::optional<core::Time> earliestStart;  // earliest container start among the ranks
-  std::vector<ObservedPod> all;             // every pod of the job, any attempt
+  // When the current attempt's gang was bound: the earliest creationTimestamp (set by the API
+  // server) of its bound pods; the binder creates and binds a gang within seconds.
+  std::optional<core::Time> boundSince;
+  // The first rank of the current attempt that is not running and why, from its pod's
+  // container statuses ("rank 1 on gpu-2: init container tools: ImagePullBackOff").
+  std::string notStarted;
+  std::vector<ObservedPod> all;  // every pod of the job, any attempt
 
   // Every rank of the current attempt has a pod and all of them are bound.
   bool complete() const { return size && *size > 0 && pods == *size && bound == *size; }
@@ -85,7 +104,16 @@ struct JobStatusPolicy {
   // slurm.conf JobRequeue=1 (the default): batch jobs are requeued after a node failure unless
   // they asked --no-requeue.
   bool requeueOnNodeFail = true;
+  // Kueue's waitForPodsReady: a gang bound this long and not all running (an image that cannot
+  // be pulled, an init container that never ends) is rolled back and its nodes freed; after
+  // `gangStartRetries` such rollbacks the job fails (JobLaunchFailure). 0 = no timeout.
+  core::Duration gangStartTimeout = 600;
+  std::int64_t gangStartRetries = 3;
 };
+
+// How long a job waits to be planned again after its n-th (1-based) start timeout: 1 min,
+// doubling, at most 16 min.
+core::Duration gangStartBackoff(std::int64_t failures);
 
 struct JobEvent {
   std::string type;  // Normal, Warning

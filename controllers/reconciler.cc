@@ -424,6 +424,8 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
     policy.defaultTimeLimit = defaultTimeLimit(job, objects.partitions);
     policy.gracePeriodSeconds = options_.admission.killWaitSeconds;
     policy.requeueOnNodeFail = options_.requeueOnNodeFail;
+    policy.gangStartTimeout = options_.gangStartTimeout;
+    policy.gangStartRetries = options_.gangStartRetries;
     const StatusDecision decision = decideStatus(job, gang, now, policy);
     if (decision.changed && !writeStatus(job, decision.status, nullptr, report)) continue;
     if (decision.changed && job.status->state == slurm::jobStateName(slurm::JobState::kRunning)) {

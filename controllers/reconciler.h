@@ -68,6 +68,9 @@ struct ReconcilerOptions {
   std::function<bool()> canWrite;
   // slurm.conf JobRequeue: a job whose node fails is requeued unless it asked --no-requeue.
   bool requeueOnNodeFail = true;
+  // JobStatusPolicy's gang start timeout (seconds; 0 = none) and the retries before failing.
+  core::Duration gangStartTimeout = 600;
+  std::int64_t gangStartRetries = 3;
   // A pending job whose reason is unchanged gets its estimated start and priority rewritten at
   // most this often: both move every cycle, and a write per job per cycle would load the API
   // server for a figure squeue rounds anyway.

@@ -588,6 +588,10 @@ class Builder {
     if (const auto retry = holds_.retryAfter.find(jobKey(job)); retry != holds_.retryAfter.end()) {
       core->beginTime = std::max(core->beginTime, retry->second);
     }
+    // A gang start timeout's backoff, which the job's status carries across leaders.
+    if (job.status->retryStartAfter) {
+      core->beginTime = std::max(core->beginTime, *job.status->retryStartAfter);
+    }
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     if (!qosAllowed(*core)) {
       problem(job, std::string(slurm::pendingReasonName(slurm::PendingReason::kInvalidQOS)),

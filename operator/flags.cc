@@ -34,6 +34,9 @@ Scheduling:
   --first-job-id N               the first job id ever handed out (1)
   --job-retention SECONDS        finished SlurmJobs are deleted this long after they end
                                  (86400; 0 = never)
+  --gang-start-timeout SECONDS   a gang bound this long but not all running is rolled back and
+                                 retried after a backoff (600; 0 = never)
+  --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
 Serving:
   --metrics-bind-address ADDR    /metrics (0.0.0.0:8080; "" or 0 = off)
   --health-probe-bind-address ADDR   /healthz, /readyz (0.0.0.0:8081; "" or 0 = off)
@@ -152,6 +155,12 @@ int parseFlags(int argc, char** argv, Flags& f) {
     } else if (flag == "--job-retention") {
       ok = parseNumber(value, number);
       f.jobRetention = static_cast<std::int64_t>(number);
+    } else if (flag == "--gang-start-timeout") {
+      ok = parseNumber(value, number) && number <= 31536000;  // a year
+      f.gangStartTimeout = static_cast<std::int64_t>(number);
+    } else if (flag == "--gang-start-retries") {
+      ok = parseNumber(value, number) && number <= 100;
+      f.gangStartRetries = static_cast<std::int64_t>(number);
     } else if (flag == "--metrics-bind-address") {
       f.metricsAddress = value == "0" ? "" : value;
     } else if (flag == "--health-probe-bind-address") {

@@ -34,6 +34,8 @@ struct Flags {
   std::int64_t killWait = 30;
   std::int64_t firstJobId = 1;
   std::int64_t jobRetention = 86400;
+  std::int64_t gangStartTimeout = 600;
+  std::int64_t gangStartRetries = 3;
   std::string metricsAddress = "0.0.0.0:8080";
   std::string probeAddress = "0.0.0.0:8081";
   std::string grpcAddress = "0.0.0.0:9443";

@@ -336,6 +336,8 @@ void setUpControllers(Operator& o) {
   options.admission.killWaitSeconds = f.killWait;
   options.canWrite = [&o] { return o.elector ? o.elector->canWrite() && o.leading.load() : true; };
   options.jobRetention = f.jobRetention;
+  options.gangStartTimeout = f.gangStartTimeout;
+  options.gangStartRetries = f.gangStartRetries;
   o.reconciler = std::make_unique<controllers::Reconciler>(
       *o.client, *o.client, *o.client, *o.client, *o.ids, o.events.get(), options);
   o.queries = std::make_unique<op::QueryPublisher>(options.snapshot.config.priority, unixNow());

@@ -193,6 +193,8 @@ json encodeStatus(const SlurmJobStatus& s) {
   if (s.arrayTaskId) status["arrayTaskId"] = *s.arrayTaskId;
   if (s.priority) status["priority"] = *s.priority;
   if (s.requeuesHandled) status["requeuesHandled"] = *s.requeuesHandled;
+  if (s.startFailures) status["startFailures"] = *s.startFailures;
+  setTime("retryStartAfter", s.retryStartAfter);
   if (!s.steps.empty()) {
     json steps = json::array();
     for (const JobStepStatus& step : s.steps) {
@@ -513,6 +515,8 @@ SlurmJobStatus decodeStatus(const json& status) {
   s.arrayTaskId = integer("arrayTaskId");
   s.priority = integer("priority");
   s.requeuesHandled = integer("requeuesHandled");
+  s.startFailures = integer("startFailures");
+  s.retryStartAfter = statusTime(status, "retryStartAfter");
   s.stepsDropped = integer("stepsDropped");
   if (const auto steps = status.find("steps"); steps != status.end() && steps->is_array()) {
     for (const json& item : *steps) {
@@ -605,10 +609,11 @@ constexpr std::array<const char*, 52> kSpecKeys = {
     "container",     "script",        "scriptPath",
     "scriptArgs",    "cancel",        "requeueRequests",
     "environment"};
-constexpr std::array<const char*, 18> kStatusKeys = {
-    "jobId",      "state",       "stateCode", "reason",          "reasonDetail", "nodeList",
-    "submitTime", "startTime",   "endTime",   "estimatedStart",  "exitCode",     "restarts",
-    "arrayJobId", "arrayTaskId", "priority",  "requeuesHandled", "steps",        "stepsDropped"};
+constexpr std::array<const char*, 20> kStatusKeys = {
+    "jobId",           "state",         "stateCode",       "reason",      "reasonDetail",
+    "nodeList",        "submitTime",    "startTime",       "endTime",     "estimatedStart",
+    "exitCode",        "restarts",      "arrayJobId",      "arrayTaskId", "priority",
+    "requeuesHandled", "startFailures", "retryStartAfter", "steps",       "stepsDropped"};
 
 // Writes `fresh`'s members named in `keys` over `base` (a key `fresh` lacks is removed), then
 // puts back each of `base`'s own members whose return leaves the decoded value unchanged, so

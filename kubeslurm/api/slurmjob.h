@@ -74,6 +74,10 @@ struct SlurmJobStatus {
   // The spec.requeueRequests count the operator last acted on (requeued the job, or refused
   // as slurmctld would): a larger spec count is a request still to handle.
   std::optional<std::int64_t> requeuesHandled;
+  // Gangs of this job rolled back because they were bound but not all running within the
+  // operator's start timeout, and the time before which the job is not planned again.
+  std::optional<std::int64_t> startFailures;
+  std::optional<slurm::EpochSeconds> retryStartAfter;
   std::vector<JobStepStatus> steps;          // the finished job's steps, by step id
   std::optional<std::int64_t> stepsDropped;  // steps the rank-0 pod could not report
   friend bool operator==(const SlurmJobStatus&, const SlurmJobStatus&) = default;

@@ -55,6 +55,8 @@ struct RankSpec {
   std::string message;  // the terminated state's termination message
   core::Time started = kStart;
   core::Time finished = kStart + 100;
+  std::optional<core::Time> created;  // metadata.creationTimestamp
+  std::string initWaiting;            // an init container "tools" waiting for this reason
 };
 
 api::Pod rankPod(const RankSpec& r) {
@@ -90,6 +92,12 @@ api::Pod rankPod(const RankSpec& r) {
                 {"containerStatuses", Json::array({{{"name", "rank"}, {"state", state}}})}}}};
   if (!r.node.empty()) pod["spec"]["nodeName"] = r.node;
   if (!r.reason.empty()) pod["status"]["reason"] = r.reason;
+  if (r.created) pod["metadata"]["creationTimestamp"] = api::formatTimestamp(*r.created);
+  if (!r.initWaiting.empty()) {
+    pod["status"]["initContainerStatuses"] = Json::array(
+        {{{"name", "tools"},
+          {"state", {{"waiting", {{"reason", r.initWaiting}, {"message", "pull failed"}}}}}}});
+  }
   return ok(api::decodePod(pod));
 }
 
@@ -679,6 +687,90 @@ TEST(DecideStatus, CancelBeatsARequeueRequestOnARunningJob) {
   const StatusDecision d = decide(job, gang({"Running", "Running", "Running", "Running"}));
   EXPECT_EQ(d.status.state, "CANCELLED");
   EXPECT_FALSE(d.status.requeuesHandled.has_value());
+}
+
+// Kueue's waitForPodsReady for a gang: bound at kStart (the pods' creationTimestamp, which the
+// API server sets), rank 3 never leaves its init container. At the timeout the gang is rolled
+// back whole, the job waits a backoff (BeginTime, as squeue shows a job that may not start
+// yet), and the kubelet's reason for the stuck rank is in the event and reasonDetail.
+std::vector<api::Pod> stuckGang() {
+  std::vector<api::Pod> pods;
+  for (int i = 0; i < 4; ++i) {
+    RankSpec r;
+    r.rank = i;
+    r.node = "gpu-" + std::to_string(i + 1);
+    r.phase = i == 3 ? "Pending" : "Running";
+    r.created = kStart + i;
+    if (i == 3) r.initWaiting = "ImagePullBackOff";
+    pods.push_back(rankPod(r));
+  }
+  return pods;
+}
+
+TEST(GangStartTimeout, ABoundGangNotRunningInTimeIsRolledBackAndRetriedLater) {
+  const api::SlurmJobObject job = slurmJob("PENDING");
+  const std::vector<api::Pod> pods = stuckGang();
+  const GangObservation g = observeGang(job, pods, kHealthy);
+  EXPECT_EQ(g.boundSince, kStart);
+  EXPECT_EQ(g.notStarted, "rank 3 on gpu-4: init container tools: ImagePullBackOff (pull failed)");
+
+  JobStatusPolicy policy;
+  policy.gangStartTimeout = 300;
+  EXPECT_FALSE(decide(job, pods, kStart + 299, policy).changed) << "not yet";
+
+  const StatusDecision d = decide(job, pods, kStart + 300, policy);
+  EXPECT_EQ(d.status.state, "REQUEUED");
+  EXPECT_EQ(d.status.reason, "BeginTime");
+  EXPECT_EQ(d.status.restarts, 0) << "the same attempt: the gang never ran";
+  EXPECT_EQ(d.status.startFailures, 1);
+  EXPECT_EQ(d.status.retryStartAfter, kStart + 300 + 60);
+  EXPECT_EQ(d.deletePods.size(), 4U) << "the whole gang goes";
+  ASSERT_TRUE(d.event.has_value());
+  EXPECT_EQ(d.event->reason, "StartTimeout");
+  EXPECT_EQ(d.event->message,
+            "gang did not start within 300s (rank 3 on gpu-4: init container tools: "
+            "ImagePullBackOff (pull failed)); rolled back, retry 1 of 3 in 60s");
+
+  // Decided again before the watch shows the deletes: counted once.
+  api::SlurmJobObject next = job;
+  next.status = d.status;
+  const StatusDecision again = decide(next, pods, kStart + 310, policy);
+  EXPECT_FALSE(again.changed);
+  EXPECT_EQ(again.status.startFailures, 1);
+}
+
+TEST(GangStartTimeout, PastTheRetryLimitTheJobFailsWithJobLaunchFailure) {
+  const api::SlurmJobObject job = slurmJob("PENDING", Json::object(), {{"startFailures", 3}});
+  const std::vector<api::Pod> pods = stuckGang();
+  const StatusDecision d = decide(job, pods, kStart + 600);  // the default: 600 s, 3 retries
+  EXPECT_EQ(d.status.state, "FAILED");
+  EXPECT_EQ(d.status.reason, "JobLaunchFailure");
+  EXPECT_EQ(d.status.exitCode, "0:0");
+  EXPECT_EQ(d.status.startFailures, 4);
+  EXPECT_EQ(d.status.startTime, kStart) << "Slurm's StartTime: when the nodes were allocated";
+  EXPECT_EQ(d.status.endTime, kStart + 600);
+  EXPECT_EQ(d.deletePods.size(), 4U);
+  EXPECT_NE(d.status.reasonDetail.find("4 times"), std::string::npos) << d.status.reasonDetail;
+  expectIdempotent(job, d, pods, kStart + 600);
+}
+
+TEST(GangStartTimeout, ARunningGangOrNoTimeoutIsLeftAlone) {
+  std::vector<api::Pod> pods = stuckGang();
+  JobStatusPolicy off;
+  off.gangStartTimeout = 0;
+  EXPECT_FALSE(decide(slurmJob("PENDING"), pods, kStart + 100000, off).changed);
+  // A gang still being created (3 of 4 pods) is the binder's, whatever its age.
+  pods.pop_back();
+  EXPECT_FALSE(decide(slurmJob("PENDING"), pods, kStart + 100000).changed);
+}
+
+TEST(GangStartTimeout, BackoffDoublesFromAMinuteToSixteen) {
+  EXPECT_EQ(gangStartBackoff(1), 60);
+  EXPECT_EQ(gangStartBackoff(2), 120);
+  EXPECT_EQ(gangStartBackoff(3), 240);
+  EXPECT_EQ(gangStartBackoff(5), 960);
+  EXPECT_EQ(gangStartBackoff(50), 960);
+  EXPECT_EQ(gangStartBackoff(0), 60);
 }
 
 }  // namespace

@@ -375,6 +375,18 @@ TEST(Snapshot, PendingJobGoesToTheDefaultPartitionWithItsDefaults) {
   EXPECT_TRUE(index.problems.empty());
 }
 
+// After a gang start timeout the job's status says when it may be planned again; the core
+// sees that as its begin time, so a new leader honours the backoff too.
+TEST(Snapshot, AGangStartBackoffIsTheJobsBeginTime) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("stuck", 51, "PENDING", Json::object(),
+                                  {{"startFailures", 1},
+                                   {"retryStartAfter", api::formatTimestamp(kNow + 60)}}));
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  ASSERT_EQ(index.snapshot.jobs.size(), 1U);
+  EXPECT_EQ(index.snapshot.jobs[0].beginTime, kNow + 60);
+}
+
 TEST(Snapshot, TheOnlyPartitionIsTheDefault) {
   ClusterObjects objects = gpuCluster();
   objects.partitions[0].spec.isDefault = false;
