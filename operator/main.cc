@@ -164,12 +164,6 @@ bool setUpClient(Operator& o) {
   clientOptions.qps = f.qps;
   clientOptions.burst = f.burst;
   clientOptions.userAgent = "kubeslurm-operator/0.1";
-  auto made = kube::Client::create(*config, clientOptions);
-  if (!made.isOk()) {
-    spdlog::error("client: {}", made.status().toString());
-    return false;
-  }
-  o.client = std::move(made).value();
   kube::ClientOptions leaseOptions = clientOptions;
   leaseOptions.qps = 20;  // a renewal every 2 s, and the odd read: never waits
   leaseOptions.burst = 40;
@@ -178,6 +172,20 @@ bool setUpClient(Operator& o) {
   reviewOptions.qps = 100;
   reviewOptions.burst = 200;
   reviewOptions.userAgent = "kubeslurm-operator/0.1 (reviews)";
+  // Every write of the main client ends at the leader's fence (DESIGN.md invariant 2): none is
+  // sent, retried or waited for past it. The Lease's client writes the Lease and the own-pod
+  // leader label, which a replica must write whether or not it leads.
+  kube::ClientOptions mainOptions = clientOptions;
+  mainOptions.writeFence = [&o]() -> std::optional<std::chrono::steady_clock::time_point> {
+    if (!o.elector || !o.leading.load()) return std::nullopt;
+    return o.elector->fenceEnd();
+  };
+  auto made = kube::Client::create(*config, mainOptions);
+  if (!made.isOk()) {
+    spdlog::error("client: {}", made.status().toString());
+    return false;
+  }
+  o.client = std::move(made).value();
   auto lease = kube::Client::create(*config, leaseOptions);
   auto reviews = kube::Client::create(*config, reviewOptions);
   if (!lease.isOk() || !reviews.isOk()) {
@@ -196,7 +204,7 @@ bool setUpClient(Operator& o) {
   o.podName = podName != nullptr ? podName : "";
   o.podNamespace = podNamespace != nullptr ? podNamespace : o.ns;
   // A restarted container keeps its pod's labels: it leads again only once it wins the Lease.
-  op::labelOwnPod(*o.client, o.podNamespace, o.podName, false);
+  op::labelOwnPod(*o.leaseClient, o.podNamespace, o.podName, false);
   return true;
 }
 
@@ -237,7 +245,7 @@ bool setUpLeaderElection(Operator& o) {
   election.identity = o.identity;
   election.callbacks.onStartedLeading = [&o] {
     spdlog::info("became leader as {}", o.identity);
-    op::labelOwnPod(*o.client, o.podNamespace, o.podName, true);
+    op::labelOwnPod(*o.leaseClient, o.podNamespace, o.podName, true);
     o.needRecovery = true;
     o.leading = true;
     o.metrics.setLeader(true);
@@ -251,7 +259,7 @@ bool setUpLeaderElection(Operator& o) {
     }
     o.leading = false;
     o.metrics.setLeader(false);
-    op::labelOwnPod(*o.client, o.podNamespace, o.podName, false);
+    op::labelOwnPod(*o.leaseClient, o.podNamespace, o.podName, false);
   };
   election.callbacks.onNewLeader = [&o](const std::string& holder) {
     if (holder != o.identity) spdlog::info("leader is now \"{}\"", holder);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <utility>
@@ -195,13 +198,48 @@ class Client::Impl {
     return request;
   }
 
-  StatusOr<Response> sendOnce(const http::method& method, const std::string& target,
-                              const std::string* body, const char* contentType) {
+  // One exchange. With a deadline, the request is cancelled (its connection closed) when the
+  // deadline passes before the answer's headers arrive.
+  StatusOr<Response> sendOnce(
+      const http::method& method, const std::string& target, const std::string* body,
+      const char* contentType,
+      std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) {
     ++requests_;
     try {
       auto request = makeRequest(method, target, body, contentType);
       if (!request.isOk()) return request.status();
-      http::http_response response = client_.request(*request).get();
+      pplx::cancellation_token_source cancel;
+      pplx::task<http::http_response> pending = client_.request(*request, cancel.get_token());
+      if (deadline) {
+        std::mutex mutex;
+        std::condition_variable answered;
+        bool done = false;
+        // Waited for below, so the continuation never outlives mutex, answered and done.
+        pplx::task<void> notified = pending.then([&](const pplx::task<http::http_response>& t) {
+          // Observed here, so a cancelled request's exception is never left unobserved (pplx
+          // traps on that); the caller's get() below sees the same outcome.
+          try {
+            (void)t.get();
+          } catch (...) {  // NOLINT(bugprone-empty-catch): reported by pending.get() or the fence
+          }
+          const std::lock_guard lock(mutex);
+          done = true;
+          answered.notify_all();
+        });
+        {
+          std::unique_lock lock(mutex);
+          if (!answered.wait_until(lock, *deadline, [&] { return done; })) {
+            cancel.cancel();
+            answered.wait(lock, [&] { return done; });
+          }
+        }
+        notified.wait();
+        if (cancel.get_token().is_canceled()) {
+          return Status(StatusCode::kDeadlineExceeded,
+                        method + " " + target + ": abandoned at this replica's write fence");
+        }
+      }
+      http::http_response response = pending.get();
       Response out;
       out.code = response.status_code();
       out.body = response.extract_utf8string(/*ignore_content_type=*/true).get();
@@ -223,10 +261,21 @@ class Client::Impl {
                       const std::string* body = nullptr, const char* contentType = kJson) {
     const bool idempotent = method == http::methods::GET || method == http::methods::PUT ||
                             method == http::methods::DEL;
+    const bool fenced = options_.writeFence && method != http::methods::GET;
     const std::string what = method + " " + target;
     for (int attempt = 0;; ++attempt) {
       throttle();
-      auto response = sendOnce(method, target, body, contentType);
+      // Checked after the throttle: the rate limiter may have held the write past the fence.
+      std::optional<std::chrono::steady_clock::time_point> deadline;
+      if (fenced) {
+        deadline = options_.writeFence();
+        if (!deadline || std::chrono::steady_clock::now() >= *deadline) {
+          // Not an API failure (the metric counts those): this replica is not the leader.
+          return Status(StatusCode::kFailedPrecondition,
+                        what + ": not sent: this replica's write fence is closed");
+        }
+      }
+      auto response = sendOnce(method, target, body, contentType, deadline);
       Status failure;
       bool retriable = false;
       std::optional<std::chrono::seconds> retryAfter;
@@ -246,9 +295,18 @@ class Client::Impl {
         retryAfter = response->retryAfter;
       }
       if (!retriable || attempt >= options_.maxRetries) return failed(method, std::move(failure));
-      auto delay = backoffDelay(attempt, options_.backoffBase, options_.backoffCap, jitterUnit());
-      if (retryAfter) delay = std::max<std::chrono::milliseconds>(delay, *retryAfter);
-      std::this_thread::sleep_for(delay);
+      const std::optional<std::chrono::milliseconds> delay =
+          retryDelay(backoffDelay(attempt, options_.backoffBase, options_.backoffCap, jitterUnit()),
+                     retryAfter, options_.retryAfterCap);
+      if (!delay) return failed(method, std::move(failure));
+      // No retry that could only be sent after the fence.
+      if (fenced) {
+        const auto fence = options_.writeFence();
+        if (!fence || std::chrono::steady_clock::now() + *delay >= *fence) {
+          return failed(method, std::move(failure));
+        }
+      }
+      std::this_thread::sleep_for(*delay);
     }
   }
 

@@ -167,6 +167,13 @@ struct ClientOptions {
   int maxRetries = 4;
   std::chrono::milliseconds backoffBase{100};
   std::chrono::milliseconds backoffCap{5000};
+  // A 429's Retry-After is waited up to this; asked for longer, the request fails at once.
+  std::chrono::seconds retryAfterCap{30};
+  // The leader's fence (DESIGN.md invariant 2) for mutating requests (POST, PUT, PATCH,
+  // DELETE): the time until which this replica may write, nullopt when it may not. A write is
+  // not sent, nor retried, once the fence has closed, and one in flight is abandoned at the
+  // fence. Unset: no fence (the CLI, the Lease's own client).
+  std::function<std::optional<std::chrono::steady_clock::time_point>()> writeFence;
   std::string userAgent = "kubeslurm/0.1";
   // Called once for each request that failed for good (after its retries), with the HTTP
   // method in lower case ("get", "post", ...): for the operator's API-error metric. Answers

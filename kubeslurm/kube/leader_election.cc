@@ -186,6 +186,14 @@ bool LeaderElector::canWrite() const {
          clock_.now() < fenceUntil_;
 }
 
+std::optional<Clock::TimePoint> LeaderElector::fenceEnd() const {
+  const std::lock_guard lock(mutex_);
+  const bool open = observed_ && observed_->holderIdentity == config_.identity && !lost_ &&
+                    clock_.now() < fenceUntil_;
+  if (!open) return std::nullopt;
+  return fenceUntil_;
+}
+
 std::string LeaderElector::leader() const {
   const std::lock_guard lock(mutex_);
   return observed_ ? observed_->holderIdentity : std::string();

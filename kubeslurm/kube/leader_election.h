@@ -98,6 +98,9 @@ class LeaderElector {
   // Writers call this before each write: we are leader and the fence is open (a renewal started
   // less than renewDeadline ago succeeded).
   bool canWrite() const;
+  // When the open fence closes unless a renewal pushes it on; nullopt when canWrite() is false.
+  // The operator's client ends each write there (ClientOptions::writeFence).
+  std::optional<Clock::TimePoint> fenceEnd() const;
   // The holder in the last observed record ("" if none).
   std::string leader() const;
   // Why the last attempt failed (OK after a success), for logs.

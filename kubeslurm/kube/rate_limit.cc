@@ -31,6 +31,14 @@ std::chrono::milliseconds backoffDelay(int attempt, std::chrono::milliseconds ba
   return std::chrono::milliseconds(static_cast<long long>(scaled));
 }
 
+std::optional<std::chrono::milliseconds> retryDelay(std::chrono::milliseconds backoff,
+                                                    std::optional<std::chrono::seconds> retryAfter,
+                                                    std::chrono::seconds retryAfterCap) {
+  if (!retryAfter) return backoff;
+  if (*retryAfter > retryAfterCap) return std::nullopt;
+  return std::max<std::chrono::milliseconds>(backoff, *retryAfter);
+}
+
 std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value) {
   while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   while (!value.empty() && value.back() == ' ') value.remove_suffix(1);

@@ -36,4 +36,11 @@ std::chrono::milliseconds backoffDelay(int attempt, std::chrono::milliseconds ba
 // Retry-After in delta-seconds form (the API server's form); nullopt for anything else.
 std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value);
 
+// The wait before a retry: the backoff, or the server's Retry-After if longer. A Retry-After
+// above `retryAfterCap` returns nullopt: the caller gives up instead of sleeping (a server, or
+// anything between, must not park a writer for minutes; the caller's loop comes back).
+std::optional<std::chrono::milliseconds> retryDelay(std::chrono::milliseconds backoff,
+                                                    std::optional<std::chrono::seconds> retryAfter,
+                                                    std::chrono::seconds retryAfterCap);
+
 }  // namespace kubeslurm::kube

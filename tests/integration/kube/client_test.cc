@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kubeslurm/kube/kubeconfig.h"
+#include "tests/integration/support/fault_proxy.h"
 #include "tests/integration/support/sandbox_env.h"
 
 namespace kubeslurm::kube {
@@ -417,6 +418,61 @@ TEST_F(ClientIT, BearerTokenContextWorksAndTlsIsVerified) {
   ASSERT_TRUE(anonymous.isOk());
   EXPECT_EQ((*anonymous)->get(resources::namespaces(), "", ns_).status().code(),
             StatusCode::kUnauthenticated);
+}
+
+// DESIGN.md invariant 2 at the client: a write is not sent once the leader's fence has closed,
+// one in flight is abandoned at the fence, and neither a retry nor a server's Retry-After
+// keeps a writer waiting past it. Reads are never fenced.
+TEST_F(ClientIT, WritesEndAtTheWriteFence) {
+  auto proxyOptions = testing_support::FaultProxy::sandboxOptions();
+  ASSERT_TRUE(proxyOptions.isOk()) << proxyOptions.status().toString();
+  auto started = testing_support::FaultProxy::start(*proxyOptions);
+  ASSERT_TRUE(started.isOk()) << started.status().toString();
+  testing_support::FaultProxy& proxy = **started;
+
+  std::atomic<std::int64_t> fenceMs{-1};  // the fence, from now, when each request asks
+  ClientOptions options;
+  options.backoffBase = 50ms;
+  options.writeFence = [&]() -> std::optional<std::chrono::steady_clock::time_point> {
+    if (fenceMs.load() < 0) return std::nullopt;
+    return std::chrono::steady_clock::now() + std::chrono::milliseconds(fenceMs.load());
+  };
+  ClientConfig config;
+  config.server = proxy.url();
+  config.caFile = SandboxEnvironment::env()["KUBESLURM_CA_FILE"];
+  config.token = SandboxEnvironment::env()["KUBESLURM_TOKEN"];
+  auto made = Client::create(config, options);
+  ASSERT_TRUE(made.isOk()) << made.status().toString();
+  Client& fenced = **made;
+
+  // Closed: nothing reaches the server; a read still does.
+  const std::uint64_t before = proxy.stats().connections;
+  EXPECT_EQ(fenced.create(resources::configMaps(), ns_, configMap("closed")).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(proxy.stats().connections, before) << "a fenced write opened a connection";
+  EXPECT_TRUE(fenced.get(resources::namespaces(), "", ns_).isOk());
+
+  // Open for 400 ms, the network slow by 3 s: the write is abandoned at the fence.
+  fenceMs = 400;
+  proxy.setDelay(3000ms);
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(fenced.create(resources::configMaps(), ns_, configMap("slow")).status().code(),
+            StatusCode::kDeadlineExceeded);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2000ms) << "waited past the fence";
+  proxy.clearFaults();
+
+  // A 429 asking for 1 s when the fence closes in 500 ms: no retry.
+  fenceMs = 500;
+  proxy.failNext(1, 429);
+  t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(fenced.create(resources::configMaps(), ns_, configMap("throttled")).status().code(),
+            StatusCode::kResourceExhausted);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 900ms) << "slept on Retry-After past the fence";
+
+  // With time to spare, the same 429 is waited out and the write lands.
+  fenceMs = 10000;
+  proxy.failNext(1, 429);
+  EXPECT_TRUE(fenced.create(resources::configMaps(), ns_, configMap("later")).isOk());
 }
 
 }  // namespace

@@ -8,9 +8,7 @@
 namespace kubeslurm::api {
 namespace {
 
-std::string nested(std::size_t depth) {
-  return std::string(depth, '[') + std::string(depth, ']');
-}
+std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
 TEST(ParseJson, TakesJsonWithinTheLimits) {
   auto parsed = parseJson(R"({"a":[1,{"b":"c"}]})");

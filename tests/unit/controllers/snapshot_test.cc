@@ -379,9 +379,9 @@ TEST(Snapshot, PendingJobGoesToTheDefaultPartitionWithItsDefaults) {
 // sees that as its begin time, so a new leader honours the backoff too.
 TEST(Snapshot, AGangStartBackoffIsTheJobsBeginTime) {
   ClusterObjects objects = gpuCluster();
-  objects.jobs.push_back(slurmJob("stuck", 51, "PENDING", Json::object(),
-                                  {{"startFailures", 1},
-                                   {"retryStartAfter", api::formatTimestamp(kNow + 60)}}));
+  objects.jobs.push_back(
+      slurmJob("stuck", 51, "PENDING", Json::object(),
+               {{"startFailures", 1}, {"retryStartAfter", api::formatTimestamp(kNow + 60)}}));
   const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
   ASSERT_EQ(index.snapshot.jobs.size(), 1U);
   EXPECT_EQ(index.snapshot.jobs[0].beginTime, kNow + 60);

@@ -36,6 +36,17 @@ TEST(BackoffTest, DoublesUpToTheCapWithEqualJitter) {
   EXPECT_EQ(backoffDelay(1000, base, cap, 1.0), milliseconds(1000));
 }
 
+// A server's Retry-After lengthens the wait; one past the cap is not waited at all.
+TEST(RetryAfterTest, RetryDelayHonoursRetryAfterUpToTheCap) {
+  const std::chrono::seconds cap(30);
+  EXPECT_EQ(retryDelay(milliseconds(200), std::nullopt, cap), milliseconds(200));
+  EXPECT_EQ(retryDelay(milliseconds(200), std::chrono::seconds(1), cap), milliseconds(1000));
+  EXPECT_EQ(retryDelay(milliseconds(5000), std::chrono::seconds(1), cap), milliseconds(5000));
+  EXPECT_EQ(retryDelay(milliseconds(200), std::chrono::seconds(30), cap), milliseconds(30000));
+  EXPECT_FALSE(retryDelay(milliseconds(200), std::chrono::seconds(31), cap).has_value());
+  EXPECT_FALSE(retryDelay(milliseconds(200), std::chrono::seconds(999999999), cap).has_value());
+}
+
 TEST(RetryAfterTest, OnlyDeltaSeconds) {
   EXPECT_EQ(parseRetryAfter("1"), std::chrono::seconds(1));
   EXPECT_EQ(parseRetryAfter(" 30 "), std::chrono::seconds(30));
