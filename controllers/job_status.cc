@@ -83,6 +83,15 @@ FailedRank failedRank(const api::Pod& pod, std::uint32_t rank) {
   return f;
 }
 
+// A job's end from its containers' own finishedAt, kept within [start, now]: node clocks drift,
+// and no job ends before it began or after it is seen to have ended.
+core::Time endedAt(std::optional<core::Time> finishedAt, const api::SlurmJobStatus& status,
+                   core::Time now) {
+  if (!finishedAt) return now;
+  const core::Time start = status.startTime.value_or(*finishedAt);
+  return std::clamp(*finishedAt, std::min(start, now), now);
+}
+
 // The steps the batch launcher reported. A message that is not its report (the user's own
 // container may write the file) records nothing.
 void recordSteps(const std::string& message, api::SlurmJobStatus& status) {
@@ -241,8 +250,15 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
     }
 
     if (const api::ContainerStatus* c = rankContainer(pod);
-        rank == 0 && c != nullptr && c->state.kind == api::ContainerState::Kind::kTerminated) {
-      gang.rank0Message = c->state.message;
+        c != nullptr && c->state.kind == api::ContainerState::Kind::kTerminated) {
+      if (rank == 0) {
+        gang.rank0Message = c->state.message;
+        gang.rank0FinishedAt = c->state.finishedAt;
+      }
+      if (pod.status.phase == "Succeeded" && c->state.finishedAt) {
+        gang.lastSucceededAt =
+            std::max(gang.lastSucceededAt.value_or(*c->state.finishedAt), *c->state.finishedAt);
+      }
     }
     const std::string& phase = pod.status.phase;
     if (phase == "Running") ++gang.running;
@@ -284,6 +300,9 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
   if (first) {
     gang.firstFailedRank = first->rank;
     gang.firstFailedExitCode = first->exitCode;
+    if (first->finishedAt != std::numeric_limits<std::int64_t>::max()) {
+      gang.firstFailedAt = first->finishedAt;
+    }
     gang.firstFailedSignal = first->signal;
     gang.firstFailedReason = first->reason;
   }
@@ -430,7 +449,8 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
   const bool succeeded =
       isScriptJob(job) ? gang.rank0Succeeded : gang.size && gang.succeeded == *gang.size;
   if (succeeded) {
-    finish(d.status, slurm::JobState::kCompleted, "0:0", slurm::PendingReason::kNone, now);
+    finish(d.status, slurm::JobState::kCompleted, "0:0", slurm::PendingReason::kNone,
+           endedAt(isScriptJob(job) ? gang.rank0FinishedAt : gang.lastSucceededAt, d.status, now));
     d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
     return done(JobEvent{"Normal", "Completed", "job " + name + " completed"});
   }
@@ -456,7 +476,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     if (gang.firstFailedReason == "OOMKilled") {
       // Slurm 22.05 ends a job killed by the OOM killer OUT_OF_MEMORY with ExitCode 0:125.
       finish(d.status, slurm::JobState::kOutOfMemory, "0:125", slurm::PendingReason::kOutOfMemory,
-             now);
+             endedAt(gang.firstFailedAt, d.status, now));
       return done(JobEvent{"Warning", "OutOfMemory", rank + " was killed by the OOM killer"});
     }
     // sacct's ExitCode is "status:signal": a task killed by signal S shows "0:S".
@@ -464,7 +484,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
                                      ? "0:" + std::to_string(*gang.firstFailedSignal)
                                      : std::to_string(gang.firstFailedExitCode) + ":0";
     finish(d.status, slurm::JobState::kFailed, exitCode, slurm::PendingReason::kNonZeroExitCode,
-           now);
+           endedAt(gang.firstFailedAt, d.status, now));
     return done(JobEvent{"Warning", "Failed", rank + " failed with exit code " + exitCode});
   }
 

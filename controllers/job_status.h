@@ -68,6 +68,7 @@ struct GangObservation {
   // earliest container finishedAt, ties by rank.
   std::optional<std::uint32_t> firstFailedRank;
   std::int32_t firstFailedExitCode = 0;
+  std::optional<core::Time> firstFailedAt;  // its container's finishedAt
   std::optional<std::int32_t> firstFailedSignal;
   std::string firstFailedReason;  // the container's terminated reason ("Error", "OOMKilled")
 
@@ -80,6 +81,11 @@ struct GangObservation {
   std::string rejection;  // "rank 1 on gpu-2: OutOfnvidia.com/gpu: ..."
 
   std::optional<core::Time> earliestStart;  // earliest container start among the ranks
+  // When the ranks' containers ended, as their kubelets recorded it: rank 0's, and the last
+  // of the succeeded ranks'. A job that ended while no operator ran ends then, not when an
+  // operator came back to see it.
+  std::optional<core::Time> rank0FinishedAt;
+  std::optional<core::Time> lastSucceededAt;
   // When the current attempt's gang was bound: the earliest creationTimestamp (set by the API
   // server) of its bound pods; the binder creates and binds a gang within seconds.
   std::optional<core::Time> boundSince;

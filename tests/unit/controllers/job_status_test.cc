@@ -270,7 +270,8 @@ TEST(DecideStatus, ScriptJobCompletesWhenRankZeroSucceeds) {
   EXPECT_EQ(d.status.state, "COMPLETED");
   EXPECT_EQ(d.status.stateCode, "CD");
   EXPECT_EQ(d.status.exitCode, "0:0");
-  EXPECT_EQ(d.status.endTime, kNow);
+  // When rank 0's container ended, as its kubelet recorded it, not when the operator looked.
+  EXPECT_EQ(d.status.endTime, kStart + 100);
   EXPECT_EQ(d.status.startTime, kStart);
   EXPECT_EQ(d.deletePods,
             (std::vector<std::string>{"train-x7k2p-1", "train-x7k2p-2", "train-x7k2p-3"}));
@@ -370,7 +371,7 @@ TEST(DecideStatus, FailedTakesTheFirstFailingRanksExitStatus) {
   EXPECT_EQ(d.status.stateCode, "F");
   EXPECT_EQ(d.status.exitCode, "3:0");
   EXPECT_EQ(d.status.reason, "NonZeroExitCode");
-  EXPECT_EQ(d.status.endTime, kNow);
+  EXPECT_EQ(d.status.endTime, kStart + 40);  // the failing rank's container's end
   EXPECT_EQ(d.deletePods, (std::vector<std::string>{"train-x7k2p-1", "train-x7k2p-3"}));
   ASSERT_TRUE(d.event.has_value());
   EXPECT_EQ(d.event->type, "Warning");
@@ -771,6 +772,42 @@ TEST(GangStartTimeout, BackoffDoublesFromAMinuteToSixteen) {
   EXPECT_EQ(gangStartBackoff(5), 960);
   EXPECT_EQ(gangStartBackoff(50), 960);
   EXPECT_EQ(gangStartBackoff(0), 60);
+}
+
+// The operator was down while the job ran to its end: the job ends when its containers did,
+// so sacct's Elapsed and the account's usage are the run's, not the outage's. A node clock
+// ahead of the operator's, or a finish before the recorded start, is kept within [start, now].
+TEST(DecideStatus, AJobThatEndedWhileNoOperatorRanEndsWhenItsContainersDid) {
+  const api::SlurmJobObject job =
+      slurmJob("RUNNING", Json::object(),
+               {{"startTime", api::formatTimestamp(kStart)}, {"nodeList", "train-x7k2p-[0-3]"}});
+  std::vector<api::Pod> pods = gang({"Succeeded", "Running", "Running", "Running"});
+  const core::Time muchLater = kStart + 86400;
+  EXPECT_EQ(decide(job, pods, muchLater).status.endTime, kStart + 100);
+
+  pods[0] = failedRank(0, 2, kStart + 5000);  // "finished" after the operator's now
+  EXPECT_EQ(decide(job, pods, kStart + 600).status.endTime, kStart + 600);
+  pods[0] = failedRank(0, 2, kStart - 50);  // before the job's start
+  EXPECT_EQ(decide(job, pods, kStart + 600).status.endTime, kStart);
+
+  // A template job (every rank runs the work) ends with its last rank.
+  const api::SlurmJobObject everyRank = slurmJob(
+      "RUNNING",
+      {{"podTemplate",
+        {{"spec", {{"containers", Json::array({{{"name", "rank"}, {"image", "pytorch"}}})}}}}}},
+      {{"startTime", api::formatTimestamp(kStart)}, {"nodeList", "train-x7k2p-[0-3]"}});
+  std::vector<api::Pod> all;
+  for (int i = 0; i < 4; ++i) {
+    RankSpec r;
+    r.rank = i;
+    r.node = "gpu-" + std::to_string(i + 1);
+    r.phase = "Succeeded";
+    r.finished = kStart + 100 + 10 * i;
+    all.push_back(rankPod(r));
+  }
+  const StatusDecision d = decide(everyRank, all, muchLater);
+  EXPECT_EQ(d.status.state, "COMPLETED");
+  EXPECT_EQ(d.status.endTime, kStart + 130);
 }
 
 }  // namespace
