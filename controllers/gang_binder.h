@@ -113,7 +113,7 @@ class GangBinder {
   //    attempt of this job (another owner, an earlier attempt still terminating);
   //  - kFailedPrecondition: a rank of this attempt is bound elsewhere, terminating or rejected;
   //  - the API server's errors otherwise.
-  Status admit(const podspec::GangInput& gang);
+  Status admit(const podspec::GangInput& input);
 
   // Deletes every pod of `jobName` in `ns` with that attempt (or any attempt <= it): listed by
   // the job-name label, deleted by name with a uid precondition and propagation Background;

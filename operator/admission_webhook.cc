@@ -116,7 +116,7 @@ StatusOr<nlohmann::json> SubmissionGate::admitWhatIf(const access::Identity& cal
 }
 
 StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(
-    const webhook::ServerOptions& options, std::shared_ptr<const SubmissionGate> gate) {
+    const webhook::ServerOptions& options, const std::shared_ptr<const SubmissionGate>& gate) {
   std::map<std::string, webhook::Handler> handlers;
   handlers["/mutate/slurmjobs"] = [gate](const webhook::AdmissionRequest& request) {
     return gate->mutateSlurmJob(request);

@@ -59,6 +59,6 @@ class SubmissionGate {
 
 // Serves /mutate/slurmjobs, /validate/slurmjobs, /validate/partitions and /validate/accounts.
 StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(
-    const webhook::ServerOptions& options, std::shared_ptr<const SubmissionGate> gate);
+    const webhook::ServerOptions& options, const std::shared_ptr<const SubmissionGate>& gate);
 
 }  // namespace kubeslurm::op

@@ -104,7 +104,9 @@ class Checker {
       if (!key.starts_with(kAppArmorPrefix)) continue;
       const std::string profile = value.is_string() ? value.get<std::string>() : "";
       if (profile != "runtime/default" && !profile.starts_with("localhost/")) {
-        forbid(path + ".annotations[" + key + "]",
+        std::string field = path;
+        field.append(".annotations[").append(key).append("]");
+        forbid(field,
                "an AppArmor profile other than runtime/default "
                "or localhost/* is");
       }
@@ -204,7 +206,13 @@ class Checker {
       if (restricted()) {
         for (const auto& [key, value] : volume.items()) {
           if (key == "name" || value.is_null()) continue;
-          if (!among(kRestrictedVolumes, key)) forbid(at + "." + key, "a " + key + " volume is");
+          if (!among(kRestrictedVolumes, key)) {
+            std::string field = at;
+            field.append(".").append(key);
+            std::string what = "a ";
+            what.append(key).append(" volume is");
+            forbid(field, what);
+          }
         }
       }
     }

@@ -36,7 +36,8 @@ std::string peerAddress(std::string_view grpcPeer) {
     rest.remove_prefix(5);
     if (rest.starts_with('[')) {
       const std::size_t close = rest.find(']');
-      return std::string(rest.substr(1, close == std::string_view::npos ? rest.npos : close - 1));
+      return std::string(
+          rest.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1));
     }
     return std::string(rest.substr(0, rest.rfind(':')));
   }

@@ -18,8 +18,8 @@ bool readable(const std::string& path) { return std::ifstream(path).good(); }
 
 class CpprestServer final : public Server {
  public:
-  CpprestServer(const ServerOptions& options, std::map<std::string, Handler> handlers)
-      : options_(options), handlers_(std::move(handlers)) {}
+  CpprestServer(ServerOptions options, std::map<std::string, Handler> handlers)
+      : options_(std::move(options)), handlers_(std::move(handlers)) {}
 
   ~CpprestServer() override { stop(); }
 
@@ -39,12 +39,12 @@ class CpprestServer final : public Server {
     const std::string uri = "https://" + options_.host + ":" + std::to_string(options_.port) + "/";
     try {
       listener_ = std::make_unique<http_listener>(uri, config);
-      listener_->support([this](http::http_request request) { serve(std::move(request)); });
+      listener_->support([this](const http::http_request& request) { serve(request); });
       listener_->open().wait();
     } catch (const std::exception& e) {
       listener_.reset();
-      return Status(StatusCode::kUnavailable,
-                    "admission webhook on " + uri + ": " + std::string(e.what()));
+      return {StatusCode::kUnavailable,
+              "admission webhook on " + uri + ": " + std::string(e.what())};
     }
     return Status::ok();
   }
