@@ -104,10 +104,10 @@ StatusOr<AdmissionRequest> decodeAdmissionReview(std::string_view body,
     }
   }
   if (const auto object = request->find("object"); object != request->end()) {
-    out.object = std::move(*object);
+    out.object = *object;
   }
   if (const auto old = request->find("oldObject"); old != request->end()) {
-    out.oldObject = std::move(*old);
+    out.oldObject = *old;
   }
   if (const auto dryRun = request->find("dryRun");
       dryRun != request->end() && dryRun->is_boolean()) {
