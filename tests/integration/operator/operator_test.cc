@@ -400,11 +400,13 @@ TEST_F(OperatorIT, FailingRankMakesTheJobFailedWithSlurmsExitCode) {
 // Reference "Dependencies": after job 11 failed, `afternotok:11` ran while `afterok:11` stays
 // DependencyNeverSatisfied (no kill_invalid_depend); `afterany` runs either way.
 TEST_F(OperatorIT, DependencyChainAfterFailure) {
+  // Long enough for three kubectl submissions and a cycle on a loaded 2-core machine: the test
+  // must see the afterok dependant waiting before this job fails.
   const std::string failing = submit("step1", R"(  nodes: 1
   gpusPerNode: 1
   script: |
     #!/bin/sh
-    sleep 2; exit 3
+    sleep 8; exit 3
 )");
   ASSERT_FALSE(failing.empty());
   std::int64_t id = 0;
