@@ -108,6 +108,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto gang = controllers::gangForStart(start, index, objects, options);
     check(gang.isOk() || gang.status().code() == kubeslurm::StatusCode::kInvalidArgument);
     if (!gang.isOk()) continue;
+    // The binder names the step-token Secret when it creates it (generateName); stand in for
+    // that name as the binder's own pre-bind check does.
+    if (gang->stepSecretName.empty()) {
+      gang->stepSecretName = kubeslurm::podspec::stepTokenSecretPrefix(gang->jobName) + "fuzz";
+    }
     auto pods = kubeslurm::podspec::rankPods(*gang);
     check(pods.isOk());
     check(pods->size() == gang->nodes.size());
