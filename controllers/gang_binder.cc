@@ -359,11 +359,17 @@ StatusOr<std::string> GangBinder::createStepTokenSecret(const podspec::GangInput
 
 namespace {
 
-// The step-token Secret the attempt's existing pods mount: a repeated admit keeps the token its
-// first admit made, so every rank of an attempt holds the same one.
+// The step-token Secret the attempt's existing rank pods mount: a repeated admit keeps the token
+// its first admit made, so every rank of an attempt holds the same one. Only a pod with a rank's
+// name counts: labels and owner references are anyone's to write who may create pods (the pod
+// webhook refuses them, and this does not rely on it).
 std::string stepSecretOf(const std::vector<api::Pod>& pods, const podspec::GangInput& gang) {
+  std::set<std::string> rankNames;
+  for (std::size_t rank = 0; rank < gang.nodes.size(); ++rank) {
+    rankNames.insert(podspec::rankPodName(gang.jobName, static_cast<std::uint32_t>(rank)));
+  }
   for (const api::Pod& pod : pods) {
-    if (!sameAttempt(pod, gang)) continue;
+    if (!rankNames.contains(pod.metadata.name) || !sameAttempt(pod, gang)) continue;
     const kube::Json spec = pod.raw.value("spec", kube::Json::object());
     for (const kube::Json& container : spec.value("containers", kube::Json::array())) {
       for (const kube::Json& var : container.value("env", kube::Json::array())) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -9,6 +10,7 @@
 #include "controllers/job_request.h"
 #include "kubeslurm/access/identity.h"
 #include "kubeslurm/podspec/pod_policy.h"
+#include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/slurm/names.h"
 
@@ -369,6 +371,59 @@ AdmissionResponse validateAccount(const AdmissionRequest& request) {
     return refuse("spec.parent: an account cannot be its own parent", 422, "Invalid");
   }
   return allow();
+}
+
+namespace {
+
+static_assert(kOperatorPodLabels[0] == podspec::kJobNameLabel &&
+              kOperatorPodLabels[1] == podspec::kJobIdLabel &&
+              kOperatorPodLabels[2] == podspec::kRankLabel &&
+              kOperatorPodLabels[3] == podspec::kAttemptLabel);
+
+// The object's labels under the operator's prefix, as JSON values (a label that is not a string
+// is compared as written: the API server refuses it anyway).
+std::map<std::string, Json> operatorLabelsOf(const Json& object) {
+  std::map<std::string, Json> out;
+  if (!object.is_object()) return out;
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return out;
+  const auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return out;
+  for (const auto& [key, value] : labels->items()) {
+    if (key.starts_with("kubeslurm.io/")) out.emplace(key, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+AdmissionResponse validateLabelledPod(const AdmissionRequest& request,
+                                      std::string_view operatorUser) {
+  if (request.operation != "CREATE" && request.operation != "UPDATE") return allow();
+  if (!request.subResource.empty()) return allow();
+  if (!operatorUser.empty() && request.user.user == operatorUser) return allow();
+  const std::map<std::string, Json> now = operatorLabelsOf(request.object);
+  const std::map<std::string, Json> before = request.operation == "UPDATE"
+                                                 ? operatorLabelsOf(request.oldObject)
+                                                 : std::map<std::string, Json>{};
+  if (now == before) return allow();
+  // Name one label that differs: the first key of either map whose value is not the other's.
+  std::string key;
+  for (const auto* side : {&now, &before}) {
+    const auto* other = side == &now ? &before : &now;
+    for (const auto& [name, value] : *side) {
+      const auto found = other->find(name);
+      if (found == other->end() || found->second != value) {
+        key = name;
+        break;
+      }
+    }
+    if (!key.empty()) break;
+  }
+  const std::string pod = request.name.empty() ? "a pod" : "pods \"" + request.name + "\"";
+  return refuse(pod + ": label " + key +
+                    " is the kubeslurm operator's: only it makes and labels a job's pods",
+                403, "Forbidden");
 }
 
 }  // namespace kubeslurm::controllers

@@ -23,11 +23,17 @@
 //             PENDING need the admin verb (as only Slurm operators may); a changed template is
 //             checked as at CREATE.
 // Partition, Account: the object decodes and its policy is well formed.
+// Pod, CREATE and UPDATE, as the chart sends them (those carrying one of kOperatorPodLabels):
+//             only the operator sets or changes a `kubeslurm.io/` label. The operator finds a
+//             job's ranks by them (and reads their phases, mounts and step Secret); a pod
+//             someone else labels so would be a rank the operator trusts.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controllers/admission.h"
@@ -77,5 +83,15 @@ webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& req
                                             SubmissionChecks& checks);
 webhook::AdmissionResponse validatePartition(const webhook::AdmissionRequest& request);
 webhook::AdmissionResponse validateAccount(const webhook::AdmissionRequest& request);
+
+// The pod labels a job's rank pods carry, one webhook (objectSelector: the key exists) each in
+// the chart, so that no other pod in the cluster waits on the operator's webhook. The operator's
+// own kubeslurm.io/leader label is not among them: it is on pods in the operator's namespace,
+// which only administrators write, and the operator must be able to set it while no replica is
+// ready to answer a webhook.
+inline constexpr std::array<std::string_view, 4> kOperatorPodLabels = {
+    "kubeslurm.io/job-name", "kubeslurm.io/job-id", "kubeslurm.io/rank", "kubeslurm.io/attempt"};
+webhook::AdmissionResponse validateLabelledPod(const webhook::AdmissionRequest& request,
+                                               std::string_view operatorUser);
 
 }  // namespace kubeslurm::controllers

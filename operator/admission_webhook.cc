@@ -87,6 +87,11 @@ webhook::AdmissionResponse SubmissionGate::validateSlurmJob(
   });
 }
 
+webhook::AdmissionResponse SubmissionGate::validateLabelledPod(
+    const webhook::AdmissionRequest& request) const {
+  return controllers::validateLabelledPod(request, operatorUsername_);
+}
+
 StatusOr<nlohmann::json> SubmissionGate::admitWhatIf(const access::Identity& caller,
                                                      const std::string& ns,
                                                      nlohmann::json object) const {
@@ -123,6 +128,9 @@ StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(
   };
   handlers["/validate/slurmjobs"] = [gate](const webhook::AdmissionRequest& request) {
     return gate->validateSlurmJob(request);
+  };
+  handlers["/validate/pods"] = [gate](const webhook::AdmissionRequest& request) {
+    return gate->validateLabelledPod(request);
   };
   handlers["/validate/partitions"] = [](const webhook::AdmissionRequest& request) {
     return controllers::validatePartition(request);

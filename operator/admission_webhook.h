@@ -39,6 +39,9 @@ class SubmissionGate {
 
   webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& request) const;
   webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request) const;
+  // A pod carrying one of the operator's labels: only the operator may set or change them. Needs
+  // no cache, so the leader can label its own pod before the caches sync.
+  webhook::AdmissionResponse validateLabelledPod(const webhook::AdmissionRequest& request) const;
 
   // A SlurmJob `caller` would submit in `ns`, as the API server would store it: stamped with the
   // caller's identity, then checked. kInvalidArgument with the webhook's words (Slurm's) when it
@@ -57,7 +60,8 @@ class SubmissionGate {
   std::shared_ptr<controllers::SubmissionChecks> checks_;
 };
 
-// Serves /mutate/slurmjobs, /validate/slurmjobs, /validate/partitions and /validate/accounts.
+// Serves /mutate/slurmjobs, /validate/slurmjobs, /validate/partitions, /validate/accounts and
+// /validate/pods.
 StatusOr<std::unique_ptr<webhook::Server>> startAdmissionWebhook(
     const webhook::ServerOptions& options, const std::shared_ptr<const SubmissionGate>& gate);
 

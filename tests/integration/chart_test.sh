@@ -603,8 +603,8 @@ source "$ROOT/tests/support/free_port.sh"
 source "$ROOT/tests/support/webhook.sh"
 webhook_port=$(free_port)
 local_webhook_cert "$WORK/local-webhook"
-point_webhooks mutatingwebhookconfiguration 1 "$webhook_port" "$WORK/local-webhook/tls.crt"
-point_webhooks validatingwebhookconfiguration 3 "$webhook_port" "$WORK/local-webhook/tls.crt"
+point_webhooks mutatingwebhookconfiguration "$webhook_port" "$WORK/local-webhook/tls.crt"
+point_webhooks validatingwebhookconfiguration "$webhook_port" "$WORK/local-webhook/tls.crt"
 for want in --webhook-tls-cert=/etc/kubeslurm/webhook-tls/tls.crt \
   --webhook-tls-key=/etc/kubeslurm/webhook-tls/tls.key; do
   printf -- '%s\n' "${args[@]}" | grep -qxF -- "$want" || fail "the Deployment does not pass $want"

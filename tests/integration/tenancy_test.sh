@@ -146,8 +146,8 @@ as() { local who=$1; shift; KUBECONFIG=$WORK/$who.kubeconfig k "$@"; }
 step "the operator, serving the webhook on 127.0.0.1"
 port=$(free_port)
 local_webhook_cert "$WORK/webhook"
-point_webhooks mutatingwebhookconfiguration 1 "$port" "$WORK/webhook/tls.crt"
-point_webhooks validatingwebhookconfiguration 3 "$port" "$WORK/webhook/tls.crt"
+point_webhooks mutatingwebhookconfiguration "$port" "$WORK/webhook/tls.crt"
+point_webhooks validatingwebhookconfiguration "$port" "$WORK/webhook/tls.crt"
 : >"$WORK/operator.log"
 "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$NS" --identity tenancy-test \
   --scheduling-interval 1 --metrics-bind-address 127.0.0.1:0 \
@@ -260,6 +260,24 @@ out=$(printf 'apiVersion: kubeslurm.io/v1alpha1\nkind: SlurmJob\nmetadata: {gene
 REFUSED=$((REFUSED + 1))
 echo "  refused: a 1.1 MB script (the CRD: spec.script in body should be at most 1048576 chars long)" >&2
 
+step "planted rank pods (a pod the operator would take for a job's rank)"
+# mallory may create pods in team-b, but not ones carrying a rank pod's labels: the operator
+# finds a job's ranks by them and trusts their phase, mounts and step Secret.
+out=$(as mallory create -f - 2>&1 <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: planted-0
+  labels: {kubeslurm.io/job-name: planted, kubeslurm.io/attempt: "0", kubeslurm.io/rank: "0"}
+spec:
+  containers: [{name: rank, image: busybox:1.36}]
+EOF
+) && fail "mallory planted a rank pod: $out"
+[[ $out == *"is the kubeslurm operator's: only it makes and labels a job's pods"* ]] ||
+  fail "unexpected refusal of a planted rank pod: $out"
+REFUSED=$((REFUSED + 1))
+echo "  refused: a pod labelled as a job's rank (${out##*denied the request: })" | cut -c1-160 >&2
+
 step "the operator kept its PID and leadership; alice's ordinary job completes"
 kill -0 "$OPERATOR_PID" 2>/dev/null || fail "the operator died"
 [ "$(leader)" = tenancy-test ] || fail "the operator lost its leadership ($(leader))"
@@ -277,6 +295,15 @@ for _ in $(seq 1 300); do
 done
 [ "$state" = COMPLETED ] || fail "alice's job did not complete ($state)"
 [ "$(k -n team-a get sj "$ok" -o 'jsonpath={.spec.user}')" = alice ] || fail "alice's job is not alice's"
+# The operator made its rank pods through the pod webhook; alice may not move one to another job.
+rank=$(k -n team-a get pods -l "kubeslurm.io/job-name=$ok" -o 'jsonpath={.items[0].metadata.name}')
+[ -n "$rank" ] || fail "alice's job has no rank pod"
+out=$(as alice label pod "$rank" --overwrite kubeslurm.io/job-name=elsewhere 2>&1) &&
+  fail "alice relabelled a rank pod: $out"
+[[ $out == *"label kubeslurm.io/job-name is the kubeslurm operator's"* ]] ||
+  fail "unexpected refusal of a relabelled rank pod: $out"
+as alice label pod "$rank" team=vision >/dev/null || fail "alice could not add her own label"
+REFUSED=$((REFUSED + 1))
 kill -0 "$OPERATOR_PID" 2>/dev/null || fail "the operator died"
 [ "$(leader)" = tenancy-test ] || fail "the operator lost its leadership ($(leader))"
 if grep -E 'terminate|Aborted|exception' "$WORK/operator.log"; then

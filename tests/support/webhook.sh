@@ -9,12 +9,13 @@ local_webhook_cert() {
     -addext subjectAltName=IP:127.0.0.1 -keyout "$1/tls.key" -out "$1/tls.crt" 2>/dev/null
 }
 
-# point_webhooks KIND COUNT PORT CERT: each of the COUNT webhooks of the configuration KIND/NAME
-# "kubeslurm" calls https://127.0.0.1:PORT at its own path, trusting CERT. Needs a `k` function
-# that runs kubectl against the sandbox.
+# point_webhooks KIND PORT CERT: each webhook of the configuration KIND/NAME "kubeslurm" calls
+# https://127.0.0.1:PORT at its own path, trusting CERT. Needs a `k` function that runs kubectl
+# against the sandbox.
 point_webhooks() {
-  local kind=$1 count=$2 port=$3 ca i path patch='['
-  ca=$(base64 -w0 <"$4")
+  local kind=$1 port=$2 ca i path count patch='['
+  ca=$(base64 -w0 <"$3")
+  count=$(k get "$kind" kubeslurm -o 'jsonpath={range .webhooks[*]}{.name}{"\n"}{end}' | grep -c .)
   for ((i = 0; i < count; i++)); do
     path=$(k get "$kind" kubeslurm -o "jsonpath={.webhooks[$i].clientConfig.service.path}")
     patch+="{\"op\":\"remove\",\"path\":\"/webhooks/$i/clientConfig/service\"},"

@@ -460,6 +460,33 @@ TEST(GangBinderTest, APlantedStepSecretIsNeverUsed) {
   }
 }
 
+// A pod that is not one of the gang's ranks (the webhook keeps tenants from labelling one so, and
+// this is the second fence) never names the token's Secret, however well it forges the rest.
+TEST(GangBinderTest, OnlyTheGangsOwnRankPodsNameItsStepSecret) {
+  FakeCluster cluster;
+  cluster.put(kube::resources::pods(), Json::parse(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "train-extra", "namespace": "team-a",
+                 "labels": {"kubeslurm.io/job-name": "train", "kubeslurm.io/attempt": "1"},
+                 "ownerReferences": [{"apiVersion": "kubeslurm.io/v1alpha1", "kind": "SlurmJob",
+                                      "name": "train", "uid": "job-uid", "controller": true}]},
+    "spec": {"containers": [{"name": "rank", "image": "busybox",
+             "env": [{"name": "KUBESLURM_STEP_TOKEN", "valueFrom": {"secretKeyRef":
+                     {"name": "train-step-known", "key": "token"}}}]}]}})"));
+  GangBinder binder(cluster, cluster, cluster);
+  podspec::GangInput gang = gangOf(1);
+  gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  const Json pod = *cluster.pod("train-0");
+  bool mounted = false;
+  for (const Json& var : pod["spec"]["containers"][0]["env"]) {
+    if (var.value("name", "") != "KUBESLURM_STEP_TOKEN") continue;
+    mounted = true;
+    EXPECT_EQ(var.at("valueFrom").at("secretKeyRef").value("name", ""), "train-step-10001");
+  }
+  EXPECT_TRUE(mounted);
+}
+
 TEST(GangBinderTest, FailingToCreateTheStepTokenRollsBackAndCreatesNoPod) {
   FakeCluster cluster;
   cluster.failCreateOf = "train-step-";

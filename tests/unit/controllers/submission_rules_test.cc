@@ -325,5 +325,59 @@ TEST(SubmissionObjects, PartitionsAndAccountsMustDecodeAndMakeSense) {
   EXPECT_FALSE(validateAccount(request).allowed);
 }
 
+// A pod's request as the chart's pod webhooks send it (the pod carries an operator label).
+AdmissionRequest podRequest(const std::string& operation, const access::Identity& user, Json labels,
+                            Json oldLabels = nullptr) {
+  AdmissionRequest request;
+  request.operation = operation;
+  request.kind = "Pod";
+  request.resource = "pods";
+  request.namespaceName = "team-a";
+  request.name = "job-x-0";
+  request.user = user;
+  request.object = {{"metadata", {{"name", "job-x-0"}, {"labels", std::move(labels)}}}};
+  if (!oldLabels.is_null()) {
+    request.oldObject = {{"metadata", {{"name", "job-x-0"}, {"labels", std::move(oldLabels)}}}};
+  }
+  return request;
+}
+
+TEST(LabelledPods, OnlyTheOperatorMakesAPodWithAJobsLabels) {
+  const Json rank = {{"kubeslurm.io/job-name", "job-x"}, {"kubeslurm.io/attempt", "0"}};
+  const AdmissionResponse planted =
+      validateLabelledPod(podRequest("CREATE", kMallory, rank), kOperator.user);
+  EXPECT_FALSE(planted.allowed);
+  EXPECT_EQ(planted.code, 403);
+  EXPECT_EQ(planted.message,
+            "pods \"job-x-0\": label kubeslurm.io/attempt is the kubeslurm operator's: only it "
+            "makes and labels a job's pods");
+  EXPECT_TRUE(validateLabelledPod(podRequest("CREATE", kOperator, rank), kOperator.user).allowed);
+  // With no operator name configured, nobody is the operator.
+  EXPECT_FALSE(validateLabelledPod(podRequest("CREATE", access::Identity{}, rank), "").allowed);
+}
+
+TEST(LabelledPods, OthersMayChangeAPodButNotItsOperatorLabels) {
+  const Json rank = {{"kubeslurm.io/job-name", "job-x"}, {"kubeslurm.io/rank", "0"}};
+  Json relabelled = rank;
+  relabelled["team"] = "vision";
+  EXPECT_TRUE(
+      validateLabelledPod(podRequest("UPDATE", kAlice, relabelled, rank), kOperator.user).allowed);
+  Json moved = rank;
+  moved["kubeslurm.io/job-name"] = "job-y";
+  EXPECT_FALSE(
+      validateLabelledPod(podRequest("UPDATE", kAlice, moved, rank), kOperator.user).allowed);
+  Json stripped = rank;
+  stripped.erase("kubeslurm.io/rank");
+  const AdmissionResponse strip =
+      validateLabelledPod(podRequest("UPDATE", kAlice, stripped, rank), kOperator.user);
+  EXPECT_FALSE(strip.allowed);
+  EXPECT_NE(strip.message.find("kubeslurm.io/rank"), std::string::npos) << strip.message;
+  // Status writes and deletions are not this rule's.
+  AdmissionRequest status = podRequest("UPDATE", kMallory, moved, rank);
+  status.subResource = "status";
+  EXPECT_TRUE(validateLabelledPod(status, kOperator.user).allowed);
+  EXPECT_TRUE(validateLabelledPod(podRequest("DELETE", kMallory, rank), kOperator.user).allowed);
+}
+
 }  // namespace
 }  // namespace kubeslurm::controllers
