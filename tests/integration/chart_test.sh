@@ -159,7 +159,7 @@ helm lint --strict "$CHART" -f "$VALUES_ALL" >&2
 step "helm template: default values"
 helm template "$RELEASE" "$CHART" -n "$NS" >"$WORK/default.yaml"
 for kind in ServiceAccount Deployment PodDisruptionBudget MutatingWebhookConfiguration \
-  ValidatingWebhookConfiguration; do
+  ValidatingWebhookConfiguration NetworkPolicy; do
   expect_kind "$kind" 1 "$WORK/default.yaml"
 done
 expect_kind Secret 2 "$WORK/default.yaml"       # the query API's and the webhook's certificates
@@ -268,7 +268,8 @@ for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
   'address: "everything-kubeslurm-scheduler.kubeslurm-all.svc:443"' \
   'serverName: "everything-kubeslurm-scheduler.kubeslurm-all.svc"' \
   '"--webhook-bind-address=0.0.0.0:9445"' 'secretName: everything-webhook-tls' \
-  'timeoutSeconds: 5' 'name: "hpc-admins"'; do
+  'timeoutSeconds: 5' 'name: "hpc-admins"' 'kubernetes.io/metadata.name: monitoring' \
+  'ipBlock:'; do
   grep -qF -- "$want" "$WORK/all.yaml" || fail "values-all render lacks '$want'"
 done
 # queryApi.tls.caBundle is what the ConfigMap publishes as ca.crt.
@@ -425,9 +426,15 @@ cmp -s "$WORK/webhook/ca.crt" "$WORK/webhook/mutating-ca.crt" ||
 [ "$(wc -l <"$WORK/webhook/validating-ca.b64")" = 1 ] &&
   [ "$(base64 -d <"$WORK/webhook/validating-ca.b64")" = "$(cat "$WORK/webhook/ca.crt")" ] ||
   fail "the ValidatingWebhookConfiguration's caBundles are not the webhook Secret's ca.crt"
-# SlurmJobs fail closed; Partitions and Accounts (administrators' objects) do not block installs.
+# SlurmJobs and rank-labelled pods fail closed; Partitions and Accounts (administrators'
+# objects) do not block installs.
 [ "$(k get validatingwebhookconfiguration kubeslurm -o 'jsonpath={.webhooks[*].failurePolicy}')" = \
-  "Fail Ignore Ignore" ] || fail "unexpected failure policies on the validating webhooks"
+  "Fail Fail Fail Fail Fail Ignore Ignore" ] || fail "unexpected failure policies on the validating webhooks"
+# Pods reach the webhook only when they carry a rank label: one webhook per label, selected by it.
+[ "$(k get validatingwebhookconfiguration kubeslurm \
+  -o 'jsonpath={.webhooks[*].objectSelector.matchExpressions[*].key}')" = \
+  "kubeslurm.io/job-name kubeslurm.io/job-id kubeslurm.io/rank kubeslurm.io/attempt" ] ||
+  fail "the pod webhooks do not select exactly the rank labels"
 [ "$(k -n "$NS" get service kubeslurm-webhook -o 'jsonpath={.spec.selector.kubeslurm\.io/leader}')" = "" ] ||
   fail "the webhook's Service must select every replica, not only the leader"
 helm upgrade "$RELEASE" "$CHART" -n "$NS" >/dev/null
