@@ -433,9 +433,12 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     return done(std::nullopt);
   }
 
-  // The gang has run: its start is the earliest container start.
+  // The gang has run. Its start is Slurm's StartTime, when the nodes were allocated: the bind,
+  // so that pulling images and init containers count against the time limit and are charged
+  // as usage, as a prolog is in Slurm. The earliest container start where the bind time is not
+  // known.
   if (!running || !d.status.startTime) {
-    d.status.startTime = gang.earliestStart.value_or(now);
+    d.status.startTime = gang.boundSince ? *gang.boundSince : gang.earliestStart.value_or(now);
   }
   if (!running || d.status.nodeList.empty()) {
     std::vector<std::string> hosts;

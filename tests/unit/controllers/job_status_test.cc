@@ -348,6 +348,24 @@ TEST(DecideStatus, PodTemplateJobCompletesWhenEveryRankSucceeds) {
   EXPECT_EQ(d.status.exitCode, "0:0");
 }
 
+// The job starts when its gang was bound (Slurm's StartTime: the allocation), not when the last
+// image was pulled: the minutes between count against its time limit and its account's usage.
+TEST(DecideStatus, AGangStartsWhenItWasBoundNotWhenItsContainersStarted) {
+  const api::SlurmJobObject job = slurmJob("PENDING");
+  std::vector<api::Pod> pods;
+  for (int i = 0; i < 4; ++i) {
+    RankSpec r;
+    r.rank = i;
+    r.node = "gpu-" + std::to_string(i + 1);
+    r.phase = "Running";
+    r.created = kStart - 90 + i;  // bound 90 s before the containers started (a slow pull)
+    pods.push_back(rankPod(r));
+  }
+  const StatusDecision d = decide(job, pods);
+  EXPECT_EQ(d.status.state, "RUNNING");
+  EXPECT_EQ(d.status.startTime, kStart - 90);
+}
+
 // A job that ran and ended between two looks goes straight from PENDING to its end, with the
 // start its containers report.
 TEST(DecideStatus, AGangThatFinishedUnseenStillGetsItsStart) {
