@@ -4,12 +4,19 @@
 // takes over only once the lease has expired by its own observation, within leaseDuration +
 // retryPeriod * (1 + jitter) plus slack (client-go's acquire loop); after SIGTERM the leader
 // releases (ReleaseOnCancel) and the other takes over within about one retry period; the two
-// candidates' write ranges never overlap.
+// candidates' write ranges never overlap. Split brain, in one process: the leader cut off from
+// the Lease while its writes crawl through a slow network, none landing after the rival's first.
+#include "kubeslurm/kube/leader_election.h"
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -24,6 +31,7 @@
 
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/kube/client.h"
+#include "tests/integration/support/fault_proxy.h"
 #include "tests/integration/support/sandbox_env.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): posix_spawn wants it
@@ -220,6 +228,160 @@ TEST_F(LeaderElectionIT, TerminatedLeaderReleasesAndTheOtherTakesOverAtOnce) {
   auto decoded = api::decodeLease(*lease);
   ASSERT_TRUE(decoded.isOk());
   EXPECT_EQ(decoded->holderIdentity, "beta");
+}
+
+// One replica in a thread: an elector on its own Lease client, and a writer on its own client
+// whose every write ends at the elector's fence (as operator/main.cc wires them). While the
+// fence is open the writer creates ConfigMaps <identity>-<n>, one after another.
+class Replica {
+ public:
+  Replica(const std::string& ns, const std::string& identity, const ClientConfig& leaseConfig,
+          const ClientConfig& writeConfig, bool fenced = true)
+      : ns_(ns), identity_(identity) {
+    auto lease = Client::create(leaseConfig);
+    EXPECT_TRUE(lease.isOk()) << lease.status().toString();
+    if (!lease.isOk()) return;
+    leaseClient_ = std::move(lease).value();
+    ClientOptions options;
+    options.backoffBase = 50ms;
+    if (fenced) {
+      options.writeFence = [this]() -> std::optional<std::chrono::steady_clock::time_point> {
+        return elector_ ? elector_->fenceEnd() : std::nullopt;
+      };
+    }
+    auto writer = Client::create(writeConfig, options);
+    EXPECT_TRUE(writer.isOk()) << writer.status().toString();
+    if (!writer.isOk()) return;
+    writer_ = std::move(writer).value();
+    LeaderElectionConfig config;
+    config.leaseNamespace = ns;
+    config.leaseName = "split";
+    config.identity = identity;
+    config.leaseDuration = 3s;
+    config.renewDeadline = 2s;
+    config.retryPeriod = 400ms;
+    config.releaseOnCancel = false;  // a partitioned leader cannot release anyway
+    auto elector = LeaderElector::create(*leaseClient_, *leaseClient_, config);
+    EXPECT_TRUE(elector.isOk()) << elector.status().toString();
+    if (!elector.isOk()) return;
+    elector_ = std::move(elector).value();
+    electing_ = std::thread([this] { (void)elector_->run(); });
+    writing_ = std::thread([this] { writeWhileLeading(); });
+  }
+  ~Replica() { stop(); }
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
+
+  void stop() {
+    done_ = true;
+    if (elector_) elector_->stop();
+    if (electing_.joinable()) electing_.join();
+    if (writing_.joinable()) writing_.join();
+  }
+  int started() const { return started_.load(); }  // writes begun so far
+  int landed() const { return landed_.load(); }    // writes the server answered with success
+  bool ready() const { return elector_ != nullptr; }
+
+ private:
+  void writeWhileLeading() {
+    while (!done_) {
+      if (!elector_->canWrite()) {
+        std::this_thread::sleep_for(20ms);
+        continue;
+      }
+      const std::string name = identity_ + "-" + std::to_string(started_.load());
+      ++started_;
+      auto created = writer_->create(resources::configMaps(), ns_,
+                                     Json{{"apiVersion", "v1"},
+                                          {"kind", "ConfigMap"},
+                                          {"metadata", {{"name", name}}},
+                                          {"data", {{"writer", identity_}}}});
+      if (created.isOk()) ++landed_;
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+
+  std::string ns_;
+  std::string identity_;
+  std::unique_ptr<Client> leaseClient_;
+  std::unique_ptr<Client> writer_;
+  std::unique_ptr<LeaderElector> elector_;
+  std::atomic<bool> done_{false};
+  std::atomic<int> started_{0};
+  std::atomic<int> landed_{0};
+  std::thread electing_;
+  std::thread writing_;
+};
+
+// The leader is cut off from its Lease (every renewal answered 503) while the API server, slow
+// (300 ms a request), answers each of its writes 429 Retry-After: 1, until the rival has taken
+// over and written; then the network heals. A retry that waited out the outage would land now,
+// after the rival's writes: split brain. The fence ends each write at the renew deadline, before
+// the lease can expire, so in etcd's own order (resourceVersion) every write of the deposed
+// leader is before the rival's first. (Without the fence, alpha's retries land after beta's.)
+TEST_F(LeaderElectionIT, ADeposedLeadersRetriesNeverLandAfterTheNewLeadersWrites) {
+  auto proxyOptions = testing_support::FaultProxy::sandboxOptions();
+  ASSERT_TRUE(proxyOptions.isOk()) << proxyOptions.status().toString();
+  auto leaseProxy = testing_support::FaultProxy::start(*proxyOptions);
+  ASSERT_TRUE(leaseProxy.isOk()) << leaseProxy.status().toString();
+  auto writeProxy = testing_support::FaultProxy::start(*proxyOptions);
+  ASSERT_TRUE(writeProxy.isOk()) << writeProxy.status().toString();
+
+  auto to = [](const std::string& server) {
+    ClientConfig config;
+    config.server = server;
+    config.caFile = SandboxEnvironment::env()["KUBESLURM_CA_FILE"];
+    config.token = SandboxEnvironment::env()["KUBESLURM_TOKEN"];
+    return config;
+  };
+  auto through = [&](const testing_support::FaultProxy& proxy) { return to(proxy.url()); };
+  const ClientConfig straight = to(SandboxEnvironment::env()["KUBESLURM_APISERVER"]);
+
+  Replica alpha(ns_, "alpha", through(**leaseProxy), through(**writeProxy));
+  ASSERT_TRUE(alpha.ready());
+  for (int i = 0; i < 200 && alpha.started() < 5; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_GE(alpha.started(), 5) << "alpha never led";
+  Replica beta(ns_, "beta", straight, straight);
+  ASSERT_TRUE(beta.ready());
+  std::this_thread::sleep_for(1s);
+  ASSERT_EQ(beta.started(), 0) << "beta wrote while alpha held the lease";
+
+  // The partition: alpha's renewals fail, its writes in flight are slow but arrive.
+  const int landedBeforeCut = alpha.landed();
+  (*writeProxy)->setDelay(300ms);
+  (*writeProxy)->setFailureRate(1.0, 429);
+  (*leaseProxy)->setFailureRate(1.0, 503);
+  const int beforeCut = alpha.started();
+  for (int i = 0; i < 200 && beta.landed() < 3; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_GE(beta.landed(), 3) << "beta never took over";
+  (*writeProxy)->clearFaults();
+  std::this_thread::sleep_for(2500ms);  // a retry still waiting would land now
+  // A write was under way through the outage (the writer never idles while it may write).
+  EXPECT_GT(alpha.started(), landedBeforeCut) << "alpha had no write in the outage: nothing shown";
+  alpha.stop();
+  beta.stop();
+
+  auto listed = client_->list(resources::configMaps(), ns_, {});
+  ASSERT_TRUE(listed.isOk()) << listed.status().toString();
+  long long lastAlpha = 0;
+  long long firstBeta = 0;
+  int alphaLanded = 0;
+  for (const Json& item : listed->at("items")) {
+    const Json& meta = item.at("metadata");
+    const std::string writer = item.value("data", Json::object()).value("writer", "");
+    const long long version = std::stoll(meta.value("resourceVersion", "0"));
+    if (writer == "alpha") {
+      ++alphaLanded;
+      lastAlpha = std::max(lastAlpha, version);
+    } else if (writer == "beta") {
+      firstBeta = firstBeta == 0 ? version : std::min(firstBeta, version);
+    }
+  }
+  std::printf("alpha began %d writes (%d after the cut), %d landed (%d after); beta wrote %d\n",
+              alpha.started(), alpha.started() - beforeCut, alphaLanded,
+              alpha.landed() - landedBeforeCut, beta.started());
+  ASSERT_GT(firstBeta, 0);
+  EXPECT_LT(lastAlpha, firstBeta) << "a write of the deposed leader landed after the new leader's";
 }
 
 }  // namespace
