@@ -336,6 +336,16 @@ AdmissionResponse mutateSlurmJob(const AdmissionRequest& request,
   response.patch.push_back(
       {{"op", "add"}, {"path", "/spec/user"}, {"value", access::slurmUserName(request.user.user)}});
   response.patch.push_back({{"op", "add"}, {"path", "/spec/submitter"}, {"value", submitter}});
+  // A job that names no partition runs in the default one, and says so from then on, as Slurm
+  // records it at submission (scontrol show job: Partition=<default>; squeue, kubectl get sj).
+  const Json& partition =
+      request.object["spec"].contains("partition") ? request.object["spec"]["partition"] : Json();
+  if (partition.is_null() || (partition.is_string() && partition.get<std::string>().empty())) {
+    if (const api::Partition* chosen = jobPartition({}, context.partitions, nullptr)) {
+      response.patch.push_back(
+          {{"op", "add"}, {"path", "/spec/partition"}, {"value", chosen->metadata.name}});
+    }
+  }
   return response;
 }
 

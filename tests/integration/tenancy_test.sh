@@ -295,6 +295,9 @@ for _ in $(seq 1 300); do
 done
 [ "$state" = COMPLETED ] || fail "alice's job did not complete ($state)"
 [ "$(k -n team-a get sj "$ok" -o 'jsonpath={.spec.user}')" = alice ] || fail "alice's job is not alice's"
+# No -p: the webhook recorded the default partition at submission, as Slurm does.
+[ "$(k -n team-a get sj "$ok" -o 'jsonpath={.spec.partition}')" = gpu ] ||
+  fail "alice's job does not name its partition: '$(k -n team-a get sj "$ok" -o 'jsonpath={.spec.partition}')'"
 # The operator made its rank pods through the pod webhook; alice may not move one to another job.
 rank=$(k -n team-a get pods -l "kubeslurm.io/job-name=$ok" -o 'jsonpath={.items[0].metadata.name}')
 [ -n "$rank" ] || fail "alice's job has no rank pod"

@@ -121,8 +121,10 @@ void expectRefused(const AdmissionResponse& response, const std::string& message
 TEST_F(SubmissionRules, AnOrdinaryJobIsStampedWithItsSubmitterAndAdmitted) {
   AdmissionRequest request = create({{"user", "root"}}, kAlice, /*stamp=*/false);
   const AdmissionResponse mutated = mutateSlurmJob(request, context);
-  ASSERT_EQ(mutated.patch.size(), 2U);
+  ASSERT_EQ(mutated.patch.size(), 3U);
   request.object = request.object.patch(mutated.patch);
+  // No -p: the default partition, recorded at submission as Slurm does.
+  EXPECT_EQ(request.object["spec"]["partition"], "gpu");
   // The short name, whatever the object said (security review H1: spec.user was taken as given).
   EXPECT_EQ(request.object["spec"]["user"], "alice");
   EXPECT_EQ(request.object["spec"]["submitter"],
@@ -132,6 +134,12 @@ TEST_F(SubmissionRules, AnOrdinaryJobIsStampedWithItsSubmitterAndAdmitted) {
   const AdmissionResponse verdict = validate(request);
   EXPECT_TRUE(verdict.allowed) << verdict.message;
   EXPECT_EQ(checks.dryRuns, 1);  // the rank pod went through the API server's admission
+}
+
+TEST_F(SubmissionRules, ANamedPartitionIsKept) {
+  AdmissionRequest request = create({{"partition", "urgent"}}, kAlice, /*stamp=*/false);
+  request.object = request.object.patch(mutateSlurmJob(request, context).patch);
+  EXPECT_EQ(request.object["spec"]["partition"], "urgent");
 }
 
 TEST_F(SubmissionRules, AJobThatSkippedTheStampIsRefused) {
