@@ -1,9 +1,9 @@
 // The admission webhook from the body up: an AdmissionReview as anyone reaching the port could
 // send it, decoded within limits (webhook/admission_review.h), then every handler the operator
-// registers (controllers/submission_rules.h: mutate and validate SlurmJobs, validate Partitions
-// and Accounts), then the answer encoded. Whatever the bytes: a value or a refusal, no
-// exception, no abort, within the chart's memory and a fraction of the API server's 10 s webhook
-// timeout (-rss_limit_mb=512 -timeout=2, tests/fuzz/limits).
+// registers (controllers/submission_rules.h: mutate and validate SlurmJobs, validate Partitions,
+// Accounts and rank-labelled pods), then the answer encoded. Whatever the bytes: a value or a
+// refusal, no exception, no abort, within the chart's memory and a fraction of the API server's 10
+// s webhook timeout (-rss_limit_mb=512 -timeout=2, tests/fuzz/limits).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -101,7 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::vector<webhook::AdmissionResponse> answers = {
       mutated, controllers::validateSlurmJob(stamped, context, checks),
-      controllers::validatePartition(*request), controllers::validateAccount(*request)};
+      controllers::validatePartition(*request), controllers::validateAccount(*request),
+      controllers::validateLabelledPod(*request, context.operatorUser)};
   for (const webhook::AdmissionResponse& answer : answers) {
     // A refusal says why, in a message the API server will pass on whole.
     if (!answer.allowed) check(!answer.message.empty() && answer.message.size() <= (64 << 10));
