@@ -28,9 +28,9 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// The repository root, found from this file's path (tests/unit/cli/sbatch_cmd_test.cc).
+// The repository root (tests/unit/CMakeLists.txt defines it).
 std::filesystem::path repoRoot() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+  return std::filesystem::path(KUBESLURM_SOURCE_DIR);
 }
 
 std::string readRepoFile(const std::filesystem::path& relative) {

@@ -145,7 +145,7 @@ TEST(PlanCommandTest, JsonOutputCarriesEveryDecision) {
 
 TEST(PlanCommandTest, ExampleScenarioLoadsAndPlans) {
   const std::filesystem::path example =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
+      std::filesystem::path(KUBESLURM_SOURCE_DIR) /
       "deploy" / "examples" / "scenario.yaml";
   std::ifstream in(example);
   ASSERT_TRUE(in) << example;
@@ -279,7 +279,7 @@ pending:
 
 TEST(PlanCommandTest, LimitsExampleLoadsAndPlans) {
   const std::filesystem::path example =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
+      std::filesystem::path(KUBESLURM_SOURCE_DIR) /
       "deploy" / "examples" / "scenario-limits.yaml";
   std::ifstream in(example);
   ASSERT_TRUE(in) << example;

@@ -18,8 +18,8 @@ namespace {
 
 std::filesystem::path tracesDir() {
   if (const char* env = std::getenv("KUBESLURM_TRACES")) return env;
-  // tests/unit/sim/<this file> -> the checkout's root -> ../shared/traces
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
+  // the checkout's root -> ../shared/traces
+  return std::filesystem::path(KUBESLURM_SOURCE_DIR) /
          ".." / "shared" / "traces";
 }
 
