@@ -29,9 +29,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // The repository root (tests/unit/CMakeLists.txt defines it).
-std::filesystem::path repoRoot() {
-  return std::filesystem::path(KUBESLURM_SOURCE_DIR);
-}
+std::filesystem::path repoRoot() { return std::filesystem::path(KUBESLURM_SOURCE_DIR); }
 
 std::string readRepoFile(const std::filesystem::path& relative) {
   std::ifstream in(repoRoot() / relative, std::ios::binary);

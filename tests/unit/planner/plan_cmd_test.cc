@@ -145,8 +145,7 @@ TEST(PlanCommandTest, JsonOutputCarriesEveryDecision) {
 
 TEST(PlanCommandTest, ExampleScenarioLoadsAndPlans) {
   const std::filesystem::path example =
-      std::filesystem::path(KUBESLURM_SOURCE_DIR) /
-      "deploy" / "examples" / "scenario.yaml";
+      std::filesystem::path(KUBESLURM_SOURCE_DIR) / "deploy" / "examples" / "scenario.yaml";
   std::ifstream in(example);
   ASSERT_TRUE(in) << example;
   std::ostringstream text;
@@ -279,8 +278,7 @@ pending:
 
 TEST(PlanCommandTest, LimitsExampleLoadsAndPlans) {
   const std::filesystem::path example =
-      std::filesystem::path(KUBESLURM_SOURCE_DIR) /
-      "deploy" / "examples" / "scenario-limits.yaml";
+      std::filesystem::path(KUBESLURM_SOURCE_DIR) / "deploy" / "examples" / "scenario-limits.yaml";
   std::ifstream in(example);
   ASSERT_TRUE(in) << example;
   std::ostringstream text;

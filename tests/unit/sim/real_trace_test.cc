@@ -19,8 +19,7 @@ namespace {
 std::filesystem::path tracesDir() {
   if (const char* env = std::getenv("KUBESLURM_TRACES")) return env;
   // the checkout's root -> ../shared/traces
-  return std::filesystem::path(KUBESLURM_SOURCE_DIR) /
-         ".." / "shared" / "traces";
+  return std::filesystem::path(KUBESLURM_SOURCE_DIR) / ".." / "shared" / "traces";
 }
 
 std::optional<std::string> readTrace(const std::string& name) {
