@@ -101,13 +101,19 @@ api::Pod rankPod(const RankSpec& r) {
   return ok(api::decodePod(pod));
 }
 
+// Rank `rank` of the gang, on node gpu-<rank+1>; the rest as RankSpec's defaults.
+RankSpec rankOnItsNode(int rank) {
+  RankSpec r;
+  r.rank = rank;
+  r.node = "gpu-" + std::to_string(rank + 1);
+  return r;
+}
+
 // Rank `rank` on gpu-<rank+1>, its container ended with `exit` (and `signal`).
 api::Pod failedRank(int rank, int exit, core::Time finished = kStart + 100,
                     std::optional<int> signal = std::nullopt,
                     const std::string& terminatedReason = "Error") {
-  RankSpec r;
-  r.rank = rank;
-  r.node = "gpu-" + std::to_string(rank + 1);
+  RankSpec r = rankOnItsNode(rank);
   r.phase = "Failed";
   r.exit = exit;
   r.signal = signal;
@@ -118,9 +124,7 @@ api::Pod failedRank(int rank, int exit, core::Time finished = kStart + 100,
 
 // Rank `rank` failed by the kubelet's hand: pod status.reason `reason`, no container exit.
 api::Pod failedPod(int rank, const std::string& reason) {
-  RankSpec r;
-  r.rank = rank;
-  r.node = "gpu-" + std::to_string(rank + 1);
+  RankSpec r = rankOnItsNode(rank);
   r.phase = "Failed";
   r.reason = reason;
   return rankPod(r);
@@ -130,9 +134,7 @@ api::Pod failedPod(int rank, const std::string& reason) {
 std::vector<api::Pod> gang(const std::vector<std::string>& phases, int attempt = 0) {
   std::vector<api::Pod> pods;
   for (int i = 0; i < static_cast<int>(phases.size()); ++i) {
-    RankSpec r;
-    r.rank = i;
-    r.node = "gpu-" + std::to_string(i + 1);
+    RankSpec r = rankOnItsNode(i);
     r.phase = phases[static_cast<std::size_t>(i)];
     r.attempt = attempt;
     r.started = kStart + 10 - i;  // rank 3 started first
@@ -354,9 +356,7 @@ TEST(DecideStatus, AGangStartsWhenItWasBoundNotWhenItsContainersStarted) {
   const api::SlurmJobObject job = slurmJob("PENDING");
   std::vector<api::Pod> pods;
   for (int i = 0; i < 4; ++i) {
-    RankSpec r;
-    r.rank = i;
-    r.node = "gpu-" + std::to_string(i + 1);
+    RankSpec r = rankOnItsNode(i);
     r.phase = "Running";
     r.created = kStart - 90 + i;  // bound 90 s before the containers started (a slow pull)
     pods.push_back(rankPod(r));
@@ -715,9 +715,7 @@ TEST(DecideStatus, CancelBeatsARequeueRequestOnARunningJob) {
 std::vector<api::Pod> stuckGang() {
   std::vector<api::Pod> pods;
   for (int i = 0; i < 4; ++i) {
-    RankSpec r;
-    r.rank = i;
-    r.node = "gpu-" + std::to_string(i + 1);
+    RankSpec r = rankOnItsNode(i);
     r.phase = i == 3 ? "Pending" : "Running";
     r.created = kStart + i;
     if (i == 3) r.initWaiting = "ImagePullBackOff";
@@ -816,9 +814,7 @@ TEST(DecideStatus, AJobThatEndedWhileNoOperatorRanEndsWhenItsContainersDid) {
       {{"startTime", api::formatTimestamp(kStart)}, {"nodeList", "train-x7k2p-[0-3]"}});
   std::vector<api::Pod> all;
   for (int i = 0; i < 4; ++i) {
-    RankSpec r;
-    r.rank = i;
-    r.node = "gpu-" + std::to_string(i + 1);
+    RankSpec r = rankOnItsNode(i);
     r.phase = "Succeeded";
     r.finished = kStart + 100 + 10 * i;
     all.push_back(rankPod(r));
