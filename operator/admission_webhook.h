@@ -39,8 +39,8 @@ class SubmissionGate {
 
   webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& request) const;
   webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request) const;
-  // A pod carrying one of the operator's labels: only the operator may set or change them. Needs
-  // no cache, so the leader can label its own pod before the caches sync.
+  // A pod carrying one of a rank pod's labels (controllers::kOperatorPodLabels): only the
+  // operator may set or change them. Reads no cache, so it answers before the caches sync.
   webhook::AdmissionResponse validateLabelledPod(const webhook::AdmissionRequest& request) const;
 
   // A SlurmJob `caller` would submit in `ns`, as the API server would store it: stamped with the
