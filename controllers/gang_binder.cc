@@ -243,6 +243,7 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
     gang.gangSize = size;
 
     std::set<std::uint32_t> liveRanks;
+    std::size_t runnable = 0;  // live and not finished: may run, or holds its node
     std::size_t live = 0;
     std::size_t bound = 0;
     for (const api::Pod* pod : members) {
@@ -259,6 +260,7 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
         }
       }
       if (pod->metadata.deletionTimestamp) continue;  // on its way out: not part of the gang
+      if (!api::podIsTerminal(*pod)) ++runnable;
       ++live;
       if (rank) liveRanks.insert(*rank);
       if (!pod->spec.nodeName.empty()) ++bound;
@@ -275,7 +277,9 @@ std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
       if (behindJob || behindNewer) addDefect(defects, GangDefect::kStaleAttempt);
     }
 
-    if (defects.empty()) continue;
+    // Finished pods run nothing and hold no node: what is left of a finished gang (a script
+    // job keeps rank 0 for its output) is the job controller's, not a gang to remove.
+    if (defects.empty() || runnable == 0) continue;
     std::sort(defects.begin(), defects.end());
     gang.defects = std::move(defects);
     std::sort(gang.pods.begin(), gang.pods.end(),

@@ -91,7 +91,9 @@ using CurrentAttempts = std::map<std::pair<std::string, std::string>, std::uint3
 //    jobs should pass their status.restarts;
 //  - malformed bookkeeping (no parsable gang-size, attempt or rank, or ranks disagreeing).
 // A whole gang — every rank present, all bound to their planned nodes, none rejected — is not
-// returned, whatever its phase: finished gangs belong to the job controller.
+// returned, whatever its phase; nor is a gang none of whose live pods is still unfinished (a
+// finished script job keeps only rank 0, for its output): finished pods run nothing and hold
+// no node, and they belong to the job controller.
 std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
                                           const CurrentAttempts& current = {});
 

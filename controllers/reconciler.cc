@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -199,16 +200,19 @@ StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObjec
     if (pod.isOk()) pods.push_back(std::move(pod).value());
   }
   std::uint32_t removed = 0;
+  std::set<std::tuple<std::string, std::string, std::uint32_t>> gone;
   for (const PartialGang& gang : findPartialGangs(pods, currentAttempts(jobs))) {
     if (!fenceOpen()) return Status(StatusCode::kAborted, "leadership lost during recovery");
     Status done = binder_.removeGang(gang);
     if (!done.isOk()) return done;
+    gone.emplace(gang.namespaceName, gang.jobName, gang.attempt);
     ++removed;
   }
   // A gang created whole but never bound is no partial gang to findPartialGangs (admit's retry
   // would bind it), but no admission retries it: its job is "in flight" and out of every plan.
   // At the start of a term nothing of ours is being admitted, so it is an orphan: roll it back.
   for (const auto& [ns, job, attempt] : unboundGangs(pods)) {
+    if (gone.contains({ns, job, attempt})) continue;  // removed above, from the same list
     if (!fenceOpen()) return Status(StatusCode::kAborted, "leadership lost during recovery");
     Status done = binder_.rollback(ns, job, attempt);
     if (!done.isOk()) return done;

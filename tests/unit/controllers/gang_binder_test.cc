@@ -604,6 +604,13 @@ TEST(FindPartialGangsTest, WholeBoundGangIsNotPartial) {
   auto done = boundGang(4);
   for (api::Pod& pod : done) pod.status.phase = "Succeeded";
   EXPECT_THAT(findPartialGangs(done), IsEmpty());
+  // A finished script job keeps rank 0 (its output) and stops the others: still not partial,
+  // or every new leader's recovery would delete the job's output.
+  done.resize(1);
+  EXPECT_THAT(findPartialGangs(done), IsEmpty());
+  // One rank still running beside it is.
+  done.push_back(boundGang(4)[1]);
+  EXPECT_EQ(findPartialGangs(done).size(), 1U);
 }
 
 // Created but never bound (a crash between creates and binds): whole, not partial; admit's
