@@ -163,6 +163,28 @@ void addDefect(std::vector<GangDefect>& defects, GangDefect defect) {
 
 }  // namespace
 
+std::string_view admissionStepName(AdmissionStep step) {
+  switch (step) {
+    case AdmissionStep::kObjectsReady:
+      return "objects-ready";
+    case AdmissionStep::kPodCreated:
+      return "pod-created";
+    case AdmissionStep::kPodBound:
+      return "pod-bound";
+    case AdmissionStep::kGangBound:
+      return "gang-bound";
+  }
+  return "unknown";
+}
+
+std::optional<AdmissionStep> parseAdmissionStep(std::string_view name) {
+  for (AdmissionStep step : {AdmissionStep::kObjectsReady, AdmissionStep::kPodCreated,
+                             AdmissionStep::kPodBound, AdmissionStep::kGangBound}) {
+    if (admissionStepName(step) == name) return step;
+  }
+  return std::nullopt;
+}
+
 std::string_view gangDefectName(GangDefect defect) {
   switch (defect) {
     case GangDefect::kMissingRanks:
@@ -294,6 +316,10 @@ GangBinder::GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder&
     : reader_(reader), writer_(writer), binder_(binder), options_(std::move(options)) {}
 
 bool GangBinder::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
+
+void GangBinder::reached(AdmissionStep step) const {
+  if (options_.reached) options_.reached(step);
+}
 
 // An object of the job's that is named after it (its Service, its NetworkPolicy): created if
 // missing; one that exists must be the job's (owned by its uid, or labelled with its name where
@@ -448,6 +474,7 @@ Status GangBinder::admit(const podspec::GangInput& input) {
   auto made = podspec::rankPods(gang);
   if (!made.isOk()) return rollbackAfterFailure(gang, made.status());
   std::vector<api::Pod>& pods = *made;
+  reached(AdmissionStep::kObjectsReady);
 
   std::atomic<bool> fenceTripped{false};
   std::vector<std::size_t> toCreate;
@@ -465,6 +492,7 @@ Status GangBinder::admit(const podspec::GangInput& input) {
             writer_.create(kube::resources::pods(), gang.namespaceName, api::encodePod(pods[rank]));
         if (result.isOk()) {
           actions[rank].uid = uidOf(*result);
+          reached(AdmissionStep::kPodCreated);
           return Status::ok();
         }
         if (result.status().code() != StatusCode::kAlreadyExists) return result.status();
@@ -497,6 +525,7 @@ Status GangBinder::admit(const podspec::GangInput& input) {
         Status result = binder_.bind(gang.namespaceName, name, gang.nodes[rank], actions[rank].uid);
         if (result.isOk()) {
           ++binds_;
+          reached(AdmissionStep::kPodBound);
           return result;
         }
         if (result.code() == StatusCode::kAborted) {
@@ -517,6 +546,7 @@ Status GangBinder::admit(const podspec::GangInput& input) {
       });
   if (fenceTripped) return fenceClosed();
   if (!bound.isOk()) return rollbackAfterFailure(gang, bound);
+  reached(AdmissionStep::kGangBound);
   return Status::ok();
 }
 

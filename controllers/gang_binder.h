@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,12 +33,26 @@
 
 namespace kubeslurm::controllers {
 
+// How far an admission has got, step by step, in the order admit() takes them.
+enum class AdmissionStep : std::uint8_t {
+  kObjectsReady,  // the Service, NetworkPolicy and step-token Secret exist; no pod written yet
+  kPodCreated,    // one more rank pod created (heard once per pod)
+  kPodBound,      // one more rank pod bound (heard once per bind)
+  kGangBound,     // every rank bound: admit() is about to return OK
+};
+std::string_view admissionStepName(AdmissionStep step);  // "objects-ready", "pod-created", ...
+std::optional<AdmissionStep> parseAdmissionStep(std::string_view name);
+
 struct GangBinderOptions {
   // Binds (and creates) in flight at once for one gang. A 64-node gang bound one request at a
   // time would take 64 round trips while its first ranks already hold their nodes.
   std::size_t bindParallelism = 16;
   // The leader-election fence (kube::LeaderElector::canWrite). Empty: always open.
   std::function<bool()> canWrite;
+  // Hears each step as it completes, on the thread that did it. The operator's --crash-at kills
+  // the process here, so that tests can stop an admission at a chosen write instead of at a
+  // random instant. Empty: nothing listens.
+  std::function<void(AdmissionStep)> reached;
 };
 
 // One pod that the binder would delete, named with the uid it was seen with so that a delete
@@ -137,6 +152,7 @@ class GangBinder {
 
  private:
   bool fenceOpen() const;
+  void reached(AdmissionStep step) const;
   Status ensureOwned(const kube::ResourceType& type, const podspec::GangInput& gang,
                      const kube::Json& wanted);
   Status ensureService(const podspec::GangInput& gang);

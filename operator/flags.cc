@@ -37,6 +37,7 @@ Scheduling:
   --gang-start-timeout SECONDS   a gang bound this long but not all running is rolled back and
                                  retried after a backoff (600; 0 = never)
   --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
+  --gang-write-parallelism N     pod creates and binds in flight for one gang (16)
 Serving:
   --metrics-bind-address ADDR    /metrics (0.0.0.0:8080; "" or 0 = off)
   --health-probe-bind-address ADDR   /healthz, /readyz (0.0.0.0:8081; "" or 0 = off)
@@ -53,6 +54,9 @@ Serving:
 Logging:
   --log-format text|json         (text)
   --log-level debug|info|warning|error   (info)
+Fault injection (tests only):
+  --crash-at STEP:N              SIGKILL itself when admission step STEP completes for the Nth
+                                 time: objects-ready, pod-created, pod-bound or gang-bound
 )";
 
 namespace {
@@ -161,6 +165,17 @@ int parseFlags(int argc, char** argv, Flags& f) {
     } else if (flag == "--gang-start-retries") {
       ok = parseNumber(value, number) && number <= 100;
       f.gangStartRetries = static_cast<std::int64_t>(number);
+    } else if (flag == "--gang-write-parallelism") {
+      ok = parseNumber(value, number) && number >= 1 && number <= 256 &&
+           number == static_cast<double>(static_cast<std::size_t>(number));
+      f.gangWriteParallelism = static_cast<std::size_t>(number);
+    } else if (flag == "--crash-at") {
+      const std::size_t colon = value.find(':');
+      f.crashAtStep = controllers::parseAdmissionStep(value.substr(0, colon));
+      ok = f.crashAtStep.has_value() && colon != std::string::npos &&
+           parseNumber(value.substr(colon + 1), number) && number >= 1 && number <= 1e9 &&
+           number == static_cast<double>(static_cast<std::uint64_t>(number));
+      f.crashAtCount = static_cast<std::uint64_t>(number);
     } else if (flag == "--metrics-bind-address") {
       f.metricsAddress = value == "0" ? "" : value;
     } else if (flag == "--health-probe-bind-address") {

@@ -2,10 +2,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "controllers/gang_binder.h"
 #include "kubeslurm/core/model.h"
 
 namespace kubeslurm::op {
@@ -36,6 +39,10 @@ struct Flags {
   std::int64_t jobRetention = 86400;
   std::int64_t gangStartTimeout = 600;
   std::int64_t gangStartRetries = 3;
+  std::size_t gangWriteParallelism = 16;
+  // --crash-at STEP:N: SIGKILL at the Nth completion of that admission step (tests only).
+  std::optional<controllers::AdmissionStep> crashAtStep;
+  std::uint64_t crashAtCount = 0;
   std::string metricsAddress = "0.0.0.0:8080";
   std::string probeAddress = "0.0.0.0:8081";
   std::string grpcAddress = "0.0.0.0:9443";

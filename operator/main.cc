@@ -346,6 +346,20 @@ void setUpControllers(Operator& o) {
   options.jobRetention = f.jobRetention;
   options.gangStartTimeout = f.gangStartTimeout;
   options.gangStartRetries = f.gangStartRetries;
+  options.binder.bindParallelism = f.gangWriteParallelism;
+  if (f.crashAtStep) {
+    // A crash at a chosen write, where the tests of invariant 1 need one: the kill lands
+    // mid-admission by construction, not by the luck of a timer. The count is process-wide.
+    auto seen = std::make_shared<std::atomic<std::uint64_t>>(0);
+    options.binder.reached = [step = *f.crashAtStep, count = f.crashAtCount,
+                              seen](controllers::AdmissionStep reached) {
+      if (reached != step || ++*seen != count) return;
+      spdlog::critical("crash-at: {} #{} reached; SIGKILL", controllers::admissionStepName(step),
+                       count);
+      spdlog::default_logger()->flush();
+      std::raise(SIGKILL);
+    };
+  }
   o.reconciler = std::make_unique<controllers::Reconciler>(
       *o.client, *o.client, *o.client, *o.client, *o.ids, o.events.get(), options);
   o.queries = std::make_unique<op::QueryPublisher>(options.snapshot.config.priority, unixNow());

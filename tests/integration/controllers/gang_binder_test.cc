@@ -196,7 +196,8 @@ TEST_F(GangBinderIT, AdmittedGangIsBoundToThePlannedNodesAndRuns) {
 // and no pod of the job remains.
 TEST_F(GangBinderIT, BindFailureMidGangLeavesNoPodOfTheJob) {
   FailingBinder failing(*client_, 3);
-  GangBinder binder(*client_, *client_, failing, {.bindParallelism = 1, .canWrite = {}});
+  GangBinder binder(*client_, *client_, failing,
+                    {.bindParallelism = 1, .canWrite = {}, .reached = {}});
   const Status admitted =
       binder.admit(gang("broken", {"gpu-001", "gpu-002", "gpu-003", "gpu-004"}));
   EXPECT_EQ(admitted.code(), StatusCode::kUnavailable) << admitted.toString();

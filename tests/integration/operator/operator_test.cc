@@ -1045,6 +1045,80 @@ TEST_F(OperatorIT, KillNineDuringAdmissionsLosesNothingAndLeavesNoPartialGang) {
       kills, kJobs, op.count("recovery:") - recoveriesBefore, partial);
 }
 
+// Invariant 1 at chosen instants, where the test above leaves it to a timer: an operator started
+// with --crash-at SIGKILLs itself at one write of a 4-rank gang's admission, with one write in
+// flight so that the instant is exact. The test first checks that the kill landed mid-admission
+// (the cluster holds exactly what the admission had written: no pod, two unbound pods, two of
+// four bound, all four bound with the job still PENDING), then restarts the operator: a partial
+// gang is removed by its recovery pass and admitted again, a whole one is kept, and either way
+// the job completes once, with no restart counted.
+TEST_F(OperatorIT, CrashAtEachAdmissionStepLeavesNoPartialGangAndTheJobRunsOnce) {
+  struct CrashPoint {
+    std::string flag;
+    std::size_t pods;   // rank pods when the operator died
+    std::size_t bound;  // of which bound
+  };
+  const std::vector<CrashPoint> points = {{"objects-ready:1", 0, 0},
+                                          {"pod-created:2", 2, 0},
+                                          {"pod-bound:2", 4, 2},
+                                          {"gang-bound:1", 4, 4}};
+  OperatorProcess& primary = OperatorEnvironment::primary();
+  for (const CrashPoint& point : points) {
+    SCOPED_TRACE(point.flag);
+    primary.stop(SIGTERM);  // releases the Lease
+    OperatorProcess crashing(KUBESLURM_OPERATOR_BINARY, "it-primary",
+                             SandboxEnvironment::dir() + "/logs/operator-crash.log",
+                             {"--tools-image", "kubeslurm/kubeslurm-tools:it",
+                              "--gang-write-parallelism", "1", "--crash-at", point.flag});
+    ASSERT_TRUE(crashing.start());
+    const std::string crashLine = "crash-at: " + point.flag.substr(0, point.flag.find(':')) + " #";
+    const std::size_t crashesBefore = crashing.count(crashLine);
+    const std::string name = submit("crash-at", R"(  nodes: 4
+  gpusPerNode: 8
+  script: |
+    #!/bin/sh
+    sleep 1
+)");
+    ASSERT_FALSE(name.empty());
+    ASSERT_EQ(crashing.waitForExit(60s), SIGKILL) << crashing.logTail();
+    ASSERT_EQ(crashing.count(crashLine), crashesBefore + 1) << crashing.logTail();
+
+    // Where the kill landed.
+    const json atCrash = rankPods(name);
+    std::set<std::string> uidsAtCrash;
+    std::size_t bound = 0;
+    for (const json& pod : atCrash) {
+      uidsAtCrash.insert(pod["metadata"].value("uid", ""));
+      if (!pod["spec"].value("nodeName", "").empty()) ++bound;
+    }
+    EXPECT_EQ(atCrash.size(), point.pods) << kubectl("-n " + ns_ + " get pods -o wide").output;
+    EXPECT_EQ(bound, point.bound);
+    EXPECT_EQ(state(name), "PENDING") << "the status was written past the crash point";
+
+    const std::size_t recoveries = primary.count("recovery:");
+    ASSERT_TRUE(primary.start());
+    ASSERT_TRUE(waitUntil([&] { return primary.count("recovery:") > recoveries; }, 30s));
+    // The restarted leader's recovery pass, before its first cycle, is what removes a partial
+    // gang (the cycle's own check would too, but only after a timeout).
+    const std::string log = primary.log();
+    const std::size_t line = log.rfind("recovery: ");
+    const bool partial = point.pods > 0 && point.bound < point.pods;
+    EXPECT_EQ(log.substr(line, log.find('\n', line) - line),
+              std::string("recovery: ") + (partial ? "1" : "0") + " partial gang(s) removed");
+    ASSERT_TRUE(reaches(name, "COMPLETED", 90s));
+    const json done = job(name);
+    EXPECT_EQ(done["status"].value("restarts", std::int64_t{0}), 0);
+    EXPECT_EQ(done["status"].value("exitCode", ""), "0:0");
+    // A script job's other ranks only serve steps: they are stopped once rank 0 has ended.
+    const json rank0 = kubectlJson("-n " + ns_ + " get pod " + name + "-0");
+    ASSERT_TRUE(rank0.is_object()) << kubectl("-n " + ns_ + " get pods -o wide").output;
+    EXPECT_EQ(rank0["status"].value("phase", ""), "Succeeded");
+    EXPECT_EQ(rank0["metadata"]["labels"].value("kubeslurm.io/attempt", ""), "0");
+    // A whole gang runs as it was bound; a partial one was removed before it could start.
+    EXPECT_EQ(uidsAtCrash.contains(rank0["metadata"].value("uid", "")), point.bound == 4);
+  }
+}
+
 // Invariant 2: with two replicas only the Lease holder writes; when it stops, the other takes
 // over and schedules.
 TEST_F(OperatorIT, TwoReplicasOnlyTheLeaderSchedulesAndTheOtherTakesOver) {

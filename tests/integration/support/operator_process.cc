@@ -61,6 +61,15 @@ void OperatorProcess::stop(int signal) {
   pid_ = 0;
 }
 
+int OperatorProcess::waitForExit(std::chrono::milliseconds timeout) {
+  int status = 0;
+  const bool ended =
+      pid_ > 0 && waitUntil([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, timeout);
+  if (!ended) return -1;
+  pid_ = 0;
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
 std::size_t OperatorProcess::count(const std::string& needle) const {
   const std::string text = log();
   std::size_t n = 0;

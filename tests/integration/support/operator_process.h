@@ -31,6 +31,9 @@ class OperatorProcess {
   // SIGTERM: a clean stop (the Lease is released); SIGKILL: a crash at whatever instant.
   void stop(int signal);
   bool running() const { return pid_ > 0; }
+  // Waits for it to end by itself (a --crash-at kill); the signal that ended it, 0 for an
+  // exit, -1 when it still runs after `timeout`.
+  int waitForExit(std::chrono::milliseconds timeout);
   std::string log() const { return readFile(logFile_); }
   // Occurrences of `needle` in the log.
   std::size_t count(const std::string& needle) const;

@@ -254,6 +254,43 @@ TEST(GangBinderTest, AdmitBindsEveryRankToItsPlannedNode) {
   EXPECT_EQ(binder.rollbacks(), 0U);
 }
 
+// The steps --crash-at stops at, heard in admit()'s order and each after its write landed: with
+// one write in flight, the 2nd pod-created is heard when exactly two rank pods exist. A failed
+// admit never hears gang-bound.
+TEST(GangBinderTest, ReachedHearsEachStepAfterItsWrite) {
+  FakeCluster cluster;
+  std::vector<std::string> heard;
+  std::vector<std::size_t> podsWhenHeard;
+  GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+  options.reached = [&](AdmissionStep step) {
+    heard.emplace_back(admissionStepName(step));
+    podsWhenHeard.push_back(cluster.podNames().size());
+  };
+  GangBinder binder(cluster, cluster, cluster, options);
+  ASSERT_TRUE(binder.admit(gangOf(3)).isOk());
+  EXPECT_THAT(heard, ElementsAre("objects-ready", "pod-created", "pod-created", "pod-created",
+                                 "pod-bound", "pod-bound", "pod-bound", "gang-bound"));
+  EXPECT_THAT(podsWhenHeard, ElementsAre(0, 1, 2, 3, 3, 3, 3, 3));
+
+  FakeCluster failing;
+  failing.failBindNumber = 2;
+  heard.clear();
+  options.reached = [&](AdmissionStep step) { heard.emplace_back(admissionStepName(step)); };
+  GangBinder rolledBack(failing, failing, failing, options);
+  EXPECT_FALSE(rolledBack.admit(gangOf(3)).isOk());
+  EXPECT_THAT(heard, ElementsAre("objects-ready", "pod-created", "pod-created", "pod-created",
+                                 "pod-bound"));
+}
+
+TEST(GangBinderTest, AdmissionStepNamesRoundTrip) {
+  for (AdmissionStep step : {AdmissionStep::kObjectsReady, AdmissionStep::kPodCreated,
+                             AdmissionStep::kPodBound, AdmissionStep::kGangBound}) {
+    EXPECT_EQ(parseAdmissionStep(admissionStepName(step)), step);
+  }
+  EXPECT_EQ(parseAdmissionStep("pod-created:2"), std::nullopt);
+  EXPECT_EQ(parseAdmissionStep(""), std::nullopt);
+}
+
 // Invariant 3: a second admit of a bound gang finds Service and pods as they should be and
 // sends no write at all.
 TEST(GangBinderTest, SecondAdmitOfTheSameAttemptWritesNothing) {
@@ -289,7 +326,8 @@ TEST(GangBinderTest, AdmitFinishesWhatACrashedAdmitLeft) {
 TEST(GangBinderTest, FailedBindRollsBackTheWholeGang) {
   FakeCluster cluster;
   cluster.failBindNumber = 3;
-  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = {}});
+  GangBinder binder(cluster, cluster, cluster,
+                    {.bindParallelism = 1, .canWrite = {}, .reached = {}});
   const Status status = binder.admit(gangOf(6));
   EXPECT_EQ(status.code(), StatusCode::kInternal) << status.toString();
   EXPECT_NE(status.message().find("injected bind failure"), std::string::npos);
@@ -324,7 +362,8 @@ TEST(GangBinderTest, FailedBindAmongParallelBindsLeavesNothingBound) {
   FakeCluster cluster;
   cluster.failBindNumber = 5;
   cluster.bindDelay = std::chrono::milliseconds(5);
-  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 4, .canWrite = {}});
+  GangBinder binder(cluster, cluster, cluster,
+                    {.bindParallelism = 4, .canWrite = {}, .reached = {}});
   EXPECT_FALSE(binder.admit(gangOf(16)).isOk());
   EXPECT_THAT(cluster.podNames(), IsEmpty());
   EXPECT_LT(cluster.bindCalls, 16);  // binds stop being issued after the failure
@@ -334,7 +373,8 @@ TEST(GangBinderTest, FailedBindAmongParallelBindsLeavesNothingBound) {
 TEST(GangBinderTest, BindsRunInParallelUpToTheLimit) {
   FakeCluster cluster;
   cluster.bindDelay = std::chrono::milliseconds(20);
-  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 3, .canWrite = {}});
+  GangBinder binder(cluster, cluster, cluster,
+                    {.bindParallelism = 3, .canWrite = {}, .reached = {}});
   ASSERT_TRUE(binder.admit(gangOf(12)).isOk());
   EXPECT_EQ(cluster.bindCalls, 12);
   EXPECT_LE(cluster.maxInFlight, 3);
@@ -345,7 +385,8 @@ TEST(GangBinderTest, BindsRunInParallelUpToTheLimit) {
 TEST(GangBinderTest, FailedCreateRollsBackAndBindsNothing) {
   FakeCluster cluster;
   cluster.failCreateOf = "train-2";
-  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = {}});
+  GangBinder binder(cluster, cluster, cluster,
+                    {.bindParallelism = 1, .canWrite = {}, .reached = {}});
   const Status status = binder.admit(gangOf(4));
   EXPECT_EQ(status.code(), StatusCode::kUnavailable);
   EXPECT_EQ(cluster.bindCalls, 0);
@@ -361,7 +402,8 @@ TEST(GangBinderTest, CreateConflictWithAForeignPodRollsBackOnlyOurPods) {
               Json{{"metadata",
                     {{"name", "train-2"}, {"uid", "foreign-uid"}, {"labels", {{"app", "web"}}}}},
                    {"spec", {{"nodeName", "gpu-09"}}}});
-  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = {}});
+  GangBinder binder(cluster, cluster, cluster,
+                    {.bindParallelism = 1, .canWrite = {}, .reached = {}});
   const Status status = binder.admit(gangOf(4));
   EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
   EXPECT_EQ(cluster.bindCalls, 0);
@@ -528,7 +570,7 @@ TEST(GangBinderTest, AnIsolatedJobGetsItsNetworkPolicyOnce) {
 TEST(GangBinderTest, ClosedFenceWritesNothing) {
   FakeCluster cluster;
   GangBinder binder(cluster, cluster, cluster,
-                    {.bindParallelism = 16, .canWrite = [] { return false; }});
+                    {.bindParallelism = 16, .canWrite = [] { return false; }, .reached = {}});
   EXPECT_EQ(binder.admit(gangOf(4)).code(), StatusCode::kAborted);
   EXPECT_EQ(binder.rollback("team-a", "train", 1).code(), StatusCode::kAborted);
   EXPECT_THAT(cluster.writesSnapshot(), IsEmpty());
@@ -539,9 +581,9 @@ TEST(GangBinderTest, ClosedFenceWritesNothing) {
 TEST(GangBinderTest, FenceClosingMidGangStopsAllWrites) {
   FakeCluster cluster;
   constexpr std::size_t kOpenFor = 1 + 4 + 2;  // Service, 4 creates, 2 binds
-  GangBinder binder(cluster, cluster, cluster, {.bindParallelism = 1, .canWrite = [&cluster] {
-                                                  return cluster.writeCount() < kOpenFor;
-                                                }});
+  GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+  options.canWrite = [&cluster] { return cluster.writeCount() < kOpenFor; };
+  GangBinder binder(cluster, cluster, cluster, options);
   EXPECT_EQ(binder.admit(gangOf(4)).code(), StatusCode::kAborted);
   const auto writes = cluster.writesSnapshot();
   EXPECT_EQ(writes.size(), kOpenFor) << ::testing::PrintToString(writes);
