@@ -12,6 +12,7 @@
 #include "controllers/arrays.h"
 #include "controllers/job_object.h"
 #include "controllers/job_request.h"
+#include "controllers/rank_tracking.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/podspec/rank_pods.h"
@@ -1042,6 +1043,25 @@ void Reconciler::sweepStuckGangs(const ClusterObjects& objects, const SnapshotIn
   }
 }
 
+void Reconciler::releaseTracking(const ClusterObjects& objects, CycleReport& report) {
+  for (const TrackingRelease& release : rankPodsToRelease(objects.pods, objects.jobs)) {
+    if (!fenceOpen()) {
+      report.fenceClosed = true;
+      return;
+    }
+    auto patched = writer_.patch(kube::resources::pods(), release.namespaceName, release.name,
+                                 releasePatch(release));
+    if (patched.isOk()) {
+      ++report.trackingReleased;
+    } else if (patched.status().code() != StatusCode::kNotFound &&
+               patched.status().code() != StatusCode::kAborted) {
+      // 409: the pod changed since the cache saw it; the next cycle sees it again.
+      report.errors.push_back("release pod " + release.namespaceName + "/" + release.name + ": " +
+                              patched.status().toString());
+    }
+  }
+}
+
 CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   CycleReport report;
   written_.clear();
@@ -1091,6 +1111,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   persistUsage(input.objects, index, plan, now, report);
   updatePartitions(input.objects, index, report);
   removeExpired(input.objects, now, report);
+  releaseTracking(input.objects, report);
   summarize(input.objects, index, report);
   jobsByKey_.clear();  // it points into this cycle's input
   applyPlan(index.snapshot, plan, now);

@@ -18,8 +18,9 @@
 //     7. starts          gangForStart + GangBinder::admit, all or nothing (invariant 1)
 //     8. pending         reason, estimated start and priority as status, rate-limited
 //     9. bookkeeping     Account usage and Partition status written, finished jobs past their
-//                        retention removed, the report's counts, and the cluster as the plan
-//                        leaves it (for sbatch --test-only)
+//                        retention removed, rank pods whose end is recorded released from
+//                        their job-tracking finalizer, the report's counts, and the cluster as
+//                        the plan leaves it (for sbatch --test-only)
 //
 // A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
 // Every status write is a PUT of /status carrying the cached resourceVersion, so a write based
@@ -129,6 +130,7 @@ struct CycleReport {
   std::uint32_t podsDeleted = 0;
   std::uint32_t jobsRemoved = 0;        // finished jobs past their retention
   std::uint32_t stuckGangsRemoved = 0;  // partial gangs no admission of ours explains
+  std::uint32_t trackingReleased = 0;   // rank pods whose job-tracking finalizer was removed
   std::uint32_t arrayTasksCreated = 0;  // SlurmJobs made for array tasks
   bool fenceClosed = false;             // the cycle stopped because leadership ended
   // Job counts by effective partition (the partition a job asked for, even one that does not
@@ -233,6 +235,9 @@ class Reconciler {
   void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
                         CycleReport& report);
   void removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report);
+  // Removes the job-tracking finalizer of every rank pod whose outcome no job claims
+  // (controllers/rank_tracking.h).
+  void releaseTracking(const ClusterObjects& objects, CycleReport& report);
   void sweepStuckGangs(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                        CycleReport& report);
 

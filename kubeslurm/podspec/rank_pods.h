@@ -47,6 +47,8 @@ inline constexpr std::string_view kAttemptLabel = "kubeslurm.io/attempt";
 inline constexpr std::string_view kPlannedNodeAnnotation = "kubeslurm.io/planned-node";
 // The number of ranks in the gang: a gang with fewer pods than this was cut short.
 inline constexpr std::string_view kGangSizeAnnotation = "kubeslurm.io/gang-size";
+// Keeps a rank pod until its job has recorded the rank's end (controllers/rank_tracking.h).
+inline constexpr std::string_view kJobTrackingFinalizer = "kubeslurm.io/job-tracking";
 inline constexpr std::string_view kDefaultSchedulerName = "kubeslurm";
 inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 inline constexpr std::string_view kRankContainerName = "rank";
