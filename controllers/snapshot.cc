@@ -606,23 +606,27 @@ class Builder {
   }
 
   void addRunning(const api::SlurmJobObject& job, core::JobId id) {
-    // The allocation is where its ranks are bound: rank order, one node each.
+    // The allocation is where its ranks are bound: rank order, one node each. Ranks that
+    // finished no longer hold their nodes.
     std::vector<std::pair<std::uint32_t, const api::Pod*>> ranks;
+    std::vector<std::pair<std::uint32_t, const api::Pod*>> endedRanks;
+    std::optional<core::Time> endTime;
     for (const api::Pod* pod : currentAttempt(job)) {
       const auto rank = podspec::bookkeepingNumber(pod->metadata.labels, podspec::kRankLabel);
-      if (!rank || pod->spec.nodeName.empty() || api::podIsTerminal(*pod)) continue;
+      if (!rank || pod->spec.nodeName.empty()) continue;
       if (!nodeIndex_.contains(pod->spec.nodeName)) continue;
-      ranks.emplace_back(*rank, pod);
+      if (!api::podIsTerminal(*pod)) {
+        ranks.emplace_back(*rank, pod);
+        continue;
+      }
+      endedRanks.emplace_back(*rank, pod);
+      for (const api::ContainerStatus& c : pod->status.containerStatuses) {
+        if (c.state.finishedAt) endTime = std::max(endTime.value_or(0), *c.state.finishedAt);
+      }
     }
-    std::sort(ranks.begin(), ranks.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    // Nothing held: its ranks ended and the job controller is about to write how. Until then
-    // the job exists and has not finished, so its dependants must wait (left out, an
-    // `afterok` on it would see it gone and start, even after a failure).
-    if (ranks.empty()) {
-      unplanned(job, id);
-      return;
-    }
+    const auto byRank = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::sort(ranks.begin(), ranks.end(), byRank);
+    std::sort(endedRanks.begin(), endedRanks.end(), byRank);
 
     std::string message;
     const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
@@ -641,6 +645,20 @@ class Builder {
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kRunning;
     core->startTime = job.status->startTime.value_or(now_);
+    // Nothing held: its ranks ended and the job controller is about to write how. Until then
+    // the job exists and has not finished, so its dependants must wait (left out, an
+    // `afterok` on it would see it gone and start, even after a failure). What it used up to
+    // its end is still charged.
+    if (ranks.empty()) {
+      unplanned(job, id);
+      if (!endedRanks.empty() && job.status->startTime) {
+        for (const auto& [rank, pod] : endedRanks) {
+          core->allocatedNodes.push_back(nodeIndex_.at(pod->spec.nodeName));
+        }
+        out_.snapshot.ended.push_back({std::move(core).value(), endTime.value_or(now_)});
+      }
+      return;
+    }
     for (const auto& [rank, pod] : ranks) {
       core->allocatedNodes.push_back(nodeIndex_.at(pod->spec.nodeName));
       chargedByJob_.insert(pod);

@@ -205,6 +205,15 @@ struct FinishedJob {
   std::string user;
 };
 
+// A job whose ranks have all ended while its end is not recorded yet (the job controller
+// records it in this cycle). It is planned no more, but what it used from usageTime up to its
+// end is still charged: once recorded it is only a FinishedJob, and usageTime will have moved
+// past its end. A job that ran while no operator did is charged this way.
+struct EndedJob {
+  Job job;  // as it ran: account, user, startTime, allocatedNodes
+  Time endTime = 0;
+};
+
 // A job that exists and has not finished but is not in this plan: a gang being bound or torn
 // down, a job that cannot run as written. Dependencies on it keep waiting; only a job that is
 // gone lifts them (Slurm clears a dependency whose target record no longer exists).
@@ -295,6 +304,7 @@ struct Snapshot {
   std::vector<Job> jobs;  // pending and running
   std::vector<FinishedJob> finished;
   std::vector<UnplannedJob> unplanned;
+  std::vector<EndedJob> ended;
   SchedulerConfig config;
 };
 
@@ -376,7 +386,7 @@ Plan plan(const Snapshot& snapshot, Time now, const Budget& budget);
 
 // Usage accrual and decay for fair-share: returns the accounts with rawUsage advanced from
 // snapshot.usageTime to `now`: decayed by exp(ln 0.5 * dt / halfLife) and increased by what the
-// running jobs consumed (billing-weighted GPU-seconds).
+// running jobs consumed (billing-weighted GPU-seconds), and the ended ones up to their end.
 std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now);
 
 }  // namespace kubeslurm::core

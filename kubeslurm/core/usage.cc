@@ -66,6 +66,20 @@ std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now) {
     const Time from = std::max(job.startTime, snapshot.usageTime);
     accounts[*assoc].rawUsage += decayedAccrual(billingRate(job, snapshot), now - from, halfLife);
   }
+  for (const EndedJob& ended : snapshot.ended) {
+    const auto assoc = tree.associationOf(ended.job.account, ended.job.user);
+    if (!assoc || *assoc >= accounts.size()) continue;
+    const Time from = std::max(ended.job.startTime, snapshot.usageTime);
+    const Time to = std::min(ended.endTime, now);
+    if (to <= from) continue;
+    // Its use from `from` to `to`, decayed to `to`, then decayed on to now.
+    double used = decayedAccrual(billingRate(ended.job, snapshot), to - from, halfLife);
+    if (halfLife > 0) {
+      used *= std::exp(-std::numbers::ln2 * static_cast<double>(now - to) /
+                       static_cast<double>(halfLife));
+    }
+    accounts[*assoc].rawUsage += used;
+  }
   return accounts;
 }
 

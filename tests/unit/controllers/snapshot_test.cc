@@ -506,6 +506,32 @@ TEST(Snapshot, RunningJobWhoseRanksEndedStillHoldsItsDependants) {
   EXPECT_EQ(plan.pending[0].reason, slurm::PendingReason::kDependency);
 }
 
+// The same job is charged up to its end, from its containers' finishedAt (it may have ended
+// while no operator ran, long before this cycle), on the nodes its ranks held.
+TEST(Snapshot, RunningJobWhoseRanksEndedIsChargedUpToTheirEnd) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("ended", 90, "RUNNING", Json::object(),
+                                  {{"startTime", api::formatTimestamp(kNow - 3600)}}));
+  for (int rank : {1, 0}) {
+    api::Pod pod = rankPod("ended", rank, "gpu-" + std::to_string(rank + 1), 0, "Succeeded");
+    api::ContainerStatus container;
+    container.name = "rank";
+    container.state.kind = api::ContainerState::Kind::kTerminated;
+    container.state.finishedAt = kNow - 1800 + rank;
+    pod.status.containerStatuses.push_back(container);
+    objects.pods.push_back(pod);
+  }
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(index.snapshot.jobs.empty());
+  ASSERT_EQ(index.snapshot.ended.size(), 1U);
+  const core::EndedJob& ended = index.snapshot.ended[0];
+  EXPECT_EQ(ended.endTime, kNow - 1799);
+  EXPECT_EQ(ended.job.startTime, kNow - 3600);
+  EXPECT_EQ(ended.job.allocatedNodes,
+            (std::vector<core::NodeIndex>{indexOf(index, "gpu-1"), indexOf(index, "gpu-2")}));
+  EXPECT_EQ(ended.job.gpusPerNode, 8U);
+}
+
 // afterok needs COMPLETED and exit status 0; sacct's ExitCode is "status:signal".
 TEST(Snapshot, FinishedJobsCarryExitStatusForDependencies) {
   ClusterObjects objects = gpuCluster();

@@ -77,5 +77,28 @@ TEST(Usage, ExclusiveJobsPayForTheWholeNodeAndCpuWeightsCount) {
   EXPECT_DOUBLE_EQ(advanceUsage(s, kT0 + 10)[1].rawUsage, 480.0);
 }
 
+// A job whose ranks ended before `now` (while no operator ran, or between two cycles) is
+// charged from usageTime to its end, and that use decays from its end on; an end before
+// usageTime was charged already.
+TEST(Usage, EndedJobsAreChargedUpToTheirEndOnce) {
+  MakeCluster c(2);
+  c.partition("train");
+  c.account("root", "", 1).account("a", "root", 1);
+  Snapshot s = c.obj();
+  Job ran = MakeJob().account("a").gpus(8).running(kT0 - kHour, {idx(1), idx(2)}).obj();
+  s.ended.push_back({ran, kT0 + 10 * 60});  // 16 GPUs, ended 10 minutes after usageTime
+  s.config.priority.decayHalfLife = 0;
+  EXPECT_DOUBLE_EQ(advanceUsage(s, kT0 + kHour)[1].rawUsage, 16.0 * 600);
+
+  s.config.priority.decayHalfLife = 7 * kDay;
+  const double lambda = std::numbers::ln2 / (7.0 * kDay);
+  const double want =
+      16.0 * (1 - std::exp(-lambda * 600)) / lambda * std::exp(-lambda * (kHour - 600));
+  EXPECT_NEAR(advanceUsage(s, kT0 + kHour)[1].rawUsage, want, 1e-6);
+
+  s.ended[0].endTime = kT0 - 60;  // before usageTime: charged while it ran
+  EXPECT_EQ(advanceUsage(s, kT0 + kHour)[1].rawUsage, 0.0);
+}
+
 }  // namespace
 }  // namespace kubeslurm::core
