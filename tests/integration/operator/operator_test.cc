@@ -1119,6 +1119,99 @@ TEST_F(OperatorIT, CrashAtEachAdmissionStepLeavesNoPartialGangAndTheJobRunsOnce)
   }
 }
 
+// Issue 17's "nothing lost, nothing re-run": two jobs end while no operator runs, and someone
+// deletes the second one's pods meanwhile (the job-tracking finalizer holds them). The operator
+// that comes back records both COMPLETED with the end their containers recorded (not the time
+// it came back), runs neither again, lets the deleted pods go, and charges the account what the
+// jobs used (GPU-seconds from start to end), not nothing and not the outage.
+TEST_F(OperatorIT, JobsThatEndWhileNoOperatorRunsAreRecordedChargedAndNotRunAgain) {
+  const std::string account = "outage-" + ns_;
+  ASSERT_EQ(kubectl("apply -f - <<'EOF'\napiVersion: kubeslurm.io/v1alpha1\nkind: Account\n"
+                    "metadata:\n  name: " +
+                    account + "\nspec:\n  shares: 1\nEOF\n")
+                .exitCode,
+            0);
+  const auto submitOne = [&] {
+    return submit("outage", "  account: " + account +
+                                "\n  nodes: 1\n  gpusPerNode: 8\n"
+                                "  script: |\n    #!/bin/sh\n    sleep 4\n");
+  };
+  const std::string kept = submitOne();
+  const std::string deleted = submitOne();
+  ASSERT_TRUE(reaches(kept, "RUNNING", 30s));
+  ASSERT_TRUE(reaches(deleted, "RUNNING", 30s));
+  OperatorProcess& op = OperatorEnvironment::primary();
+  op.stop(SIGKILL);
+
+  // Both scripts end while no operator runs; their ends, as the kubelets recorded them.
+  std::map<std::string, std::int64_t> finishedAt;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        for (const std::string& name : {kept, deleted}) {
+          const json pod = kubectlJson("-n " + ns_ + " get pod " + name + "-0");
+          if (!pod.is_object() || pod["status"].value("phase", "") != "Succeeded") return false;
+          finishedAt[name] = epochSeconds(
+              pod["status"]["containerStatuses"][0]["state"]["terminated"].value("finishedAt", ""));
+        }
+        return true;
+      },
+      30s));
+  ASSERT_EQ(
+      kubectl("-n " + ns_ + " delete pods -l kubeslurm.io/job-name=" + deleted + " --wait=false")
+          .exitCode,
+      0);
+  std::this_thread::sleep_for(4s);
+  const json held = kubectlJson("-n " + ns_ + " get pod " + deleted + "-0");
+  ASSERT_TRUE(held.is_object()) << "the finalizer did not hold the deleted rank";
+  EXPECT_TRUE(held["metadata"].contains("deletionTimestamp"));
+
+  const auto restartedAt = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  ASSERT_TRUE(op.start());
+  ASSERT_TRUE(op.waitForLeadership(30s));
+  double expectedUsage = 0;
+  for (const std::string& name : {kept, deleted}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(reaches(name, "COMPLETED", 60s));
+    const json status = job(name)["status"];
+    const std::int64_t end = epochSeconds(status.value("endTime", ""));
+    EXPECT_EQ(end, finishedAt[name]) << "the end is the container's, not the operator's return";
+    EXPECT_LT(end, restartedAt - 2);
+    EXPECT_EQ(status.value("restarts", std::int64_t{0}), 0);
+    EXPECT_EQ(status.value("exitCode", ""), "0:0");
+    const std::vector<std::string> reasons = events(name);
+    EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "Scheduled"), 1) << "it ran again";
+    expectedUsage += 8.0 * static_cast<double>(end - epochSeconds(status.value("startTime", "")));
+  }
+  // The deleted ranks go once their end is recorded; the other job keeps rank 0 (its output),
+  // released from the finalizer.
+  EXPECT_TRUE(waitUntil([&] { return rankPods(deleted).empty(); }, 30s))
+      << kubectl("-n " + ns_ + " get pods -o wide").output;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const json pod = kubectlJson("-n " + ns_ + " get pod " + kept + "-0");
+        return pod.is_object() && !pod["metadata"].contains("finalizers");
+      },
+      30s));
+  // The account is charged what both jobs used, while no operator counted (the usage is
+  // persisted when a running job ends, or every minute).
+  double charged = 0;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const json a = kubectlJson("get account " + account);
+        if (!a.is_object() || !a.contains("status") || !a["status"].contains("rawUsage")) {
+          return false;
+        }
+        charged = a["status"]["rawUsage"].get<double>();
+        return charged >= 0.9 * expectedUsage;
+      },
+      70s))
+      << "charged " << charged << " of " << expectedUsage << " GPU-seconds";
+  EXPECT_LE(charged, 1.1 * expectedUsage + 16) << "charged for the outage, not the jobs";
+  (void)kubectl("delete account " + account);
+}
+
 // Invariant 2: with two replicas only the Lease holder writes; when it stops, the other takes
 // over and schedules.
 TEST_F(OperatorIT, TwoReplicasOnlyTheLeaderSchedulesAndTheOtherTakesOver) {
