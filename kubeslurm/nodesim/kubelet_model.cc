@@ -244,10 +244,19 @@ void advanceContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t
   }
 }
 
-// Graceful deletion: stop every running container; true once none runs.
-bool stopContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t nowMs, Runner& runner,
-                    std::optional<std::int64_t>& wake) {
-  const std::int64_t killAtMs = pod.metadata.deletionTimestamp.value_or(0) * 1000;
+// pkg/kubelet/active_deadline.go: a pod active longer than spec.activeDeadlineSeconds, counted
+// from status.startTime, is killed with its grace period and ends Failed, reason
+// DeadlineExceeded. The second at which it is exceeded, when it has a deadline.
+std::optional<std::int64_t> activeDeadline(const api::Pod& pod) {
+  if (!pod.spec.activeDeadlineSeconds || !pod.status.startTime) return std::nullopt;
+  return *pod.status.startTime + *pod.spec.activeDeadlineSeconds;
+}
+constexpr std::int64_t kDefaultGracePeriodSeconds = 30;  // core/v1 terminationGracePeriodSeconds
+
+// Stop every running container (SIGTERM now, SIGKILL at `killAtMs`): graceful deletion, or an
+// exceeded deadline. True once none runs.
+bool stopContainers(const api::Pod& pod, api::PodStatus& status, std::int64_t killAtMs,
+                    std::int64_t nowMs, Runner& runner, std::optional<std::int64_t>& wake) {
   bool allStopped = true;
   for (auto& s : status.containerStatuses) {
     if (s.state.kind != Kind::kRunning) continue;
@@ -391,18 +400,34 @@ NodeStep stepNode(const SimNode& node, bool nodeFailed, std::span<const api::Pod
     api::PodStatus status = pod->status;
     bool remove = false;
     if (!api::podIsTerminal(*pod)) {
+      const std::optional<std::int64_t> deadline = activeDeadline(*pod);
       if (pod->metadata.deletionTimestamp) {
-        if (stopContainers(*pod, status, nowMs, runner, step.wakeAtMs)) {
+        if (stopContainers(*pod, status, *pod->metadata.deletionTimestamp * 1000, nowMs, runner,
+                           step.wakeAtMs)) {
           api::PodSpec never;
           never.restartPolicy = "Never";
           status.phase = phaseOf(never, status.containerStatuses);
           if (status.phase != "Succeeded") status.phase = "Failed";
           remove = true;
         }
+      } else if (deadline && nowS >= *deadline) {
+        // The kubelet reports the phase at once; here it follows once nothing runs, so that a
+        // terminal pod never has running containers.
+        const std::int64_t grace =
+            pod->spec.terminationGracePeriodSeconds.value_or(kDefaultGracePeriodSeconds);
+        if (stopContainers(*pod, status, (*deadline + grace) * 1000, nowMs, runner,
+                           step.wakeAtMs)) {
+          status.phase = "Failed";
+          status.reason = "DeadlineExceeded";
+          status.message = "Pod was active on the node longer than the specified deadline";
+        }
       } else {
         advanceContainers(*pod, status, nowMs, options, runner, step.wakeAtMs);
         finishInitContainers(*pod, status);
         status.phase = phaseOf(pod->spec, status.containerStatuses);
+        if (deadline && status.phase != "Succeeded" && status.phase != "Failed") {
+          earliest(step.wakeAtMs, *deadline * 1000);
+        }
       }
       updateConditions(*pod, status, nowS);
     } else if (pod->metadata.deletionTimestamp) {
@@ -444,7 +469,12 @@ NodeStep stepNode(const SimNode& node, bool nodeFailed, std::span<const api::Pod
     finishInitContainers(*pod, status);
     status.phase = phaseOf(pod->spec, status.containerStatuses);
     updateConditions(*pod, status, nowS);
-    if (status.phase != "Succeeded" && status.phase != "Failed") holding.push_back(pod);
+    if (status.phase != "Succeeded" && status.phase != "Failed") {
+      holding.push_back(pod);
+      if (pod->spec.activeDeadlineSeconds) {
+        earliest(step.wakeAtMs, (nowS + *pod->spec.activeDeadlineSeconds) * 1000);
+      }
+    }
     step.updates.push_back({pod, std::move(status), false});
   }
   return step;

@@ -24,6 +24,9 @@
 //  - graceful deletion (kuberuntime killContainer): SIGTERM (exit 143), or SIGKILL (137) at
 //    deletionTimestamp for a container that ignores it; once nothing runs the kubelet's status
 //    manager deletes the pod with grace period 0;
+//  - active deadline (active_deadline.go): a pod running longer than activeDeadlineSeconds
+//    from status.startTime is stopped like a deletion (SIGKILL after its grace period) and
+//    ends Failed, reason DeadlineExceeded; it is not deleted;
 //  - node failure: a dead kubelet advances nothing; with failPodsOnNodeFailure its pods are
 //    marked Failed, reason NodeLost (the node controller's reason before taint-based eviction).
 #pragma once

@@ -331,6 +331,40 @@ TEST(KubeletModelTest, IgnoredSigtermIsKilledWith137AtTheGraceDeadline) {
   EXPECT_TRUE(killed.updates[0].remove);
 }
 
+// pkg/kubelet/active_deadline.go: active longer than activeDeadlineSeconds (from startTime) →
+// the containers are stopped (SIGTERM, 143) and the pod is Failed with reason DeadlineExceeded
+// and the kubelet's message; it is not deleted. The model wakes for the deadline.
+TEST(KubeletModelTest, ActiveDeadlineFailsThePodWithDeadlineExceeded) {
+  Harness h;
+  h.options.startDelayMs = 0;
+  api::Pod pod = makePod("a", {"sleep", "infinity"});
+  pod.spec.activeDeadlineSeconds = 20;
+  h.add(pod);
+  EXPECT_EQ(h.step(kT0).wakeAtMs, kT0 + 20'000);
+  EXPECT_EQ(h.pod("a").status.phase, "Running");
+  NodeStep step = h.step(kT0 + 20'000);
+  ASSERT_EQ(step.updates.size(), 1U);
+  EXPECT_FALSE(step.updates[0].remove);
+  const api::Pod& ended = h.pod("a");
+  EXPECT_EQ(ended.status.phase, "Failed");
+  EXPECT_EQ(ended.status.reason, "DeadlineExceeded");
+  EXPECT_EQ(ended.status.message, "Pod was active on the node longer than the specified deadline");
+  EXPECT_EQ(ended.status.containerStatuses[0].state.kind, Kind::kTerminated);
+  EXPECT_EQ(ended.status.containerStatuses[0].state.exitCode, 143);
+  EXPECT_TRUE(h.step(kT0 + 25'000).updates.empty());  // terminal: nothing more
+
+  // One that ends before its deadline is not touched.
+  Harness early;
+  early.options.startDelayMs = 0;
+  api::Pod quick = makePod("b", {"sleep", "5"});
+  quick.spec.activeDeadlineSeconds = 20;
+  early.add(quick);
+  early.step(kT0);
+  early.step(kT0 + 5'000);
+  early.step(kT0 + 21'000);
+  EXPECT_EQ(early.pod("b").status.phase, "Succeeded");
+}
+
 // A pod deleted before the kubelet ever started it (and a finished one) is removed at once.
 TEST(KubeletModelTest, DeletedPodsThatDoNotRunAreRemovedAtOnce) {
   Harness h;
