@@ -105,6 +105,28 @@ Status applyRendezvous(const api::Json& raw, std::uint32_t gpusPerNode,
 
 // The gang of `job` on `nodes` as `who` runs it: everything but the topology addresses, which
 // come from the snapshot's tree.
+// Time limits hold while no operator runs: the kubelet ends a rank pod past its
+// activeDeadlineSeconds (from the pod's start, which is after the bind). The deadline is the
+// partition's MaxTime (or the job's own limit where an administrator set a longer one) plus
+// KillWait and a minute, so a running operator always ends the job first, as TIMEOUT at its
+// own limit. Not the job's own limit: a deadline can never be raised once set, and an
+// administrator's `scontrol update TimeLimit` must still be able to raise a running job's, as
+// in Slurm, up to MaxTime. No deadline in a partition without a MaxTime.
+std::optional<std::int64_t> rankDeadline(const slurm::JobRequest& request,
+                                         const api::Partition& partition,
+                                         const AdmissionOptions& options) {
+  constexpr std::int64_t kMargin = 60;
+  const std::optional<std::int64_t> maxTime = api::partitionMaxTime(partition.spec).seconds;
+  if (!maxTime) return std::nullopt;
+  std::int64_t limit = *maxTime;
+  if (request.timeLimit) {
+    // UNLIMITED past a MaxTime is an administrator's word (a user's job would never start).
+    if (!request.timeLimit->seconds) return std::nullopt;
+    limit = std::max(limit, *request.timeLimit->seconds);
+  }
+  return limit + std::max<std::int64_t>(options.killWaitSeconds, 0) + kMargin;
+}
+
 StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
                                      const api::Partition& partition, const GangIdentity& who,
                                      std::vector<std::string> nodes,
@@ -158,6 +180,7 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   gang.containerMounts = std::move(mounts).value();
   gang.shippedEnvironment = job.request.environment;
   gang.terminationGracePeriodSeconds = options.killWaitSeconds;
+  gang.activeDeadlineSeconds = rankDeadline(job.request, partition, options);
   gang.batchStdout = batchOutputPath(job.request.output, job, gang, who.user);
   if (!gang.batchStdout.empty()) {
     gang.batchStderr = batchOutputPath(job.request.error, job, gang, who.user);

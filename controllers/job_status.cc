@@ -269,7 +269,14 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
     if (phase == "Failed") {
       ++gang.failed;
       const std::string& reason = pod.status.reason;
-      if (reason == "NodeLost") {
+      if (reason == "DeadlineExceeded") {
+        gang.deadlineExceeded = true;
+        if (const api::ContainerStatus* c = rankContainer(pod);
+            c != nullptr && c->state.finishedAt) {
+          gang.deadlineExceededAt = std::min(gang.deadlineExceededAt.value_or(*c->state.finishedAt),
+                                             *c->state.finishedAt);
+        }
+      } else if (reason == "NodeLost") {
         gang.nodeFailed = true;
         gang.nodeFailure = "rank " + std::to_string(rank) + " lost with node " + pod.spec.nodeName;
       } else if (podspec::rejectedByKubelet(pod)) {
@@ -471,6 +478,18 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     }
     finish(d.status, slurm::JobState::kNodeFail, "0:0", slurm::PendingReason::kNodeDown, now);
     return done(JobEvent{"Warning", "NodeFail", what});
+  }
+
+  if (gang.deadlineExceeded) {
+    // The kubelet's activeDeadlineSeconds stopped it: the time limit, enforced while no
+    // operator ran. Slurm's TIMEOUT, ended when the rank was stopped.
+    finish(d.status, slurm::JobState::kTimeout, "0:0", slurm::PendingReason::kTimeLimit,
+           endedAt(gang.deadlineExceededAt, d.status, now));
+    d.deletePods = podsToDelete(gang, /*liveOnly=*/true);
+    return done(JobEvent{"Warning", "TimeLimit",
+                         "job " + name +
+                             " reached its partition's time limit (the kubelet "
+                             "stopped it at its rank pods' active deadline)"});
   }
 
   if (gang.firstFailedRank) {

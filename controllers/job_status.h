@@ -77,6 +77,10 @@ struct GangObservation {
   bool nodeFailed = false;
   std::string nodeFailure;  // which node or rank, for the event
   // The kubelet refused a rank at admission (phase Failed, reason OutOf<resource>).
+  // A rank the kubelet ended at its activeDeadlineSeconds (phase Failed, reason
+  // DeadlineExceeded): the job ran past its partition's limit while no operator stopped it.
+  bool deadlineExceeded = false;
+  std::optional<core::Time> deadlineExceededAt;  // that rank's container finishedAt
   bool kubeletRejected = false;
   std::string rejection;  // "rank 1 on gpu-2: OutOfnvidia.com/gpu: ..."
 

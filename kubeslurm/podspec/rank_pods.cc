@@ -296,6 +296,11 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
     if (input.terminationGracePeriodSeconds) {
       pod.spec.terminationGracePeriodSeconds = input.terminationGracePeriodSeconds;
     }
+    if (input.activeDeadlineSeconds) {
+      pod.spec.activeDeadlineSeconds =
+          std::min(pod.spec.activeDeadlineSeconds.value_or(*input.activeDeadlineSeconds),
+                   *input.activeDeadlineSeconds);
+    }
     // No token of the namespace's ServiceAccount in a job's pods unless the partition asks for
     // one (security review M5): the job's code has no business with the API server by default.
     pod.raw["spec"]["automountServiceAccountToken"] = input.policy.automountServiceAccountToken;

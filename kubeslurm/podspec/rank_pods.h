@@ -81,6 +81,9 @@ struct GangInput {
   std::map<std::string, std::string> shippedEnvironment;
   std::vector<api::Toleration> tolerations;  // the partition's
   std::optional<std::int64_t> terminationGracePeriodSeconds;
+  // spec.activeDeadlineSeconds of every rank (a template's own, when shorter, is kept): the
+  // kubelet ends a rank that runs longer, with or without an operator.
+  std::optional<std::int64_t> activeDeadlineSeconds;
   // The partition's pod policy: no ServiceAccount token unless it allows one, and under
   // `restricted` the operator's own containers run as its runAsUser with what the restricted
   // level asks. A pod template is checked against it before it gets here (checkPodTemplate).

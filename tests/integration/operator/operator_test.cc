@@ -1212,6 +1212,49 @@ TEST_F(OperatorIT, JobsThatEndWhileNoOperatorRunsAreRecordedChargedAndNotRunAgai
   (void)kubectl("delete account " + account);
 }
 
+// Time limits hold while no operator runs: a rank pod carries activeDeadlineSeconds of its
+// partition's MaxTime + KillWait + 60 s, which the (simulated) kubelet enforces. The operator is
+// SIGKILLed once the job runs; the kubelet stops the rank (DeadlineExceeded), and the operator
+// that comes back records TIMEOUT at that moment. Behind the `long` label: it waits out the
+// minute's margin.
+TEST_F(OperatorIT, TimeLimitsHoldWhileNoOperatorRuns) {
+  const std::string partition = "brief-" + ns_;
+  ASSERT_EQ(kubectl("apply -f - <<'EOF'\napiVersion: kubeslurm.io/v1alpha1\nkind: Partition\n"
+                    "metadata:\n  name: " +
+                    partition +
+                    "\nspec:\n  nodes: gpu-[001-008]\n  maxTime: \"0:20\"\n"
+                    "  defaultTime: \"0:20\"\nEOF\n")
+                .exitCode,
+            0);
+  const std::string name = submit("endless", "  partition: " + partition +
+                                                 "\n  nodes: 1\n  gpusPerNode: 8\n"
+                                                 "  script: |\n    #!/bin/sh\n    sleep 600\n");
+  ASSERT_TRUE(reaches(name, "RUNNING", 30s));
+  OperatorProcess& op = OperatorEnvironment::primary();
+  op.stop(SIGKILL);
+  const json running = kubectlJson("-n " + ns_ + " get pod " + name + "-0");
+  ASSERT_TRUE(running.is_object());
+  EXPECT_EQ(running["spec"].value("activeDeadlineSeconds", std::int64_t{0}), 20 + 2 + 60);
+
+  json stopped;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        stopped = kubectlJson("-n " + ns_ + " get pod " + name + "-0");
+        return stopped.is_object() && stopped["status"].value("reason", "") == "DeadlineExceeded";
+      },
+      150s))
+      << stopped.dump();
+  const std::int64_t finished = epochSeconds(
+      stopped["status"]["containerStatuses"][0]["state"]["terminated"].value("finishedAt", ""));
+  ASSERT_TRUE(op.start());
+  ASSERT_TRUE(reaches(name, "TIMEOUT", 60s));
+  const json status = job(name)["status"];
+  EXPECT_EQ(status.value("reason", ""), "TimeLimit");
+  EXPECT_EQ(status.value("exitCode", ""), "0:0");
+  EXPECT_EQ(epochSeconds(status.value("endTime", "")), finished);
+  (void)kubectl("delete partition " + partition);
+}
+
 // Invariant 2: with two replicas only the Lease holder writes; when it stops, the other takes
 // over and schedules.
 TEST_F(OperatorIT, TwoReplicasOnlyTheLeaderSchedulesAndTheOtherTakesOver) {

@@ -125,6 +125,30 @@ TEST(Admission, ThePlannedStartBecomesAGangOnTheChosenNodes) {
   EXPECT_EQ(admitted.pods[0].spec.containers[0].workingDir, "/home/alice");
 }
 
+// Time limits hold while no operator runs: every rank carries activeDeadlineSeconds of the
+// partition's MaxTime (or an administrator's longer limit) plus KillWait and a minute, never the
+// job's own limit (an administrator may raise that while it runs). None without a MaxTime, nor
+// for an administrator's UNLIMITED.
+TEST(Admission, RanksCarryTheirPartitionsMaxTimeAsActiveDeadline) {
+  ClusterObjects objects = cluster({{"timeLimit", "1:00:00"}});
+  EXPECT_EQ(admit(objects).gang.activeDeadlineSeconds, std::nullopt);
+  objects.partitions[0].spec.maxTime = api::SlurmDuration{"1-00:00:00", {{86400}}};
+  const Admitted admitted = admit(objects);
+  EXPECT_EQ(admitted.gang.activeDeadlineSeconds, 86400 + 30 + 60);
+  for (const api::Pod& pod : admitted.pods) EXPECT_EQ(pod.spec.activeDeadlineSeconds, 86490);
+
+  // An administrator's longer limit, and UNLIMITED (a user's would never start here).
+  const GangIdentity who{42, 0, "alice", "vision", ""};
+  for (const auto& [limit, deadline] :
+       std::vector<std::pair<std::string, std::optional<std::int64_t>>>{
+           {"2-00:00:00", 2 * 86400 + 90}, {"UNLIMITED", std::nullopt}}) {
+    ClusterObjects admin = cluster({{"timeLimit", limit}});
+    auto pod = checkPod(admin.jobs[0], objects.partitions[0], who, options());
+    ASSERT_TRUE(pod.isOk()) << pod.status().toString();
+    EXPECT_EQ(pod->spec.activeDeadlineSeconds, deadline) << limit;
+  }
+}
+
 // Pyxis's --container-workdir (spec.container.workdir) is where every rank's container starts,
 // over the submit directory on the shared volume.
 TEST(Admission, ContainerWorkdirIsWhereTheRanksStart) {

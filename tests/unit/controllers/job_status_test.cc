@@ -439,6 +439,29 @@ TEST(DecideStatus, TimeLimitEndsTheJobWithTheGracePeriod) {
   expectIdempotent(job, d, pods, kStart + 3600);
 }
 
+// While no operator ran, the kubelet stopped the ranks at their activeDeadlineSeconds (phase
+// Failed, reason DeadlineExceeded, the containers SIGTERMed: 143). That is the time limit, not a
+// failing task: TIMEOUT "0:0", ended when the first rank was stopped.
+TEST(DecideStatus, RanksStoppedAtTheirActiveDeadlineAreATimeout) {
+  const api::SlurmJobObject job =
+      slurmJob("RUNNING", {{"timeLimit", "60"}}, {{"startTime", api::formatTimestamp(kStart)}});
+  std::vector<api::Pod> pods;
+  for (int rank = 0; rank < 4; ++rank) {
+    RankSpec r = rankOnItsNode(rank);
+    r.phase = "Failed";
+    r.exit = 143;
+    r.reason = "DeadlineExceeded";
+    r.finished = kStart + 86490 + rank;
+    pods.push_back(rankPod(r));
+  }
+  const StatusDecision d = decide(job, pods, kStart + 90000, JobStatusPolicy{});
+  EXPECT_EQ(d.status.state, "TIMEOUT");
+  EXPECT_EQ(d.status.exitCode, "0:0");
+  EXPECT_EQ(d.status.reason, "TimeLimit");
+  EXPECT_EQ(d.status.endTime, kStart + 86490);
+  expectIdempotent(job, d, pods, kStart + 90000);
+}
+
 TEST(DecideStatus, WithoutItsOwnLimitTheJobTakesThePartitionDefault) {
   const api::SlurmJobObject job =
       slurmJob("RUNNING", Json::object(), {{"startTime", api::formatTimestamp(kStart)}});

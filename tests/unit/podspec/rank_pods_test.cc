@@ -163,6 +163,26 @@ TEST(RankPods, PodTemplateMayNotOverrideTheRendezvous) {
   EXPECT_NE(pods.status().message().find("MASTER_ADDR"), std::string::npos);
 }
 
+// Every rank carries the job-tracking finalizer and the partition's deadline; a template may
+// shorten the deadline (its own job ends sooner) but not lengthen it.
+TEST(RankPods, RanksCarryTheTrackingFinalizerAndTheShorterDeadline) {
+  GangInput input = scriptGang();
+  input.activeDeadlineSeconds = 500;
+  const std::vector<api::Pod> pods = rankPods(input).value();
+  for (const api::Pod& pod : pods) {
+    EXPECT_EQ(pod.metadata.finalizers, std::vector<std::string>{"kubeslurm.io/job-tracking"});
+    EXPECT_EQ(pod.spec.activeDeadlineSeconds, 500);
+  }
+  input.script.clear();
+  for (const std::string_view own : {"100", "900"}) {
+    input.podTemplate =
+        api::Json::parse(R"({"spec": {"activeDeadlineSeconds": )" + std::string(own) +
+                         R"(, "containers": [{"name": "c", "image": "i"}]}})");
+    const std::vector<api::Pod> templated = rankPods(input).value();
+    EXPECT_EQ(templated[0].spec.activeDeadlineSeconds, own == "100" ? 100 : 500);
+  }
+}
+
 TEST(RankPods, SharedVolumeIsMountedAndBecomesTheWorkingDirectory) {
   GangInput input = scriptGang();
   input.sharedVolume = api::SharedVolume{"home", "/home", ""};
