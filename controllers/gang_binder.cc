@@ -44,7 +44,8 @@ bool ownedBy(const api::ObjectMeta& meta, std::string_view uid) {
 }
 
 PodRef refOf(const api::Pod& pod) {
-  return {pod.metadata.name, pod.metadata.uid, pod.spec.nodeName, api::podIsTerminal(pod)};
+  return {pod.metadata.name, pod.metadata.uid, pod.spec.nodeName, api::podIsTerminal(pod),
+          trackingRelease(pod)};
 }
 
 // This attempt of this job, as far as the labels and (when known) the owner say.
@@ -566,6 +567,22 @@ Status GangBinder::rollbackAfterFailure(const podspec::GangInput& gang, const St
   return withRollbackNote(cause, deletePods(gang.namespaceName, refs));
 }
 
+void GangBinder::releaseTracking(std::string_view ns, const PodRef& ref) {
+  constexpr int kTries = 3;
+  TrackingRelease release = *ref.tracking;
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    auto patched = writer_.patch(kube::resources::pods(), ns, release.name, releasePatch(release));
+    if (patched.isOk() || patched.status().code() != StatusCode::kAborted) return;
+    auto got = reader_.get(kube::resources::pods(), ns, release.name);
+    if (!got.isOk()) return;
+    auto pod = api::decodePod(*got);
+    if (!pod.isOk() || pod->metadata.uid != ref.uid) return;  // another incarnation: not ours
+    auto again = trackingRelease(*pod);
+    if (!again) return;
+    release = std::move(*again);
+  }
+}
+
 Status GangBinder::deletePods(std::string_view ns, const std::vector<PodRef>& refs) {
   std::atomic<bool> fenceTripped{false};
   Status result =
@@ -575,6 +592,10 @@ Status GangBinder::deletePods(std::string_view ns, const std::vector<PodRef>& re
           fenceTripped = true;
           return fenceClosed();
         }
+        // A gang rolled back never ran whole: it has no end for its job to record, so its
+        // finalizer goes first. What is left after a few conflicts (a kubelet writing its
+        // status meanwhile) the next cycle releases.
+        if (ref.tracking) releaseTracking(ns, ref);
         kube::DeleteOptions options;
         if (!ref.uid.empty()) options.uid = ref.uid;
         options.propagationPolicy = "Background";

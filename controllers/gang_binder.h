@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "controllers/rank_tracking.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/client.h"
@@ -60,8 +61,9 @@ struct GangBinderOptions {
 struct PodRef {
   std::string name;
   std::string uid;
-  std::string nodeName;   // spec.nodeName ("" = never bound)
-  bool terminal = false;  // Succeeded or Failed
+  std::string nodeName;                     // spec.nodeName ("" = never bound)
+  bool terminal = false;                    // Succeeded or Failed
+  std::optional<TrackingRelease> tracking;  // its job-tracking finalizer, released first
   bool operator==(const PodRef&) const = default;
 };
 
@@ -161,6 +163,8 @@ class GangBinder {
   // A new step-token Secret for the attempt; its name, as the API server chose it.
   StatusOr<std::string> createStepTokenSecret(const podspec::GangInput& gang);
   Status deletePods(std::string_view ns, const std::vector<PodRef>& refs);
+  // Removes the pod's job-tracking finalizer; a few tries when it changed since it was listed.
+  void releaseTracking(std::string_view ns, const PodRef& ref);
   Status rollbackAfterFailure(const podspec::GangInput& gang, const Status& cause);
 
   kube::Reader& reader_;

@@ -60,6 +60,18 @@ std::set<GangKey> wholeGangs(std::span<const api::Pod> pods) {
 
 }  // namespace
 
+std::optional<TrackingRelease> trackingRelease(const api::Pod& pod) {
+  if (!tracked(pod)) return std::nullopt;
+  TrackingRelease release;
+  release.namespaceName = pod.metadata.namespaceName;
+  release.name = pod.metadata.name;
+  release.resourceVersion = pod.metadata.resourceVersion;
+  for (const std::string& f : pod.metadata.finalizers) {
+    if (f != podspec::kJobTrackingFinalizer) release.remaining.push_back(f);
+  }
+  return release;
+}
+
 std::vector<TrackingRelease> rankPodsToRelease(std::span<const api::Pod> pods,
                                                std::span<const api::SlurmJobObject> jobs) {
   std::map<std::pair<std::string, std::string>, const api::SlurmJobObject*> byName;
@@ -90,14 +102,7 @@ std::vector<TrackingRelease> rankPodsToRelease(std::span<const api::Pod> pods,
     if (!api::podIsTerminal(pod) && !pod.metadata.deletionTimestamp) continue;
     const std::string jobName = podJobName(pod);
     if (!jobName.empty() && claimed(pod, jobName)) continue;
-    TrackingRelease release;
-    release.namespaceName = pod.metadata.namespaceName;
-    release.name = pod.metadata.name;
-    release.resourceVersion = pod.metadata.resourceVersion;
-    for (const std::string& f : pod.metadata.finalizers) {
-      if (f != podspec::kJobTrackingFinalizer) release.remaining.push_back(f);
-    }
-    out.push_back(std::move(release));
+    out.push_back(*trackingRelease(pod));
   }
   std::sort(out.begin(), out.end(), [](const TrackingRelease& a, const TrackingRelease& b) {
     return std::tie(a.namespaceName, a.name) < std::tie(b.namespaceName, b.name);

@@ -12,11 +12,13 @@
 //                                                   pod then goes at once
 //
 // Only a pod that is finished or being deleted is ever released, so a live gang is never
-// touched; and nothing the operator deletes needs a release of its own: what it deletes is
-// either of an attempt the job has left, of a job that has ended or gone back to the queue
-// (REQUEUED), or of a gang that never ran whole, and all of those are unclaimed.
+// touched. What the operator deletes is either of an attempt the job has left, of a job that
+// has ended or gone back to the queue (REQUEUED), or of a gang that never ran whole: all of those
+// are unclaimed, so the next cycle releases them. The gang binder's rollbacks release their
+// pods at once, before the delete, so that a rolled-back gang is gone without waiting for one.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,6 +36,9 @@ struct TrackingRelease {
   std::vector<std::string> remaining;  // the pod's other finalizers, kept
   bool operator==(const TrackingRelease&) const = default;
 };
+
+// The release of `pod`'s finalizer; nullopt when it carries none.
+std::optional<TrackingRelease> trackingRelease(const api::Pod& pod);
 
 // PURE. The rank pods carrying the finalizer that are finished (Succeeded, Failed) or being
 // deleted and whose outcome no job claims, sorted by namespace and name. Unclaimed:

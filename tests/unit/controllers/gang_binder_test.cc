@@ -73,9 +73,17 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
                         const Json& /*object*/) override {
     return Status{StatusCode::kUnimplemented, "not used"};
   }
-  StatusOr<Json> patch(const kube::ResourceType& /*type*/, std::string_view /*ns*/,
-                       std::string_view /*name*/, const Json& /*patch*/) override {
-    return Status{StatusCode::kUnimplemented, "not used"};
+  StatusOr<Json> patch(const kube::ResourceType& type, std::string_view /*ns*/,
+                       std::string_view name, const Json& mergePatch) override {
+    std::lock_guard lock(mutex_);
+    writes.push_back("patch " + type.plural + " " + std::string(name));
+    auto& store = storeFor(type);
+    auto found = store.find(std::string(name));
+    if (found == store.end()) return notFound(std::string(name));
+    Json patch = mergePatch;
+    patch["metadata"].erase("resourceVersion");  // objects here have none
+    found->second.merge_patch(patch);
+    return found->second;
   }
   Status remove(const kube::ResourceType& type, std::string_view /*ns*/, std::string_view name,
                 const kube::DeleteOptions& options) override {
@@ -349,6 +357,12 @@ TEST(GangBinderTest, FailedBindRollsBackTheWholeGang) {
   for (const auto& [name, options] : cluster.deleteOptions) {
     EXPECT_TRUE(options.uid.has_value() && options.uid->starts_with("uid-")) << name;
     EXPECT_EQ(options.propagationPolicy, "Background") << name;
+    // Its job-tracking finalizer released just before, or the API server would keep it.
+    const auto deleted = std::find_if(writes.begin(), writes.end(), [&](const std::string& w) {
+      return w.starts_with("delete pods " + name + " ");
+    });
+    ASSERT_NE(deleted, writes.begin()) << name;
+    EXPECT_EQ(*std::prev(deleted), "patch pods " + name);
   }
   EXPECT_EQ(binder.binds(), 2U);
   EXPECT_EQ(binder.bindFailures(), 1U);
