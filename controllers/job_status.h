@@ -77,12 +77,12 @@ struct GangObservation {
   bool nodeFailed = false;
   std::string nodeFailure;  // which node or rank, for the event
   // The kubelet refused a rank at admission (phase Failed, reason OutOf<resource>).
+  bool kubeletRejected = false;
   // A rank the kubelet ended at its activeDeadlineSeconds (phase Failed, reason
   // DeadlineExceeded): the job ran past its partition's limit while no operator stopped it.
   bool deadlineExceeded = false;
+  std::string rejection;                         // "rank 1 on gpu-2: OutOfnvidia.com/gpu: ..."
   std::optional<core::Time> deadlineExceededAt;  // that rank's container finishedAt
-  bool kubeletRejected = false;
-  std::string rejection;  // "rank 1 on gpu-2: OutOfnvidia.com/gpu: ..."
 
   std::optional<core::Time> earliestStart;  // earliest container start among the ranks
   // When the ranks' containers ended, as their kubelets recorded it: rank 0's, and the last

@@ -357,7 +357,7 @@ void setUpControllers(Operator& o) {
       spdlog::critical("crash-at: {} #{} reached; SIGKILL", controllers::admissionStepName(step),
                        count);
       spdlog::default_logger()->flush();
-      std::raise(SIGKILL);
+      (void)std::raise(SIGKILL);
     };
   }
   o.reconciler = std::make_unique<controllers::Reconciler>(
