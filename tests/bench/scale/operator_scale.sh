@@ -4,7 +4,7 @@
 #
 #   tests/bench/scale/operator_scale.sh BUILD_DIR [--nodes 1000] [--gpus 8] [--leaves 8]
 #       [--gangs 200] [--ranks 4] [--fast-qps 1000,2000|none] [--threads 16] [--timeout 300]
-#       [--keep-logs DIR]
+#       [--binding-phase] [--keep-logs DIR]
 #
 # BUILD_DIR holds bin/kubeslurm-operator and bin/kubeslurm-nodesim ($KUBESLURM_NODESIM wins;
 # `ninja -C BUILD_DIR -j2 kubeslurm-operator kubeslurm-nodesim` if one is missing). The
@@ -23,6 +23,9 @@
 #                  schedulerName default-scheduler; the sandbox's scheduler has qps 100 / burst
 #                  200), clock from the first POST to the last bind: creation is included in both.
 #   operator-fast  (unless --fast-qps none) a fresh operator with --kube-api-qps/--kube-api-burst.
+#   operator-binding (with --binding-phase) the operator phase again with --gang-placement
+#                  binding (pods created unbound, then bound), to compare with the default
+#                  create placement (one write per rank) in the same run.
 # Between phases every SlurmJob and pod is deleted (pods with grace 0) and the lists are empty.
 # After each operator phase, with its pods still there: VmRSS/VmHWM from /proc/PID/status, and
 # the means of its cycle/plan/gang-admission histograms from /metrics. Measures; asserts nothing.
@@ -45,6 +48,8 @@ FAST_QPS=1000,2000
 THREADS=16
 TIMEOUT=300
 KEEP_LOGS=
+BINDING_PHASE=
+PLACEMENT=create
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
@@ -56,6 +61,7 @@ while [ $# -gt 0 ]; do
     --threads) THREADS=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     --keep-logs) KEEP_LOGS=$2; shift 2 ;;
+    --binding-phase) BINDING_PHASE=1; shift ;;
     *) usage ;;
   esac
 done
@@ -116,7 +122,7 @@ start_operator() {
   while [ "$hport" = "$mport" ]; do hport=$(free_port); done
   [ -z "$qps" ] || extra=(--kube-api-qps "$qps" --kube-api-burst "$burst")
   "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system \
-    --scheduling-interval 1 --min-cycle-interval 0.2 \
+    --scheduling-interval 1 --min-cycle-interval 0.2 --gang-placement "$PLACEMENT" \
     --metrics-bind-address "127.0.0.1:$mport" --health-probe-bind-address "127.0.0.1:$hport" \
     "${extra[@]+"${extra[@]}"}" > "$log" 2>&1 < /dev/null &
   OP_PID=$!
@@ -144,7 +150,7 @@ operator_phase() {
     --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" > /dev/null ||
     echo "$label: not every pod was bound (see the summary)" >&2
   sleep 2 # let the jobs go RUNNING, so the figures below include it
-  python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400})" \
+  python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT)" \
     --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
   PHASES+=("$out")
   stop_operator # first: it would admit gangs of jobs being deleted
@@ -202,8 +208,8 @@ spec:
   topology:
     labelKeys: [kubeslurm.io/spine, kubeslurm.io/leaf]
 EOF
-for ns in bench-op bench-ks bench-op-fast; do kubectl create namespace "$ns" > /dev/null; done
-for ns in bench-op bench-ks bench-op-fast; do wait_sa "$ns"; done
+for ns in bench-op bench-ks bench-op-fast bench-op-binding; do kubectl create namespace "$ns" > /dev/null; done
+for ns in bench-op bench-ks bench-op-fast bench-op-binding; do wait_sa "$ns"; done
 
 PHASES=()
 operator_phase operator bench-op
@@ -219,6 +225,12 @@ python3 "$HELPER" cleanup --namespace bench-ks --timeout 180
 
 if [ "$FAST_QPS" != none ]; then
   operator_phase operator-fast bench-op-fast "${FAST_QPS%,*}" "${FAST_QPS#*,}"
+fi
+
+if [ -n "$BINDING_PHASE" ]; then
+  PLACEMENT=binding
+  operator_phase operator-binding bench-op-binding
+  PLACEMENT=create
 fi
 
 python3 "$HELPER" report "${PHASES[@]}"
