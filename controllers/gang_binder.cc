@@ -477,37 +477,53 @@ Status GangBinder::admit(const podspec::GangInput& input) {
   std::vector<api::Pod>& pods = *made;
   reached(AdmissionStep::kObjectsReady);
 
+  const bool createBound = options_.placement == GangPlacement::kCreateBound;
   std::atomic<bool> fenceTripped{false};
-  std::vector<std::size_t> toCreate;
+  // Create-bound: the ranks that only hold a node (1..N-1) first, rank 0 (which runs the
+  // script) last, each in a round of its own, so a failed create never leaves a script running.
+  std::vector<std::vector<std::size_t>> rounds(1);
   for (std::size_t rank = 0; rank < ranks; ++rank) {
-    if (needsCreate[rank]) toCreate.push_back(rank);
+    if (!needsCreate[rank]) continue;
+    if (createBound) {
+      pods[rank].spec.nodeName = gang.nodes[rank];
+      actions[rank].bind = false;
+    }
+    if (createBound && rank == 0) {
+      rounds.push_back({0});
+    } else {
+      rounds[0].push_back(rank);
+    }
   }
-  Status created =
-      runBounded(toCreate.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
-        const std::size_t rank = toCreate[i];
-        if (!fenceOpen()) {
-          fenceTripped = true;
-          return fenceClosed();
-        }
-        auto result =
-            writer_.create(kube::resources::pods(), gang.namespaceName, api::encodePod(pods[rank]));
-        if (result.isOk()) {
-          actions[rank].uid = uidOf(*result);
-          reached(AdmissionStep::kPodCreated);
+  Status created;
+  for (const std::vector<std::size_t>& toCreate : rounds) {
+    created =
+        runBounded(toCreate.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
+          const std::size_t rank = toCreate[i];
+          if (!fenceOpen()) {
+            fenceTripped = true;
+            return fenceClosed();
+          }
+          auto result = writer_.create(kube::resources::pods(), gang.namespaceName,
+                                       api::encodePod(pods[rank]));
+          if (result.isOk()) {
+            actions[rank].uid = uidOf(*result);
+            reached(AdmissionStep::kPodCreated);
+            return Status::ok();
+          }
+          if (result.status().code() != StatusCode::kAlreadyExists) return result.status();
+          // Created since our list (a concurrent or retried admit): adopt it if it is ours.
+          auto got =
+              reader_.get(kube::resources::pods(), gang.namespaceName, pods[rank].metadata.name);
+          if (!got.isOk()) return got.status();
+          auto pod = api::decodePod(*got);
+          if (!pod.isOk()) return pod.status();
+          auto action = adoptExisting(*pod, gang, rank);
+          if (!action.isOk()) return action.status();
+          actions[rank] = *action;
           return Status::ok();
-        }
-        if (result.status().code() != StatusCode::kAlreadyExists) return result.status();
-        // Created since our list (a concurrent or retried admit): adopt it if it is ours.
-        auto got =
-            reader_.get(kube::resources::pods(), gang.namespaceName, pods[rank].metadata.name);
-        if (!got.isOk()) return got.status();
-        auto pod = api::decodePod(*got);
-        if (!pod.isOk()) return pod.status();
-        auto action = adoptExisting(*pod, gang, rank);
-        if (!action.isOk()) return action.status();
-        actions[rank] = *action;
-        return Status::ok();
-      });
+        });
+    if (!created.isOk()) break;
+  }
   if (fenceTripped) return fenceClosed();
   if (!created.isOk()) return rollbackAfterFailure(gang, created);
 

@@ -2,10 +2,16 @@
 // writes — the job's headless Service, every rank pod, and a pods/binding per rank — so that
 // either the whole gang ends up bound or none of it remains (DESIGN.md invariant 1).
 //
-// Why rank pods are created first and bound afterwards: a pod created with spec.nodeName
-// would start on its node before its peers even exist; creating all ranks unbound (their
-// schedulerName is ours, so kube-scheduler never touches them) and binding only when every
-// create succeeded keeps a failed create from leaving a running fraction of a gang.
+// Two placements (GangPlacement), both all or nothing:
+//  - create-bound (the operator's default): each rank is created with spec.nodeName set, the
+//    ranks that only hold their node (1..N-1) first and rank 0, which runs the script, last.
+//    One write per rank. A rank starts as soon as it is created, but a failed create stops the
+//    admission before rank 0 exists, and the rollback deletes the ranks made so far: nothing of
+//    the job has run. The kubelet alone checks the fit, as it does for a binding.
+//  - binding: every rank is created unbound (its schedulerName is ours, so kube-scheduler
+//    never touches it), then bound through pods/binding once every create succeeded. Two writes
+//    per rank; no pod starts before the whole gang exists. For clusters whose admission
+//    policies treat pods created with a node differently from bound ones.
 //
 // The binder makes no scheduling choice: the nodes come from the core's plan. It writes only
 // while the leader-election fence is open (invariant 2): every write is preceded by
@@ -38,11 +44,13 @@ namespace kubeslurm::controllers {
 enum class AdmissionStep : std::uint8_t {
   kObjectsReady,  // the Service, NetworkPolicy and step-token Secret exist; no pod written yet
   kPodCreated,    // one more rank pod created (heard once per pod)
-  kPodBound,      // one more rank pod bound (heard once per bind)
+  kPodBound,      // one more rank pod bound by a pods/binding (heard once per bind)
   kGangBound,     // every rank bound: admit() is about to return OK
 };
 std::string_view admissionStepName(AdmissionStep step);  // "objects-ready", "pod-created", ...
 std::optional<AdmissionStep> parseAdmissionStep(std::string_view name);
+
+enum class GangPlacement : std::uint8_t { kBinding, kCreateBound };
 
 struct GangBinderOptions {
   // Binds (and creates) in flight at once for one gang. A 64-node gang bound one request at a
@@ -54,6 +62,7 @@ struct GangBinderOptions {
   // the process here, so that tests can stop an admission at a chosen write instead of at a
   // random instant. Empty: nothing listens.
   std::function<void(AdmissionStep)> reached;
+  GangPlacement placement = GangPlacement::kBinding;
 };
 
 // One pod that the binder would delete, named with the uid it was seen with so that a delete

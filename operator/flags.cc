@@ -38,6 +38,8 @@ Scheduling:
                                  retried after a backoff (600; 0 = never)
   --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
   --gang-write-parallelism N     pod creates and binds in flight for one gang (16)
+  --gang-placement create|binding   rank pods created on their nodes (create, one write per
+                                 rank) or created unbound, then bound (binding)
 Serving:
   --metrics-bind-address ADDR    /metrics (0.0.0.0:8080; "" or 0 = off)
   --health-probe-bind-address ADDR   /healthz, /readyz (0.0.0.0:8081; "" or 0 = off)
@@ -169,6 +171,10 @@ int parseFlags(int argc, char** argv, Flags& f) {
       ok = parseNumber(value, number) && number >= 1 && number <= 256 &&
            number == static_cast<double>(static_cast<std::size_t>(number));
       f.gangWriteParallelism = static_cast<std::size_t>(number);
+    } else if (flag == "--gang-placement") {
+      ok = value == "create" || value == "binding";
+      f.gangPlacement = value == "binding" ? controllers::GangPlacement::kBinding
+                                           : controllers::GangPlacement::kCreateBound;
     } else if (flag == "--crash-at") {
       const std::size_t colon = value.find(':');
       f.crashAtStep = controllers::parseAdmissionStep(value.substr(0, colon));

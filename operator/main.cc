@@ -347,6 +347,7 @@ void setUpControllers(Operator& o) {
   options.gangStartTimeout = f.gangStartTimeout;
   options.gangStartRetries = f.gangStartRetries;
   options.binder.bindParallelism = f.gangWriteParallelism;
+  options.binder.placement = f.gangPlacement;
   if (f.crashAtStep) {
     // A crash at a chosen write, where the tests of invariant 1 need one: the kill lands
     // mid-admission by construction, not by the luck of a timer. The count is process-wide.

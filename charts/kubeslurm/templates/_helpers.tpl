@@ -91,6 +91,8 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 - {{ printf "--job-retention=%v" (int64 $o.jobRetention) | quote }}
 - {{ printf "--gang-start-timeout=%v" (int64 $o.gangStartTimeout) | quote }}
 - {{ printf "--gang-start-retries=%v" (int64 $o.gangStartRetries) | quote }}
+- {{ printf "--gang-placement=%v" ($o.gangPlacement) | quote }}
+- {{ printf "--gang-write-parallelism=%v" (int64 $o.gangWriteParallelism) | quote }}
 - {{ printf "--kube-api-qps=%v" ($o.kubeApiQps) | quote }}
 - {{ printf "--kube-api-burst=%v" (int64 $o.kubeApiBurst) | quote }}
 - {{ printf "--metrics-bind-address=0.0.0.0:%v" .Values.ports.metrics | quote }}

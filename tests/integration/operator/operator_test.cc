@@ -1047,29 +1047,32 @@ TEST_F(OperatorIT, KillNineDuringAdmissionsLosesNothingAndLeavesNoPartialGang) {
 
 // Invariant 1 at chosen instants, where the test above leaves it to a timer: an operator started
 // with --crash-at SIGKILLs itself at one write of a 4-rank gang's admission, with one write in
-// flight so that the instant is exact. The test first checks that the kill landed mid-admission
-// (the cluster holds exactly what the admission had written: no pod, two unbound pods, two of
-// four bound, all four bound with the job still PENDING), then restarts the operator: a partial
-// gang is removed by its recovery pass and admitted again, a whole one is kept, and either way
-// the job completes once, with no restart counted.
+// flight so that the instant is exact, in both placements. The test first checks that the kill
+// landed mid-admission (the cluster holds exactly what the admission had written: no pod, two
+// unbound pods, two of four bound, two created bound, all four bound with the job still
+// PENDING), then restarts the operator: a partial gang is removed by its recovery pass and
+// admitted again, a whole one is kept, and either way the job completes once, with no restart
+// counted.
 TEST_F(OperatorIT, CrashAtEachAdmissionStepLeavesNoPartialGangAndTheJobRunsOnce) {
   struct CrashPoint {
+    std::string placement;
     std::string flag;
     std::size_t pods;   // rank pods when the operator died
     std::size_t bound;  // of which bound
   };
-  const std::vector<CrashPoint> points = {{"objects-ready:1", 0, 0},
-                                          {"pod-created:2", 2, 0},
-                                          {"pod-bound:2", 4, 2},
-                                          {"gang-bound:1", 4, 4}};
+  const std::vector<CrashPoint> points = {
+      {"binding", "objects-ready:1", 0, 0}, {"binding", "pod-created:2", 2, 0},
+      {"binding", "pod-bound:2", 4, 2},     {"binding", "gang-bound:1", 4, 4},
+      {"create", "pod-created:2", 2, 2},    {"create", "gang-bound:1", 4, 4}};
   OperatorProcess& primary = OperatorEnvironment::primary();
   for (const CrashPoint& point : points) {
-    SCOPED_TRACE(point.flag);
+    SCOPED_TRACE(point.placement + " " + point.flag);
     primary.stop(SIGTERM);  // releases the Lease
-    OperatorProcess crashing(KUBESLURM_OPERATOR_BINARY, "it-primary",
-                             SandboxEnvironment::dir() + "/logs/operator-crash.log",
-                             {"--tools-image", "kubeslurm/kubeslurm-tools:it",
-                              "--gang-write-parallelism", "1", "--crash-at", point.flag});
+    OperatorProcess crashing(
+        KUBESLURM_OPERATOR_BINARY, "it-primary",
+        SandboxEnvironment::dir() + "/logs/operator-crash.log",
+        {"--tools-image", "kubeslurm/kubeslurm-tools:it", "--gang-write-parallelism", "1",
+         "--gang-placement", point.placement, "--crash-at", point.flag});
     ASSERT_TRUE(crashing.start());
     const std::string crashLine = "crash-at: " + point.flag.substr(0, point.flag.find(':')) + " #";
     const std::size_t crashesBefore = crashing.count(crashLine);
@@ -1102,7 +1105,8 @@ TEST_F(OperatorIT, CrashAtEachAdmissionStepLeavesNoPartialGangAndTheJobRunsOnce)
     // gang (the cycle's own check would too, but only after a timeout).
     const std::string log = primary.log();
     const std::size_t line = log.rfind("recovery: ");
-    const bool partial = point.pods > 0 && point.bound < point.pods;
+    const bool whole = point.pods == 4 && point.bound == 4;
+    const bool partial = point.pods > 0 && !whole;
     EXPECT_EQ(log.substr(line, log.find('\n', line) - line),
               std::string("recovery: ") + (partial ? "1" : "0") + " partial gang(s) removed");
     ASSERT_TRUE(reaches(name, "COMPLETED", 90s));
@@ -1115,7 +1119,7 @@ TEST_F(OperatorIT, CrashAtEachAdmissionStepLeavesNoPartialGangAndTheJobRunsOnce)
     EXPECT_EQ(rank0["status"].value("phase", ""), "Succeeded");
     EXPECT_EQ(rank0["metadata"]["labels"].value("kubeslurm.io/attempt", ""), "0");
     // A whole gang runs as it was bound; a partial one was removed before it could start.
-    EXPECT_EQ(uidsAtCrash.contains(rank0["metadata"].value("uid", "")), point.bound == 4);
+    EXPECT_EQ(uidsAtCrash.contains(rank0["metadata"].value("uid", "")), whole);
   }
 }
 

@@ -299,6 +299,45 @@ TEST(GangBinderTest, AdmissionStepNamesRoundTrip) {
   EXPECT_EQ(parseAdmissionStep(""), std::nullopt);
 }
 
+// Create-bound placement: one write per rank, each pod created on its planned node, the ranks
+// that only hold a node first and rank 0 (the script) last; no pods/binding.
+TEST(GangBinderTest, CreateBoundMakesEachRankOnItsNodeAndRankZeroLast) {
+  FakeCluster cluster;
+  GangBinderOptions options{.bindParallelism = 4, .canWrite = {}, .reached = {}};
+  options.placement = GangPlacement::kCreateBound;
+  GangBinder binder(cluster, cluster, cluster, options);
+  const podspec::GangInput gang = gangOf(4);
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  const auto writes = cluster.writesSnapshot();
+  ASSERT_EQ(writes.size(), 5U) << ::testing::PrintToString(writes);
+  EXPECT_EQ(writes[0], "create services train");
+  EXPECT_EQ(countPrefix({writes.begin() + 1, writes.begin() + 4}, "create pods "), 3U);
+  EXPECT_EQ(writes[4], "create pods train-0");
+  EXPECT_EQ(cluster.bindCalls, 0);
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ((*cluster.pod("train-" + std::to_string(rank)))["spec"]["nodeName"],
+              gang.nodes[rank]);
+  }
+  // Level-triggered as the binding placement: a second admit writes nothing.
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  EXPECT_EQ(cluster.writeCount(), 5U);
+}
+
+// A failed create stops the admission before rank 0 exists, and the ranks made are deleted:
+// nothing of the job ran its script.
+TEST(GangBinderTest, CreateBoundNeverMakesRankZeroAfterAFailedCreate) {
+  FakeCluster cluster;
+  cluster.failCreateOf = "train-2";
+  GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+  options.placement = GangPlacement::kCreateBound;
+  GangBinder binder(cluster, cluster, cluster, options);
+  EXPECT_EQ(binder.admit(gangOf(4)).code(), StatusCode::kUnavailable);
+  const auto writes = cluster.writesSnapshot();
+  EXPECT_EQ(countPrefix(writes, "create pods train-0"), 0U) << ::testing::PrintToString(writes);
+  EXPECT_EQ(countPrefix(writes, "delete pods train-1"), 1U);
+  EXPECT_THAT(cluster.podNames(), IsEmpty());
+}
+
 // Invariant 3: a second admit of a bound gang finds Service and pods as they should be and
 // sends no write at all.
 TEST(GangBinderTest, SecondAdmitOfTheSameAttemptWritesNothing) {
