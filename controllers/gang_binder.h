@@ -6,8 +6,9 @@
 //  - create-bound (the operator's default): each rank is created with spec.nodeName set, the
 //    ranks that only hold their node (1..N-1) first and rank 0, which runs the script, last.
 //    One write per rank. A rank starts as soon as it is created, but a failed create stops the
-//    admission before rank 0 exists, and the rollback deletes the ranks made so far: nothing of
-//    the job has run. The kubelet alone checks the fit, as it does for a binding.
+//    admission before rank 0 exists, and the rollback deletes the ranks made so far: no script
+//    ran, and a pod template's ranks were waiting at the rendezvous for rank 0. The kubelet
+//    alone checks the fit, as it does for a binding.
 //  - binding: every rank is created unbound (its schedulerName is ours, so kube-scheduler
 //    never touches it), then bound through pods/binding once every create succeeded. Two writes
 //    per rank; no pod starts before the whole gang exists. For clusters whose admission
