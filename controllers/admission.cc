@@ -103,8 +103,6 @@ Status applyRendezvous(const api::Json& raw, std::uint32_t gpusPerNode,
   return Status::ok();
 }
 
-// The gang of `job` on `nodes` as `who` runs it: everything but the topology addresses, which
-// come from the snapshot's tree.
 // Time limits hold while no operator runs: the kubelet ends a rank pod past its
 // activeDeadlineSeconds (from the pod's start, which is after the bind). The deadline is the
 // partition's MaxTime (or the job's own limit where an administrator set a longer one) plus
@@ -127,6 +125,8 @@ std::optional<std::int64_t> rankDeadline(const slurm::JobRequest& request,
   return limit + std::max<std::int64_t>(options.killWaitSeconds, 0) + kMargin;
 }
 
+// The gang of `job` on `nodes` as `who` runs it: everything but the topology addresses, which
+// come from the snapshot's tree.
 StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
                                      const api::Partition& partition, const GangIdentity& who,
                                      std::vector<std::string> nodes,
