@@ -5,7 +5,10 @@
                             --out FILE [--threads 16] [--timeout 300]
       Watches the namespace's pods, creates N SlurmJobs (R nodes x G GPUs each) or N plain pods
       (G GPUs, schedulerName default-scheduler) on --threads connections, and waits until
-      N*R (or N) pods are bound. Writes the timings to FILE (JSON).
+      N*R (or N) pods are bound, then (SlurmJobs) until every job is RUNNING. Writes the
+      timings to FILE (JSON), with the API server's own request counts (apiserver_request_total
+      from its /metrics) from before the first create to that point, by verb and resource, less
+      this helper's own requests.
   operator_scale.py cleanup --namespace NS [--timeout 120]
       Deletes the namespace's SlurmJobs, then its pods with gracePeriodSeconds 0 (removing their
       finalizers: the operator is stopped by then); waits for both
@@ -13,8 +16,10 @@
   operator_scale.py annotate FILE [--label L] [--pid PID] [--metrics-url URL] [--log LOG]
       Adds to a phase's FILE: a label, the operator's VmRSS/VmHWM, its /metrics (histogram
       means, a few counters) and its log's cycle lines (slowest cycle, warning/error lines).
-  operator_scale.py report FILE...
-      Prints the summary of the phases' JSON files (written by operator_scale.sh).
+  operator_scale.py report [--nodes N] FILE...
+      Prints the summary of the phases' JSON files (written by operator_scale.sh), and last one
+      line of JSON to compare runs by: nodes, pods/s of each side and their ratio, API writes
+      per pod.
 
 Environment: KUBESLURM_APISERVER, KUBESLURM_CA_FILE, KUBESLURM_TOKEN (`sandbox env`).
 Benchmarks measure; nothing here asserts a time.
@@ -37,6 +42,14 @@ SJ_PATH = "/apis/kubeslurm.io/v1alpha1/namespaces/{ns}/slurmjobs"
 POD_PATH = "/api/v1/namespaces/{ns}/pods"
 JOB_LABEL = "kubeslurm.io/job-name"
 BENCH_LABEL = "kubeslurm-bench"
+WRITE_VERBS = ("POST", "PUT", "PATCH", "DELETE", "APPLY")
+# Written by the node simulator (pod and node status, node leases) and kube-controller-manager
+# (endpoints, a new namespace's CA ConfigMap and tokens): not by a scheduler, in either phase.
+# Leases are the operator's leader election too, a few writes a second whatever the load.
+BACKGROUND_RESOURCES = ("pods/status", "nodes/status", "nodes", "leases", "endpoints",
+                        "endpointslices", "configmaps", "serviceaccounts/token")
+REQUEST_RE = re.compile(r'^apiserver_request_total\{([^}]*)\} ([0-9.e+]+)$')
+LABEL_RE = re.compile(r'(\w+)="([^"]*)"')
 
 
 class Api:
@@ -76,6 +89,56 @@ class Api:
                 if attempt:
                     raise
         raise RuntimeError("unreachable")
+
+
+def api_request_counts(api):
+    """apiserver_request_total summed by "VERB resource[/subresource]"."""
+    conn = api.connect()
+    conn.request("GET", "/metrics", headers={"Authorization": api.headers["Authorization"]})
+    resp = conn.getresponse()
+    text = resp.read().decode()
+    conn.close()
+    if resp.status != 200:
+        return None
+    counts = {}
+    for line in text.splitlines():
+        m = REQUEST_RE.match(line)
+        if not m:
+            continue
+        labels = dict(LABEL_RE.findall(m.group(1)))
+        resource = labels.get("resource", "")
+        if labels.get("subresource"):
+            resource += "/" + labels["subresource"]
+        key = f"{labels.get('verb', '')} {resource}"
+        counts[key] = counts.get(key, 0) + float(m.group(2))
+    return counts
+
+
+def request_delta(before, after, own):
+    """What the phase cost the API server, less this helper's own requests (`own`)."""
+    if before is None or after is None:
+        return None
+    delta = {}
+    for key, value in after.items():
+        d = value - before.get(key, 0) - own.get(key, 0)
+        if d > 0:
+            delta[key] = int(round(d))
+    return dict(sorted(delta.items()))
+
+
+def write_summary(delta, pods):
+    """Writes per pod: all of them, and those of the scheduler's side (not BACKGROUND_RESOURCES)."""
+    if delta is None or not pods:
+        return None
+    writes = {k: v for k, v in delta.items() if k.split(" ")[0] in WRITE_VERBS}
+    scheduler = {k: v for k, v in writes.items() if k.split(" ")[1] not in BACKGROUND_RESOURCES}
+    reads = {k: v for k, v in delta.items() if k.split(" ")[0] in ("GET", "LIST")}
+    return {
+        "scheduler_writes": scheduler,
+        "scheduler_writes_per_pod": round(sum(scheduler.values()) / pods, 2),
+        "all_writes_per_pod": round(sum(writes.values()) / pods, 2),
+        "reads": reads,
+    }
 
 
 def parse_time(text):
@@ -234,6 +297,7 @@ def cmd_submit(a):
     if watch.error:
         sys.exit(f"watch: {watch.error}")
 
+    counts_before = api_request_counts(api)
     work = queue.Queue()
     for o in objects:
         work.put(o)
@@ -277,6 +341,22 @@ def cmd_submit(a):
     t_end = time.time()
     if watch.error:
         print(f"watch: {watch.error}", file=sys.stderr)
+    # A gang's life as the issue counts it ends at RUNNING: the operator's status write after
+    # the kubelets report the pods Running. Polled (one LIST a second, subtracted below).
+    own = {("POST " + ("slurmjobs" if a.kind == "slurmjob" else "pods")): len(posted)}
+    t_running = None
+    if a.kind == "slurmjob" and finished:
+        deadline = time.time() + a.timeout
+        while time.time() < deadline:
+            status, jobs = api.request("GET", path)
+            own["LIST slurmjobs"] = own.get("LIST slurmjobs", 0) + 1
+            items = jobs.get("items", []) if status == 200 else []
+            if items and all(j.get("status", {}).get("state") == "RUNNING" for j in items):
+                t_running = time.time()
+                break
+            time.sleep(1)
+    counts_after = api_request_counts(api)
+    requests = request_delta(counts_before, counts_after, own)
 
     with watch.lock:
         live = len(watch.live)
@@ -340,6 +420,9 @@ def cmd_submit(a):
             "p99": percentile(server_lat, 99) if server_lat else None,
             "max": max(server_lat) if server_lat else None,
         },
+        "submit_to_all_running_s": round(t_running - t0, 3) if t_running else None,
+        "api_requests": requests,
+        "writes": write_summary(requests, live),
         "watch_relists": watch.relists,
         "watch_error": watch.error,
     }
@@ -481,6 +564,16 @@ def cmd_report(a):
         if baseline is not None and p is not baseline and p["pods_per_s"] and baseline["pods_per_s"]:
             print(f"  ratio pods/s vs kube-scheduler (same run): "
                   f"{p['pods_per_s'] / baseline['pods_per_s']:.2f}x")
+        w = p.get("writes")
+        if w:
+            print(f"  API writes per pod, submit -> {'all RUNNING' if p['kind'] == 'slurmjob' else 'all bound'}"
+                  f" (API server's counts): {w['scheduler_writes_per_pod']} by the scheduler's side"
+                  f" ({', '.join(f'{k} {v}' for k, v in w['scheduler_writes'].items())});"
+                  f" {w['all_writes_per_pod']} with the node simulator's and controllers'")
+            if w["reads"]:
+                print("  reads: " + ", ".join(f"{k} {v}" for k, v in w["reads"].items()))
+        if p.get("submit_to_all_running_s"):
+            print(f"  submit -> all RUNNING {p['submit_to_all_running_s']} s")
         if "rss" in p:
             print(f"  operator RSS: VmRSS {p['rss'].get('VmRSS')}, VmHWM {p['rss'].get('VmHWM')}")
         m = p.get("metrics")
@@ -498,6 +591,25 @@ def cmd_report(a):
             print(f"  log: {lg['cycles']} cycle lines, slowest {lg['max_cycle_ms']} ms "
                   f"(plan {lg['max_plan_ms']} ms), {lg['warnings']} warning/error lines")
     print("JSON " + json.dumps(phases))
+    # One line to compare runs by. The default (create) placement's first phase is the operator's
+    # figure; what this benchmark does not measure yet is null.
+    operator = next((p for p in phases if p.get("kind") == "slurmjob"), None)
+    summary = {
+        "nodes": a.nodes,
+        "ratio_vs_kube_scheduler": (round(operator["pods_per_s"] / baseline["pods_per_s"], 3)
+                                    if operator and baseline and operator["pods_per_s"]
+                                    and baseline["pods_per_s"] else None),
+        "operator_pods_per_s": operator["pods_per_s"] if operator else None,
+        "kube_scheduler_pods_per_s": baseline["pods_per_s"] if baseline else None,
+        "writes_per_pod": ((operator.get("writes") or {}).get("scheduler_writes_per_pod")
+                           if operator else None),
+        "kube_scheduler_writes_per_pod": ((baseline.get("writes") or {})
+                                          .get("scheduler_writes_per_pod")
+                                          if baseline else None),
+        "p99_bound_ms_at_50pct": None,
+        "rss_mib_5k_nodes_50k_jobs": None,
+    }
+    print(json.dumps(summary))
     return 0
 
 
@@ -524,6 +636,7 @@ def main():
     n.add_argument("--metrics-url")
     n.add_argument("--log", help="the operator's log: cycle lines, warnings")
     r = sub.add_parser("report")
+    r.add_argument("--nodes", type=int)
     r.add_argument("files", nargs="+")
     a = p.parse_args()
     return {"submit": cmd_submit, "cleanup": cmd_cleanup, "annotate": cmd_annotate,

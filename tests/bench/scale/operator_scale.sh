@@ -28,7 +28,10 @@
 #                  create placement (one write per rank) in the same run.
 # Between phases every SlurmJob and pod is deleted (pods with grace 0) and the lists are empty.
 # After each operator phase, with its pods still there: VmRSS/VmHWM from /proc/PID/status, and
-# the means of its cycle/plan/gang-admission histograms from /metrics. Measures; asserts nothing.
+# the means of its cycle/plan/gang-admission histograms from /metrics. Each phase also counts the
+# API server's own requests (its apiserver_request_total) from the first create until every pod
+# is bound and, for SlurmJobs, every job RUNNING: API writes per pod by verb and resource. The
+# report ends with one line of JSON to compare runs by. Measures; asserts nothing.
 set -euo pipefail
 
 usage() {
@@ -149,7 +152,6 @@ operator_phase() {
   python3 "$HELPER" submit --kind slurmjob --namespace "$ns" --count "$GANGS" --ranks "$RANKS" \
     --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" > /dev/null ||
     echo "$label: not every pod was bound (see the summary)" >&2
-  sleep 2 # let the jobs go RUNNING, so the figures below include it
   python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT)" \
     --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
   PHASES+=("$out")
@@ -233,6 +235,6 @@ if [ -n "$BINDING_PHASE" ]; then
   PLACEMENT=create
 fi
 
-python3 "$HELPER" report "${PHASES[@]}"
+python3 "$HELPER" report --nodes "$NODES" "${PHASES[@]}"
 echo "sandbox up --nodes $SHAPE: $UP_SECS s; total $(elapsed "$T_START" "$(now)") s;" \
   "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
