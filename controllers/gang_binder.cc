@@ -326,7 +326,7 @@ void GangBinder::reached(AdmissionStep step) const {
 // missing; one that exists must be the job's (owned by its uid, or labelled with its name where
 // the job has no uid), else kAlreadyExists.
 Status GangBinder::ensureOwned(const kube::ResourceType& type, const podspec::GangInput& gang,
-                               const kube::Json& wanted) {
+                               const kube::Json& wanted, bool fresh) {
   const std::string name = api::stringMember(wanted["metadata"], "name");
   auto check = [&](const kube::Json& object) -> Status {
     auto meta = api::decodeObjectMeta(object.value("metadata", kube::Json::object()));
@@ -340,27 +340,33 @@ Status GangBinder::ensureOwned(const kube::ResourceType& type, const podspec::Ga
     return {StatusCode::kAlreadyExists,
             kind + " " + name + " exists and is not owned by job " + gang.jobName};
   };
-  auto got = reader_.get(type, gang.namespaceName, name);
-  if (got.isOk()) return check(*got);
-  if (got.status().code() != StatusCode::kNotFound) return got.status();
+  // A fresh gang's objects are created first and read only when one exists (a requeue keeps
+  // the Service): one write and no read in the common case. Otherwise read first, so that a
+  // repeated admit of a gang that is whole writes nothing.
+  if (!fresh) {
+    auto got = reader_.get(type, gang.namespaceName, name);
+    if (got.isOk()) return check(*got);
+    if (got.status().code() != StatusCode::kNotFound) return got.status();
+  }
   if (!fenceOpen()) return fenceClosed();
   auto created = writer_.create(type, gang.namespaceName, wanted);
   if (created.isOk()) return Status::ok();
   if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
-  // Someone made it between our get and our create: ours (a retry's) is fine, another's is not.
-  got = reader_.get(type, gang.namespaceName, name);
+  // Someone made it before our create (or after our get): ours is fine, another's is not.
+  auto got = reader_.get(type, gang.namespaceName, name);
   if (!got.isOk()) return got.status();
   return check(*got);
 }
 
-Status GangBinder::ensureService(const podspec::GangInput& gang) {
+Status GangBinder::ensureService(const podspec::GangInput& gang, bool fresh) {
   return ensureOwned(kube::resources::services(), gang,
-                     api::encodeService(podspec::jobService(gang)));
+                     api::encodeService(podspec::jobService(gang)), fresh);
 }
 
-Status GangBinder::ensureNetworkPolicy(const podspec::GangInput& gang) {
+Status GangBinder::ensureNetworkPolicy(const podspec::GangInput& gang, bool fresh) {
   if (!gang.isolateNetwork) return Status::ok();
-  return ensureOwned(kube::resources::networkPolicies(), gang, podspec::jobNetworkPolicy(gang));
+  return ensureOwned(kube::resources::networkPolicies(), gang, podspec::jobNetworkPolicy(gang),
+                     fresh);
 }
 
 StatusOr<std::string> GangBinder::createStepTokenSecret(const podspec::GangInput& gang) {
@@ -417,20 +423,26 @@ std::string stepSecretOf(const std::vector<api::Pod>& pods, const podspec::GangI
 
 }  // namespace
 
-Status GangBinder::admit(const podspec::GangInput& input) {
+Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
   if (!fenceOpen()) return fenceClosed();
   if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
   podspec::GangInput gang = input;
   const bool stepRuntime = podspec::usesStepRuntime(gang);
   const std::size_t ranks = gang.nodes.size();
+  const bool fresh = known == KnownPods::kNone;
 
-  // Observe first, so that a repeated admit writes only what is missing (invariant 3).
-  auto listed = kube::listAll(reader_, kube::resources::pods(), gang.namespaceName,
-                              jobSelector(gang.jobName));
-  if (!listed.isOk()) return listed.status();
-  auto existingPods = decodePods(*listed);
-  if (!existingPods.isOk()) return existingPods.status();
-  if (stepRuntime) gang.stepSecretName = stepSecretOf(*existingPods, gang);
+  // Observe first, so that a repeated admit writes only what is missing (invariant 3). A fresh
+  // gang has nothing to observe: the caller's caches show none of its pods.
+  std::vector<api::Pod> existingPods;
+  if (!fresh) {
+    auto listed = kube::listAll(reader_, kube::resources::pods(), gang.namespaceName,
+                                jobSelector(gang.jobName));
+    if (!listed.isOk()) return listed.status();
+    auto decoded = decodePods(*listed);
+    if (!decoded.isOk()) return decoded.status();
+    existingPods = std::move(decoded).value();
+  }
+  if (stepRuntime) gang.stepSecretName = stepSecretOf(existingPods, gang);
   // The pods are checked before anything is written (the Secret's name, when it is still to be
   // made, stands in for the one the API server will give it).
   {
@@ -441,7 +453,7 @@ Status GangBinder::admit(const podspec::GangInput& input) {
     if (auto made = podspec::rankPods(check); !made.isOk()) return made.status();
   }
   std::map<std::string, const api::Pod*> existing;
-  for (const api::Pod& pod : *existingPods) existing[pod.metadata.name] = &pod;
+  for (const api::Pod& pod : existingPods) existing[pod.metadata.name] = &pod;
 
   std::vector<RankAction> actions(ranks);
   std::vector<bool> needsCreate(ranks, false);
@@ -459,7 +471,7 @@ Status GangBinder::admit(const podspec::GangInput& input) {
   }
 
   for (auto ensure : {&GangBinder::ensureService, &GangBinder::ensureNetworkPolicy}) {
-    if (Status ensured = (this->*ensure)(gang); !ensured.isOk()) {
+    if (Status ensured = (this->*ensure)(gang, fresh); !ensured.isOk()) {
       if (!fenceOpen()) return ensured;
       return rollbackAfterFailure(gang, ensured);
     }
@@ -511,6 +523,13 @@ Status GangBinder::admit(const podspec::GangInput& input) {
             return Status::ok();
           }
           if (result.status().code() != StatusCode::kAlreadyExists) return result.status();
+          if (fresh) {
+            // The caches were wrong about the gang. Adopting the pod could mix two step tokens
+            // in one attempt (ours is new): the gang is rolled back and retried, observed.
+            return {StatusCode::kAlreadyExists,
+                    "pod " + pods[rank].metadata.name +
+                        " exists though the operator's caches showed no pod of the job"};
+          }
           // Created since our list (a concurrent or retried admit): adopt it if it is ours.
           auto got =
               reader_.get(kube::resources::pods(), gang.namespaceName, pods[rank].metadata.name);

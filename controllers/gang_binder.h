@@ -124,6 +124,15 @@ using CurrentAttempts = std::map<std::pair<std::string, std::string>, std::uint3
 std::vector<PartialGang> findPartialGangs(std::span<const api::Pod> pods,
                                           const CurrentAttempts& current = {});
 
+// What the caller knows of a gang's pods before admit().
+enum class KnownPods : std::uint8_t {
+  kUnknown,  // admit() lists them first
+  // The caller's caches show no pod of the job (any attempt) and no pod with a rank's name, and
+  // no admission of its own is in flight: admit() writes at once, without a list. A rank's name
+  // found taken then fails the admission (rolled back) rather than being adopted.
+  kNone,
+};
+
 // Which attempts rollback() removes.
 enum class RollbackScope : std::uint8_t { kThisAttempt, kThisAndEarlier };
 
@@ -142,7 +151,8 @@ class GangBinder {
   //    attempt of this job (another owner, an earlier attempt still terminating);
   //  - kFailedPrecondition: a rank of this attempt is bound elsewhere, terminating or rejected;
   //  - the API server's errors otherwise.
-  Status admit(const podspec::GangInput& input);
+  // `known`: kNone saves the list of a fresh gang (one write per object, no read).
+  Status admit(const podspec::GangInput& input, KnownPods known = KnownPods::kUnknown);
 
   // Deletes every pod of `jobName` in `ns` with that attempt (or any attempt <= it): listed by
   // the job-name label, deleted by name with a uid precondition and propagation Background;
@@ -165,11 +175,12 @@ class GangBinder {
  private:
   bool fenceOpen() const;
   void reached(AdmissionStep step) const;
+  // `fresh`: create first, read only on a conflict (KnownPods::kNone).
   Status ensureOwned(const kube::ResourceType& type, const podspec::GangInput& gang,
-                     const kube::Json& wanted);
-  Status ensureService(const podspec::GangInput& gang);
+                     const kube::Json& wanted, bool fresh);
+  Status ensureService(const podspec::GangInput& gang, bool fresh);
   // The job's NetworkPolicy, when its partition isolates jobs.
-  Status ensureNetworkPolicy(const podspec::GangInput& gang);
+  Status ensureNetworkPolicy(const podspec::GangInput& gang, bool fresh);
   // A new step-token Secret for the attempt; its name, as the API server chose it.
   StatusOr<std::string> createStepTokenSecret(const podspec::GangInput& gang);
   Status deletePods(std::string_view ns, const std::vector<PodRef>& refs);

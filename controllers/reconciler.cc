@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "controllers/arrays.h"
@@ -516,13 +517,35 @@ void Reconciler::applyPreemptions(const core::Plan& plan, const SnapshotIndex& i
 
 void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objects,
                              const SnapshotIndex& index, core::Time now, CycleReport& report) {
+  if (plan.starts.empty()) return;
   struct Admission {
     const core::Start* start = nullptr;
     const api::SlurmJobObject* job = nullptr;
     std::string key;
     podspec::GangInput gang;
+    KnownPods known = KnownPods::kUnknown;
     Status result;
     double seconds = 0;
+  };
+  // What the caches show of each job's pods (the expectations included: applyExpectations put
+  // them in): a gang none of whose pods or names appear is admitted without a list.
+  std::unordered_set<std::string> podNames;
+  std::unordered_set<std::string> jobsWithPods;
+  for (const api::Pod& pod : objects.pods) {
+    podNames.insert(pod.metadata.namespaceName + "/" + pod.metadata.name);
+    if (const auto label = pod.metadata.labels.find(std::string(podspec::kJobNameLabel));
+        label != pod.metadata.labels.end()) {
+      jobsWithPods.insert(pod.metadata.namespaceName + "/" + label->second);
+    }
+  }
+  const auto knownPods = [&](const podspec::GangInput& gang) {
+    if (jobsWithPods.contains(gang.namespaceName + "/" + gang.jobName)) return KnownPods::kUnknown;
+    for (std::uint32_t rank = 0; rank < gang.nodes.size(); ++rank) {
+      if (podNames.contains(gang.namespaceName + "/" + podspec::rankPodName(gang.jobName, rank))) {
+        return KnownPods::kUnknown;
+      }
+    }
+    return KnownPods::kNone;
   };
   std::vector<Admission> admissions;
   for (const core::Start& start : plan.starts) {
@@ -541,7 +564,9 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       }
       continue;
     }
-    admissions.push_back(Admission{&start, job, key->second, std::move(gang).value(), {}, 0});
+    const KnownPods known = knownPods(*gang);
+    admissions.push_back(
+        Admission{&start, job, key->second, std::move(gang).value(), known, {}, 0});
   }
 
   // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
@@ -558,7 +583,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       const auto began = std::chrono::steady_clock::now();
       // A worker thread: nothing a job's objects make a library throw may end the operator.
       try {
-        a.result = binder_.admit(a.gang);
+        a.result = binder_.admit(a.gang, a.known);
       } catch (const std::exception& e) {
         a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
       }

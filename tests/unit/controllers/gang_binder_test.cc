@@ -19,6 +19,7 @@ namespace {
 
 using kube::Json;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // One namespace of an API server in memory, with the answers the binder relies on:
@@ -32,6 +33,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
     // As the chart's RBAC has it: the operator may create Secrets, never read them.
     if (type.plural == "secrets") return Status{StatusCode::kPermissionDenied, "forbidden"};
     std::lock_guard lock(mutex_);
+    ++gets;
     auto& store = storeFor(type);
     auto found = store.find(std::string(name));
     if (found == store.end()) return notFound(type.plural + " \"" + std::string(name) + "\"");
@@ -181,6 +183,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   int failBindNumber = 0;  // 1-based: that bind call fails
   std::string failCreateOf;
   int lists = 0;
+  int gets = 0;
   int maxInFlight = 0;
   std::chrono::milliseconds bindDelay{0};
 
@@ -321,6 +324,74 @@ TEST(GangBinderTest, CreateBoundMakesEachRankOnItsNodeAndRankZeroLast) {
   // Level-triggered as the binding placement: a second admit writes nothing.
   ASSERT_TRUE(binder.admit(gang).isOk());
   EXPECT_EQ(cluster.writeCount(), 5U);
+}
+
+// A gang whose pods the caches do not show (KnownPods::kNone) is written at once: no list of the
+// job's pods, no read of its Service or NetworkPolicy. One write per object (issue 18).
+TEST(GangBinderTest, AFreshGangIsWrittenWithoutReadingAnything) {
+  FakeCluster cluster;
+  GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+  options.placement = GangPlacement::kCreateBound;
+  GangBinder binder(cluster, cluster, cluster, options);
+  podspec::GangInput gang = gangOf(4);
+  gang.isolateNetwork = true;
+  gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  const Status admitted = binder.admit(gang, KnownPods::kNone);
+  ASSERT_TRUE(admitted.isOk()) << admitted.toString();
+  EXPECT_THAT(cluster.writesSnapshot(),
+              ElementsAre("create services train", "create networkpolicies train",
+                          "create secrets train-step-", "create pods train-1",
+                          "create pods train-2", "create pods train-3", "create pods train-0"));
+  EXPECT_EQ(cluster.lists, 0);
+  EXPECT_EQ(cluster.gets, 0);
+  // The same gang observed (KnownPods::kUnknown) finds everything in place and writes nothing.
+  ASSERT_TRUE(binder.admit(gang).isOk());
+  EXPECT_EQ(cluster.writeCount(), 7U);
+}
+
+// A requeued job's Service is still there: the create is refused, and the one read that follows
+// finds it the job's own.
+TEST(GangBinderTest, AFreshGangReusesItsOwnServiceAfterOneRefusedCreate) {
+  FakeCluster cluster;
+  cluster.put(kube::ResourceType{"", "v1", "services", true},
+              Json{{"metadata",
+                    {{"name", "train"},
+                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "job-uid"}}}}}}});
+  GangBinder binder(cluster, cluster, cluster);
+  ASSERT_TRUE(binder.admit(gangOf(2), KnownPods::kNone).isOk());
+  EXPECT_EQ(cluster.gets, 1);
+  EXPECT_EQ(cluster.lists, 0);
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "bind "), 2U);
+
+  FakeCluster foreign;
+  foreign.put(kube::ResourceType{"", "v1", "services", true},
+              Json{{"metadata",
+                    {{"name", "train"},
+                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "other-uid"}}}}}}});
+  GangBinder refused(foreign, foreign, foreign);
+  EXPECT_EQ(refused.admit(gangOf(2), KnownPods::kNone).code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(countPrefix(foreign.writesSnapshot(), "create pods "), 0U);
+}
+
+// The caches were wrong: a rank's name is taken. A fresh admission never adopts (its step token
+// is new, the pod's may be another), so the ranks it made are rolled back and the taken name
+// reported; a pod that is not ours is left alone.
+TEST(GangBinderTest, AFreshGangFindingARankNameTakenRollsBack) {
+  FakeCluster cluster;
+  cluster.put(kube::resources::pods(),
+              Json{{"metadata",
+                    {{"name", "train-2"}, {"uid", "foreign-uid"}, {"labels", {{"app", "web"}}}}},
+                   {"spec", {{"nodeName", "gpu-09"}}}});
+  GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+  options.placement = GangPlacement::kCreateBound;
+  GangBinder binder(cluster, cluster, cluster, options);
+  const Status status = binder.admit(gangOf(4), KnownPods::kNone);
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_THAT(std::string(status.message()), HasSubstr("train-2"));
+  EXPECT_THAT(cluster.podNames(), ElementsAre("train-2"));
+  EXPECT_EQ((*cluster.pod("train-2"))["metadata"]["uid"], "foreign-uid");
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create pods train-0"), 0U);
+  EXPECT_EQ(binder.rollbacks(), 1U);
 }
 
 // A failed create stops the admission before rank 0 exists, and the ranks made are deleted:
