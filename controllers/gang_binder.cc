@@ -4,15 +4,14 @@
 #include <array>
 #include <cctype>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include <openssl/rand.h>
 
 #include "controllers/job_object.h"
+#include "controllers/run_bounded.h"
 #include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/step/pod_contract.h"
@@ -98,40 +97,6 @@ StatusOr<RankAction> adoptExisting(const api::Pod& existing, const podspec::Gang
   if (existing.spec.nodeName == planned) return RankAction{false, existing.metadata.uid};
   return failedPrecondition("pod " + name + " is bound to " + existing.spec.nodeName +
                             ", planned on " + planned);
-}
-
-// Runs task(i) for every i in [0, n) on at most `parallelism` threads. With stopOnFailure no
-// task starts after the first failure (tasks already running finish). Returns the first failure
-// in time order. A thread that cannot be started is replaced by the calling thread's own work.
-Status runBounded(std::size_t n, std::size_t parallelism, bool stopOnFailure,
-                  const std::function<Status(std::size_t)>& task) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mutex;
-  Status first;
-  auto worker = [&] {
-    while (!(stopOnFailure && failed.load())) {
-      const std::size_t index = next.fetch_add(1);
-      if (index >= n) return;
-      Status result = task(index);
-      if (!result.isOk()) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!failed.exchange(true)) first = std::move(result);
-      }
-    }
-  };
-  const std::size_t threads = std::min(std::max<std::size_t>(parallelism, 1), n);
-  std::vector<std::thread> pool;
-  for (std::size_t i = 1; i < threads; ++i) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::exception&) {
-      break;  // fewer threads: the work still gets done by those that started
-    }
-  }
-  worker();
-  for (std::thread& thread : pool) thread.join();
-  return first;
 }
 
 Status withRollbackNote(const Status& cause, const Status& rollback) {

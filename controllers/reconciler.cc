@@ -1,11 +1,9 @@
 #include "controllers/reconciler.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <set>
-#include <thread>
 #include <tuple>
 #include <unordered_set>
 #include <utility>
@@ -14,6 +12,7 @@
 #include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "controllers/rank_tracking.h"
+#include "controllers/run_bounded.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/podspec/rank_pods.h"
@@ -251,39 +250,69 @@ const api::SlurmJobObject* Reconciler::findJob(const std::string& key) const {
   return it == jobsByKey_.end() ? nullptr : it->second;
 }
 
-bool Reconciler::writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
-                             const std::function<void(json& conditions)>& conditions,
-                             CycleReport& report, json* response) {
-  if (!fenceOpen()) {
-    report.fenceClosed = true;
-    return false;
-  }
+Reconciler::StatusWrite Reconciler::statusWrite(
+    const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
+    const std::function<void(json& conditions)>& conditions) {
+  StatusWrite write;
+  write.job = &job;
+  write.toState = status.state;
   api::SlurmJobObject next = job;
   next.status = status;
-  json object = api::encodeSlurmJob(next);
+  write.object = api::encodeSlurmJob(next);
   if (conditions) {
-    json& list = object["status"]["conditions"];
+    json& list = write.object["status"]["conditions"];
     if (!list.is_array()) list = json::array();
     conditions(list);
-    if (list.empty()) object["status"].erase("conditions");
+    if (list.empty()) write.object["status"].erase("conditions");
   }
-  auto written =
-      statusWriter_.updateStatus(kube::resources::slurmJobs(), job.namespaceName, object);
-  if (!written.isOk()) {
-    if (written.status().code() == StatusCode::kAborted) {
-      ++report.writeConflicts;
-    } else {
-      report.errors.push_back("status of " + jobKey(job) + ": " + written.status().toString());
+  return write;
+}
+
+void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
+  std::vector<std::optional<StatusOr<json>>> results(writes.size());
+  (void)runBounded(writes.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
+    if (!fenceOpen()) return Status::ok();  // results[i] stays empty: not sent
+    // A worker thread: nothing an object makes a library throw may end the operator.
+    try {
+      results[i] = statusWriter_.updateStatus(kube::resources::slurmJobs(),
+                                              writes[i].job->namespaceName, writes[i].object);
+    } catch (const std::exception& e) {
+      results[i] = Status(StatusCode::kInternal, std::string("status write threw: ") + e.what());
     }
-    return false;
+    return Status::ok();
+  });
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    StatusWrite& write = writes[i];
+    const api::SlurmJobObject& job = *write.job;
+    if (!results[i]) {
+      report.fenceClosed = true;
+      continue;
+    }
+    if (!results[i]->isOk()) {
+      if (results[i]->status().code() == StatusCode::kAborted) {
+        ++report.writeConflicts;
+      } else {
+        report.errors.push_back("status of " + jobKey(job) + ": " +
+                                results[i]->status().toString());
+      }
+      continue;
+    }
+    write.written = true;
+    write.response = std::move(*results[i]).value();
+    written_.insert(jobKey(job));
+    ++report.statusWrites;
+    if (!job.status || job.status->state != write.toState) {
+      report.transitions.push_back(write.toState);
+    }
   }
-  written_.insert(jobKey(job));
-  ++report.statusWrites;
-  if (response != nullptr) *response = std::move(written).value();
-  if (!job.status || job.status->state != status.state) {
-    report.transitions.push_back(status.state);
-  }
-  return true;
+}
+
+bool Reconciler::writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
+                             const std::function<void(json& conditions)>& conditions,
+                             CycleReport& report) {
+  StatusWrite write = statusWrite(job, status, conditions);
+  sendStatusWrites({&write, 1}, report);
+  return write.written;
 }
 
 void Reconciler::deletePods(const std::string& ns, const std::vector<std::string>& names,
@@ -313,8 +342,17 @@ void Reconciler::recordEvent(const api::SlurmJobObject& job, const JobEvent& eve
 }
 
 void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& report) {
+  // Ids are handed out in order; their status writes go out together (sendStatusWrites), and
+  // each outcome is then taken in the same order.
+  std::vector<StatusWrite> writes;
+  std::vector<api::SlurmJobObject*> targets;  // writes[i]'s job, which its response replaces
+  std::vector<std::int64_t> assigned;
+  std::vector<bool> invalids;
   const auto assign = [&](api::SlurmJobObject& job, const std::string* invalid) {
-    if (report.fenceClosed) return;
+    if (!fenceOpen()) {  // a new block of ids is a write too
+      report.fenceClosed = true;
+      return;
+    }
     auto id = ids_.next();
     if (!id.isOk()) {
       report.errors.push_back("job id for " + jobKey(job) + ": " + id.status().toString());
@@ -332,26 +370,14 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     } else if (job.request.array) {
       status.arrayJobId = *id;
     }
-    const auto conditions = [&](json& list) {
+    writes.push_back(statusWrite(job, status, [&](json& list) {
       if (invalid != nullptr) {
         setCondition(list, kValidCondition, "False", "InvalidSpec", *invalid, now);
       }
-    };
-    json response;
-    if (writeStatus(job, status, conditions, report, &response)) {
-      ++report.idsAssigned;
-      recordEvent(job,
-                  JobEvent{"Normal", "Submitted", "Submitted batch job " + std::to_string(*id)});
-      // The server's copy is current: this cycle may plan the job instead of waiting for the
-      // informer to bring it back (a cycle's worth of queue wait for every new job).
-      if (invalid == nullptr) {
-        auto fresh = api::decodeSlurmJob(response);
-        if (fresh.isOk()) {
-          job = std::move(fresh).value();
-          written_.erase(jobKey(job));
-        }
-      }
-    }
+    }));
+    targets.push_back(&job);
+    assigned.push_back(*id);
+    invalids.push_back(invalid != nullptr);
   };
   // Ids in submission order, whatever order the informer listed the jobs in: Slurm's ids grow
   // with submission, and equal-priority jobs start lowest id first. An array's tasks, created
@@ -386,13 +412,15 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
            std::tie(b.created, b.job->namespaceName, b.group, b.task, b.job->name);
   });
   for (const Candidate& c : fresh) assign(*c.job, nullptr);
+  // An undecodable job's object lives in `input.undecodable`; the write points at this copy.
+  std::vector<std::unique_ptr<api::SlurmJobObject>> undecodable;
   // A job that does not decode still gets an id (it is a job the user submitted: scancel and
   // squeue must reach it) and a condition that says which field is wrong.
   for (UndecodableJob& bad : input.undecodable) {
-    api::SlurmJobObject job;
-    job.name = bad.name;
-    job.namespaceName = bad.namespaceName;
-    job.raw = bad.object;
+    auto job = std::make_unique<api::SlurmJobObject>();
+    job->name = bad.name;
+    job->namespaceName = bad.namespaceName;
+    job->raw = bad.object;
     const json& status = bad.object.contains("status") ? bad.object.at("status") : json();
     if (status.is_object() && status.contains("jobId")) {
       json conditions = conditionsOf(bad.object);
@@ -401,12 +429,30 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
         json object = bad.object;
         object["status"]["conditions"] = conditions;
         auto written =
-            statusWriter_.updateStatus(kube::resources::slurmJobs(), job.namespaceName, object);
+            statusWriter_.updateStatus(kube::resources::slurmJobs(), job->namespaceName, object);
         if (written.isOk()) ++report.statusWrites;
       }
       continue;
     }
-    assign(job, &bad.message);
+    assign(*job, &bad.message);
+    undecodable.push_back(std::move(job));
+  }
+
+  sendStatusWrites(writes, report);
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    if (!writes[i].written) continue;
+    api::SlurmJobObject& job = *targets[i];
+    ++report.idsAssigned;
+    recordEvent(
+        job, JobEvent{"Normal", "Submitted", "Submitted batch job " + std::to_string(assigned[i])});
+    // The server's copy is current: this cycle may plan the job instead of waiting for the
+    // informer to bring it back (a cycle's worth of queue wait for every new job).
+    if (invalids[i]) continue;
+    auto decoded = api::decodeSlurmJob(writes[i].response);
+    if (decoded.isOk()) {
+      job = std::move(decoded).value();
+      written_.erase(jobKey(job));
+    }
   }
 }
 
@@ -420,8 +466,18 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
   for (const api::Node& node : objects.nodes) {
     health[node.metadata.name] = api::nodeReadyStatus(node) == "True";
   }
+  // Each job's decision first; the status writes go out together (sendStatusWrites), and what
+  // follows a write (its event, the pods to delete) is done in job order once it landed.
+  struct Outcome {
+    const api::SlurmJobObject* job = nullptr;
+    StatusDecision decision;
+    std::vector<std::string> graceful;
+    std::vector<std::string> forced;
+    std::optional<std::size_t> write;  // index in `writes` when the status changed
+  };
+  std::vector<Outcome> outcomes;
+  std::vector<StatusWrite> writes;
   for (const api::SlurmJobObject& job : objects.jobs) {
-    if (report.fenceClosed) return;
     if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
     if (job.request.array && isArrayParent(job)) continue;  // expandArrays keeps its status
     const std::vector<api::Pod>& pods = podsByJob[jobKey(job)];
@@ -432,35 +488,49 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
     policy.requeueOnNodeFail = options_.requeueOnNodeFail;
     policy.gangStartTimeout = options_.gangStartTimeout;
     policy.gangStartRetries = options_.gangStartRetries;
-    const StatusDecision decision = decideStatus(job, gang, now, policy);
-    if (decision.changed && !writeStatus(job, decision.status, nullptr, report)) continue;
-    if (decision.changed && job.status->state == slurm::jobStateName(slurm::JobState::kRunning)) {
-      leftRunning_.insert(jobKey(job));
-    }
-    if (decision.changed && decision.event) recordEvent(job, *decision.event);
-    if (decision.changed) expectations_.erase(jobKey(job));
+    Outcome outcome{&job, decideStatus(job, gang, now, policy), {}, {}, std::nullopt};
+    const StatusDecision& decision = outcome.decision;
     // A pod on a node that is NotReady or gone is deleted at once: no kubelet will confirm a
     // graceful delete, and the pod would hold its name, which the job's next attempt needs. The
     // node lifecycle controller taints such a node, so nothing is placed there meanwhile, and a
     // kubelet that comes back kills containers whose pods no longer exist.
-    std::vector<std::string> graceful;
-    std::vector<std::string> forced;
     for (const std::string& name : decision.deletePods) {
       const auto pod = std::find_if(gang.all.begin(), gang.all.end(),
                                     [&](const ObservedPod& p) { return p.name == name; });
       const bool lostNode = pod != gang.all.end() && !pod->nodeName.empty() &&
                             (!health.contains(pod->nodeName) || !health.at(pod->nodeName));
-      (lostNode ? forced : graceful).push_back(name);
+      (lostNode ? outcome.forced : outcome.graceful).push_back(name);
     }
     for (const ObservedPod& pod : gang.all) {
       // Deleted gracefully before its node was lost: it would stay Terminating for good.
       if (pod.deleting && !pod.nodeName.empty() &&
           (!health.contains(pod.nodeName) || !health.at(pod.nodeName))) {
-        forced.push_back(pod.name);
+        outcome.forced.push_back(pod.name);
       }
     }
-    deletePods(job.namespaceName, graceful, decision.gracePeriodSeconds, report);
-    deletePods(job.namespaceName, forced, 0, report);
+    if (!decision.changed && outcome.graceful.empty() && outcome.forced.empty()) continue;
+    if (decision.changed) {
+      outcome.write = writes.size();
+      writes.push_back(statusWrite(job, decision.status, nullptr));
+    }
+    outcomes.push_back(std::move(outcome));
+  }
+
+  sendStatusWrites(writes, report);
+  for (const Outcome& outcome : outcomes) {
+    const api::SlurmJobObject& job = *outcome.job;
+    const StatusDecision& decision = outcome.decision;
+    if (outcome.write) {
+      if (!writes[*outcome.write].written) continue;  // nothing follows a status not written
+      if (job.status->state == slurm::jobStateName(slurm::JobState::kRunning)) {
+        leftRunning_.insert(jobKey(job));
+      }
+      if (decision.event) recordEvent(job, *decision.event);
+      expectations_.erase(jobKey(job));
+    }
+    if (report.fenceClosed) return;
+    deletePods(job.namespaceName, outcome.graceful, decision.gracePeriodSeconds, report);
+    deletePods(job.namespaceName, outcome.forced, 0, report);
   }
 }
 
@@ -572,30 +642,22 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
   // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
   // a cycle that starts 200 gangs would take 200 admissions' round trips while the first jobs'
   // nodes sit bound and idle. Each admission is still all or nothing.
-  std::atomic<std::size_t> next{0};
-  const auto admitLoop = [&] {
-    for (std::size_t i = next++; i < admissions.size(); i = next++) {
-      Admission& a = admissions[i];
-      if (!fenceOpen()) {
-        a.result = Status(StatusCode::kAborted, "leadership lost before admission");
-        continue;
-      }
-      const auto began = std::chrono::steady_clock::now();
-      // A worker thread: nothing a job's objects make a library throw may end the operator.
-      try {
-        a.result = binder_.admit(a.gang, a.known);
-      } catch (const std::exception& e) {
-        a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
-      }
-      a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  (void)runBounded(admissions.size(), options_.admissionParallelism, false, [&](std::size_t i) {
+    Admission& a = admissions[i];
+    if (!fenceOpen()) {
+      a.result = Status(StatusCode::kAborted, "leadership lost before admission");
+      return Status::ok();
     }
-  };
-  const std::size_t workers = std::min<std::size_t>(
-      std::max<std::size_t>(options_.admissionParallelism, 1), admissions.size());
-  std::vector<std::thread> threads;
-  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(admitLoop);
-  if (workers > 0) admitLoop();
-  for (std::thread& t : threads) t.join();
+    const auto began = std::chrono::steady_clock::now();
+    // A worker thread: nothing a job's objects make a library throw may end the operator.
+    try {
+      a.result = binder_.admit(a.gang, a.known);
+    } catch (const std::exception& e) {
+      a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
+    }
+    a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    return Status::ok();
+  });
 
   for (Admission& a : admissions) {
     report.admissions.push_back({a.result.isOk(), a.seconds});
@@ -704,8 +766,9 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
   // The partition each planned job was planned in (jobPartition's, as buildSnapshot resolved it).
   std::unordered_map<core::JobId, const std::string*> partitionOf;
   for (const core::Job& job : index.snapshot.jobs) partitionOf.emplace(job.id, &job.partition);
+  std::vector<StatusWrite> writes;
+  std::vector<const std::string*> keys;  // writes[i]'s job key
   for (const core::PendingDecision& pending : plan.pending) {
-    if (report.fenceClosed) return;
     const std::string reason(slurm::pendingReasonName(pending.reason));
     const auto partition = partitionOf.find(pending.jobId);
     ++report.pendingByReason[partition == partitionOf.end() ? std::string() : *partition->second]
@@ -729,7 +792,12 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
         now - last->second < options_.pendingStatusPeriod) {
       continue;
     }
-    if (writeStatus(*job, status, nullptr, report)) lastPendingWrite_[key->second] = now;
+    writes.push_back(statusWrite(*job, status, nullptr));
+    keys.push_back(&key->second);
+  }
+  sendStatusWrites(writes, report);
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    if (writes[i].written) lastPendingWrite_[*keys[i]] = now;
   }
 }
 

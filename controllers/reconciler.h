@@ -23,6 +23,9 @@
 //                        the plan leaves it (for sbatch --test-only)
 //
 // A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
+// Steps 2, 5 and 8 decide every job first, then send their status writes together
+// (sendStatusWrites, statusWriteParallelism in flight), then do what follows each write in job
+// order; step 7 admits admissionParallelism gangs at once.
 // Every status write is a PUT of /status carrying the cached resourceVersion, so a write based
 // on a stale read fails with 409 and the next cycle reads again. Every write is behind the
 // leader-election fence (invariant 2): when it closes, the cycle stops where it is.
@@ -39,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -65,6 +69,9 @@ struct ReconcilerOptions {
   GangBinderOptions binder;
   // Gangs of one plan admitted at once (each binds its ranks bindParallelism at a time).
   std::size_t admissionParallelism = 8;
+  // Job status writes of one cycle step in flight at once: a burst of 200 submissions would
+  // otherwise wait for 200 round trips before the first of them is planned.
+  std::size_t statusWriteParallelism = 16;
   // The leader-election fence, checked before every write (also handed to the binder).
   std::function<bool()> canWrite;
   // slurm.conf JobRequeue: a job whose node fails is requeued unless it asked --no-requeue.
@@ -241,12 +248,24 @@ class Reconciler {
   void sweepStuckGangs(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                        CycleReport& report);
 
-  // PUT /status with the job's resourceVersion; `conditions` edits status.conditions.
-  // False when not written (conflict, error, fence).
-  // `response`: the object as the API server returned it.
+  // A PUT of /status with the job's resourceVersion: made by statusWrite() (`conditions` edits
+  // status.conditions), sent by sendStatusWrites().
+  struct StatusWrite {
+    const api::SlurmJobObject* job = nullptr;
+    std::string toState;
+    nlohmann::json object;
+    bool written = false;     // false: conflict, error, or the fence closed
+    nlohmann::json response;  // the object as the API server returned it
+  };
+  static StatusWrite statusWrite(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
+                                 const std::function<void(nlohmann::json& conditions)>& conditions);
+  // Sends the writes statusWriteParallelism at a time (the jobs are distinct, so their order
+  // does not matter to the API server), then counts each outcome in `report` in their order.
+  void sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report);
+  // One write, sent alone. False when not written.
   bool writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
                    const std::function<void(nlohmann::json& conditions)>& conditions,
-                   CycleReport& report, nlohmann::json* response = nullptr);
+                   CycleReport& report);
   void deletePods(const std::string& ns, const std::vector<std::string>& names,
                   std::int64_t gracePeriodSeconds, CycleReport& report);
   void recordEvent(const api::SlurmJobObject& job, const JobEvent& event);
