@@ -11,9 +11,9 @@
 #include <openssl/rand.h>
 
 #include "controllers/job_object.h"
-#include "controllers/run_bounded.h"
 #include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/base/text.h"
+#include "kubeslurm/kube/run_bounded.h"
 #include "kubeslurm/step/pod_contract.h"
 
 namespace kubeslurm::controllers {
@@ -473,8 +473,8 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
   }
   Status created;
   for (const std::vector<std::size_t>& toCreate : rounds) {
-    created =
-        runBounded(toCreate.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
+    created = kube::runBounded(
+        toCreate.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
           const std::size_t rank = toCreate[i];
           if (!fenceOpen()) {
             fenceTripped = true;
@@ -516,7 +516,7 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
     if (actions[rank].bind) toBind.push_back(rank);
   }
   Status bound =
-      runBounded(toBind.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
+      kube::runBounded(toBind.size(), options_.bindParallelism, true, [&](std::size_t i) -> Status {
         const std::size_t rank = toBind[i];
         if (!fenceOpen()) {
           fenceTripped = true;
@@ -586,7 +586,7 @@ void GangBinder::releaseTracking(std::string_view ns, const PodRef& ref) {
 Status GangBinder::deletePods(std::string_view ns, const std::vector<PodRef>& refs) {
   std::atomic<bool> fenceTripped{false};
   Status result =
-      runBounded(refs.size(), options_.bindParallelism, false, [&](std::size_t i) -> Status {
+      kube::runBounded(refs.size(), options_.bindParallelism, false, [&](std::size_t i) -> Status {
         const PodRef& ref = refs[i];
         if (fenceTripped || !fenceOpen()) {
           fenceTripped = true;

@@ -12,9 +12,9 @@
 #include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "controllers/rank_tracking.h"
-#include "controllers/run_bounded.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/kube/run_bounded.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/slurm/names.h"
@@ -270,7 +270,7 @@ Reconciler::StatusWrite Reconciler::statusWrite(
 
 void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
   std::vector<std::optional<StatusOr<json>>> results(writes.size());
-  (void)runBounded(writes.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
+  (void)kube::runBounded(writes.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
     if (!fenceOpen()) return Status::ok();  // results[i] stays empty: not sent
     // A worker thread: nothing an object makes a library throw may end the operator.
     try {
@@ -642,22 +642,23 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
   // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
   // a cycle that starts 200 gangs would take 200 admissions' round trips while the first jobs'
   // nodes sit bound and idle. Each admission is still all or nothing.
-  (void)runBounded(admissions.size(), options_.admissionParallelism, false, [&](std::size_t i) {
-    Admission& a = admissions[i];
-    if (!fenceOpen()) {
-      a.result = Status(StatusCode::kAborted, "leadership lost before admission");
-      return Status::ok();
-    }
-    const auto began = std::chrono::steady_clock::now();
-    // A worker thread: nothing a job's objects make a library throw may end the operator.
-    try {
-      a.result = binder_.admit(a.gang, a.known);
-    } catch (const std::exception& e) {
-      a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
-    }
-    a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    return Status::ok();
-  });
+  (void)kube::runBounded(
+      admissions.size(), options_.admissionParallelism, false, [&](std::size_t i) {
+        Admission& a = admissions[i];
+        if (!fenceOpen()) {
+          a.result = Status(StatusCode::kAborted, "leadership lost before admission");
+          return Status::ok();
+        }
+        const auto began = std::chrono::steady_clock::now();
+        // A worker thread: nothing a job's objects make a library throw may end the operator.
+        try {
+          a.result = binder_.admit(a.gang, a.known);
+        } catch (const std::exception& e) {
+          a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
+        }
+        a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        return Status::ok();
+      });
 
   for (Admission& a : admissions) {
     report.admissions.push_back({a.result.isOk(), a.seconds});

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/kube/run_bounded.h"
 #include "kubeslurm/nodesim/node_objects.h"
 
 namespace kubeslurm::nodesim {
@@ -40,6 +41,9 @@ const kube::ResourceType& leasesType() {
 }
 
 constexpr std::size_t kRegisterThreads = 8;
+// Writes in flight at once, as many kubelets would have them: the simulator must never be what
+// limits a scheduler's measured throughput.
+constexpr std::size_t kWriteThreads = 16;
 
 // Appends every part to one string (no temporaries per '+').
 template <typename... Parts>
@@ -200,27 +204,9 @@ Status Simulator::registerNodes() {
     names.push_back(&name);
     states.push_back(&state);
   }
-  std::atomic<std::size_t> next{0};
-  std::mutex errorMutex;
-  Status firstError;
-  std::vector<std::thread> workers;
-  const std::size_t threads = std::min<std::size_t>(kRegisterThreads, states.size());
-  for (std::size_t t = 0; t < threads; ++t) {
-    workers.emplace_back([&] {
-      for (std::size_t i = next++; i < states.size(); i = next++) {
-        {
-          const std::lock_guard lock(errorMutex);
-          if (!firstError.isOk()) return;
-        }
-        Status status = registerOne(*names[i], *states[i]);
-        if (!status.isOk()) {
-          const std::lock_guard lock(errorMutex);
-          if (firstError.isOk()) firstError = std::move(status);
-        }
-      }
-    });
-  }
-  for (auto& worker : workers) worker.join();
+  const Status firstError =
+      kube::runBounded(states.size(), kRegisterThreads, true,
+                       [&](std::size_t i) { return registerOne(*names[i], *states[i]); });
   if (!firstError.isOk()) return firstError;
   logLine(LogLevel::kInfo, "registered " + std::to_string(nodes_.size()) + " nodes in " +
                                std::to_string(wallMs() - started) + " ms");
@@ -297,20 +283,29 @@ void Simulator::heartbeatLoop() {
       if (!wasFailed.contains(name)) logLine(LogLevel::kInfo, "node " + name + " failed");
     }
     wasFailed = failed;
-    if (now >= nextLease) {
+    // Every node's renewal in one round, many in flight: one at a time, 5,000 nodes would take
+    // longer than a Lease lasts.
+    std::vector<NodeState*> alive;
+    if (now >= nextLease || now >= nextStatus) {
       for (auto& [name, state] : nodes_) {
-        if (stopped_) return;
-        if (!failed.contains(name)) renewLease(state, wallMs());
+        if (!failed.contains(name)) alive.push_back(&state);
       }
+    }
+    const auto forEachAlive = [&](void (Simulator::*write)(NodeState&, std::int64_t)) {
+      (void)kube::runBounded(alive.size(), kWriteThreads, false, [&](std::size_t i) {
+        if (!stopped_) (this->*write)(*alive[i], wallMs());
+        return Status::ok();
+      });
+    };
+    if (now >= nextLease) {
+      forEachAlive(&Simulator::renewLease);
       nextLease = now + options_.leaseInterval.count();
     }
     if (now >= nextStatus) {
-      for (auto& [name, state] : nodes_) {
-        if (stopped_) return;
-        if (!failed.contains(name)) reportStatus(state, wallMs());
-      }
+      forEachAlive(&Simulator::reportStatus);
       nextStatus = now + options_.statusInterval.count();
     }
+    if (stopped_) return;
   }
 }
 
@@ -322,7 +317,8 @@ void Simulator::markDirty(const Json& pod) {
   wake_.notify_all();
 }
 
-void Simulator::processNode(NodeState& state, std::int64_t nowMs, bool failed) {
+void Simulator::planNode(NodeState& state, std::int64_t nowMs, bool failed,
+                         std::vector<PodWrite>& writes) {
   const SimNode& node = *state.node;
   auto objects = informer_->store().byIndex(kube::kNodeIndex, node.name);
   if (!objects.isOk()) return;
@@ -355,48 +351,78 @@ void Simulator::processNode(NodeState& state, std::int64_t nowMs, bool failed) {
   state.wakeAtMs = step.wakeAtMs;
   for (const PodUpdate& update : step.updates) {
     const api::Pod& pod = *update.pod;
-    const std::string& ns = pod.metadata.namespaceName;
-    const std::string& name = pod.metadata.name;
+    PodWrite write;
+    write.state = &state;
+    write.nowMs = nowMs;
+    write.namespaceName = pod.metadata.namespaceName;
+    write.name = pod.metadata.name;
+    write.uid = pod.metadata.uid;
+    write.baseResourceVersion = pod.metadata.resourceVersion;
     if (update.status) {
       api::Pod next = pod;
       next.status = *update.status;
-      auto written = client_.updateStatus(podsType(), ns, api::encodePod(next));
-      const std::lock_guard lock(mutex_);
-      if (written.isOk()) {
+      write.status = api::encodePod(next);
+      write.phase = update.status->phase + " " + update.status->reason;
+    }
+    write.remove = update.remove;
+    writes.push_back(std::move(write));
+  }
+}
+
+void Simulator::sendPodWrites(std::vector<PodWrite>& writes) {
+  // A pod's status, then its delete, in order; pods apart, on many connections.
+  (void)kube::runBounded(writes.size(), kWriteThreads, false, [&](std::size_t i) {
+    PodWrite& write = writes[i];
+    if (write.status) {
+      write.written = client_.updateStatus(podsType(), write.namespaceName, *write.status);
+      if (!write.written->isOk()) return Status::ok();
+    }
+    if (write.remove) {
+      kube::DeleteOptions options;
+      options.uid = write.uid;
+      options.gracePeriodSeconds = 0;
+      write.removed = client_.remove(podsType(), write.namespaceName, write.name, options);
+    }
+    return Status::ok();
+  });
+  const std::lock_guard lock(mutex_);
+  for (PodWrite& write : writes) {
+    NodeState& state = *write.state;
+    const std::string& node = state.node->name;
+    const std::string& ns = write.namespaceName;
+    const std::string& name = write.name;
+    // Anything but a 409 is tried again shortly (the model recomputes from what it sees then).
+    const auto retrySoon = [&] {
+      const std::int64_t retry = write.nowMs + 500;
+      if (!state.wakeAtMs || *state.wakeAtMs > retry) state.wakeAtMs = retry;
+    };
+    if (write.written) {
+      if (write.written->isOk()) {
         ++stats_.statusWrites;
-        written_[pod.metadata.uid] = Written{pod.metadata.resourceVersion, std::move(*written)};
-        logLine(LogLevel::kDebug, cat(ns, "/", name, " on ", node.name, ": ", update.status->phase,
-                                      " ", update.status->reason));
+        written_[write.uid] = Written{write.baseResourceVersion, std::move(*write.written).value()};
+        logLine(LogLevel::kDebug, cat(ns, "/", name, " on ", node, ": ", write.phase));
       } else {
-        // 409: a newer pod is on its way and will make the node dirty again. Anything else:
-        // try again shortly (the model recomputes from what it sees then).
-        if (written.status().code() == StatusCode::kAborted) {
+        // 409: a newer pod is on its way and will make the node dirty again.
+        const Status& failed = write.written->status();
+        if (failed.code() == StatusCode::kAborted) {
           ++stats_.conflicts;
-        } else if (written.status().code() != StatusCode::kNotFound) {
+        } else if (failed.code() != StatusCode::kNotFound) {
           ++stats_.errors;
-          logLine(LogLevel::kWarning,
-                  cat("status of ", ns, "/", name, ": ", written.status().toString()));
+          logLine(LogLevel::kWarning, cat("status of ", ns, "/", name, ": ", failed.toString()));
         }
-        const std::int64_t retry = nowMs + 500;
-        if (!state.wakeAtMs || *state.wakeAtMs > retry) state.wakeAtMs = retry;
+        retrySoon();
         continue;
       }
     }
-    if (update.remove) {
-      kube::DeleteOptions options;
-      options.uid = pod.metadata.uid;
-      options.gracePeriodSeconds = 0;
-      const Status removed = client_.remove(podsType(), ns, name, options);
-      const std::lock_guard lock(mutex_);
-      if (removed.isOk() || removed.code() == StatusCode::kNotFound) {
-        ++stats_.deletes;
-        logLine(LogLevel::kDebug, cat(ns, "/", name, " on ", node.name, ": deleted"));
-      } else {
-        ++stats_.errors;
-        logLine(LogLevel::kWarning, cat("delete of ", ns, "/", name, ": ", removed.toString()));
-        const std::int64_t retry = nowMs + 500;
-        if (!state.wakeAtMs || *state.wakeAtMs > retry) state.wakeAtMs = retry;
-      }
+    if (!write.removed) continue;
+    if (write.removed->isOk() || write.removed->code() == StatusCode::kNotFound) {
+      ++stats_.deletes;
+      logLine(LogLevel::kDebug, cat(ns, "/", name, " on ", node, ": deleted"));
+    } else {
+      ++stats_.errors;
+      logLine(LogLevel::kWarning,
+              cat("delete of ", ns, "/", name, ": ", write.removed->toString()));
+      retrySoon();
     }
   }
 }
@@ -469,11 +495,13 @@ Status Simulator::run() {
     for (auto& [name, state] : nodes_) {
       if (state.wakeAtMs && *state.wakeAtMs <= now) work.insert(name);
     }
+    std::vector<PodWrite> writes;
     for (const std::string& name : work) {
       if (stopped_) break;
       auto it = nodes_.find(name);
-      if (it != nodes_.end()) processNode(it->second, wallMs(), failed.contains(name));
+      if (it != nodes_.end()) planNode(it->second, wallMs(), failed.contains(name), writes);
     }
+    sendPodWrites(writes);
     std::int64_t sleepMs = options_.tick.count();
     for (const auto& [name, state] : nodes_) {
       if (state.wakeAtMs)

@@ -8,12 +8,15 @@
 //   pod informer      one list+watch over all pods with spec.nodeName set, indexed by node
 //   pod loop          each tick (100 ms): re-reads the control file; for every node with a
 //                     changed pod or a deadline due, runs the kubelet model (kubelet_model.h)
-//                     over the node's observed pods and writes what it says: the status
-//                     subresource (PUT with the observed resourceVersion: a 409 only means a
-//                     newer pod is on its way), then a delete with grace period 0
+//                     over the node's observed pods, then writes what it says for all of them:
+//                     per pod the status subresource (PUT with the observed resourceVersion: a
+//                     409 only means a newer pod is on its way), then a delete with grace
+//                     period 0
 //
-// One HTTPS client for everything (no connection per node); writes are sequential per loop,
-// so the rate is bounded by the client's QPS.
+// One HTTPS client for everything (no connection per node). The pod loop's writes and the
+// heartbeat's renewals go out 16 at a time (kube/run_bounded.h), as many kubelets' would: the
+// simulator must not be what limits a scheduler under test. The rate is bounded by the
+// client's QPS (--qps).
 #pragma once
 
 #include <atomic>
@@ -23,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -99,7 +103,23 @@ class Simulator {
   void heartbeatLoop();
   void renewLease(NodeState& state, std::int64_t nowMs);
   void reportStatus(NodeState& state, std::int64_t nowMs);
-  void processNode(NodeState& state, std::int64_t nowMs, bool failed);
+  // What the kubelet model says for one node's pods, as writes still to send.
+  struct PodWrite {
+    NodeState* state = nullptr;
+    std::int64_t nowMs = 0;
+    std::string namespaceName;
+    std::string name;
+    std::string uid;
+    std::string baseResourceVersion;
+    std::optional<nlohmann::json> status;  // the pod with its new status
+    std::string phase;                     // for the log
+    bool remove = false;
+    std::optional<StatusOr<nlohmann::json>> written;  // the status write's answer
+    std::optional<Status> removed;                    // the delete's
+  };
+  void planNode(NodeState& state, std::int64_t nowMs, bool failed, std::vector<PodWrite>& writes);
+  // Sends every write (in parallel, a pod's own in order), then records each outcome.
+  void sendPodWrites(std::vector<PodWrite>& writes);
   void markDirty(const nlohmann::json& pod);
   std::set<std::string> failedNodes() const;
 

@@ -1,4 +1,4 @@
-#include "controllers/run_bounded.h"
+#include "kubeslurm/kube/run_bounded.h"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace kubeslurm::controllers {
+namespace kubeslurm::kube {
 
 Status runBounded(std::size_t n, std::size_t parallelism, bool stopOnFailure,
                   const std::function<Status(std::size_t)>& task) {
@@ -40,4 +40,4 @@ Status runBounded(std::size_t n, std::size_t parallelism, bool stopOnFailure,
   return first;
 }
 
-}  // namespace kubeslurm::controllers
+}  // namespace kubeslurm::kube

@@ -1,6 +1,6 @@
-// Many API requests in flight at once, from the calling thread: the controllers' writes are
-// independent round trips (a gang's ranks, the jobs' statuses), and one at a time a cycle would
-// wait for each in turn.
+// Many independent round trips in flight at once, from the calling thread: the operator's writes
+// (a gang's ranks, the jobs' statuses) and the node simulator's (pod statuses), which one at a
+// time would each wait for every one before them.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 
 #include "kubeslurm/base/status.h"
 
-namespace kubeslurm::controllers {
+namespace kubeslurm::kube {
 
 // Runs task(i) for every i in [0, n) on at most `parallelism` threads, the calling thread among
 // them. With stopOnFailure no task starts after the first failure (tasks already running
@@ -17,4 +17,4 @@ namespace kubeslurm::controllers {
 Status runBounded(std::size_t n, std::size_t parallelism, bool stopOnFailure,
                   const std::function<Status(std::size_t)>& task);
 
-}  // namespace kubeslurm::controllers
+}  // namespace kubeslurm::kube
