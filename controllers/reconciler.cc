@@ -184,7 +184,6 @@ bool Reconciler::fenceOpen() const { return !options_.canWrite || options_.canWr
 
 void Reconciler::reset() {
   expectations_.clear();
-  lastPendingWrite_.clear();
   usage_.clear();
   usageLoaded_ = false;  // the next term starts from what was persisted
   holds_.reset();
@@ -695,7 +694,6 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       }
     }
     expectations_[a.key] = std::move(expectation);
-    lastPendingWrite_.erase(a.key);
     recordEvent(*a.job, JobEvent{"Normal", "Scheduled",
                                  "allocated " + std::to_string(a.gang.nodes.size()) +
                                      " node(s): " + slurm::compressHostlist(a.gang.nodes) +
@@ -762,13 +760,12 @@ std::vector<CycleReport::PendingJob> pendingJobsOf(const core::Plan& plan,
   return out;
 }
 
-void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
+void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index,
                               CycleReport& report) {
   // The partition each planned job was planned in (jobPartition's, as buildSnapshot resolved it).
   std::unordered_map<core::JobId, const std::string*> partitionOf;
   for (const core::Job& job : index.snapshot.jobs) partitionOf.emplace(job.id, &job.partition);
   std::vector<StatusWrite> writes;
-  std::vector<const std::string*> keys;  // writes[i]'s job key
   for (const core::PendingDecision& pending : plan.pending) {
     const std::string reason(slurm::pendingReasonName(pending.reason));
     const auto partition = partitionOf.find(pending.jobId);
@@ -785,21 +782,17 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
     if (auto priority = plan.priorities.find(pending.jobId); priority != plan.priorities.end()) {
       status.priority = priority->second.priority;
     }
-    if (status == *job->status) continue;
+    // Written when the reason changes (and once, to record a first priority), with the
+    // estimate and priority of that moment. Their drift is not: both move every cycle, and at
+    // 50,000 pending jobs a write per job per period would be the API server's main load.
+    // squeue --start, sprio and squeue's priority columns read them live from the query API.
     const bool reasonMoved =
         status.reason != job->status->reason || status.reasonDetail != job->status->reasonDetail;
-    auto last = lastPendingWrite_.find(key->second);
-    if (!reasonMoved && last != lastPendingWrite_.end() &&
-        now - last->second < options_.pendingStatusPeriod) {
-      continue;
-    }
+    const bool firstPriority = !job->status->priority && status.priority;
+    if (!reasonMoved && !firstPriority) continue;
     writes.push_back(statusWrite(*job, status, nullptr));
-    keys.push_back(&key->second);
   }
   sendStatusWrites(writes, report);
-  for (std::size_t i = 0; i < writes.size(); ++i) {
-    if (writes[i].written) lastPendingWrite_[*keys[i]] = now;
-  }
 }
 
 NodeLoad nodeLoad(const core::Snapshot& snapshot) {
@@ -1201,7 +1194,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   reportProblems(input.objects, index, now, report);
   applyPreemptions(plan, index, now, report);
   applyStarts(plan, input.objects, index, now, report);
-  applyPending(plan, index, now, report);
+  applyPending(plan, index, report);
   persistUsage(input.objects, index, plan, now, report);
   updatePartitions(input.objects, index, report);
   removeExpired(input.objects, now, report);

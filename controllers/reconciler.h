@@ -16,7 +16,8 @@
 //                        Valid=False condition
 //     6. preemptions     victims' status (REQUEUED next attempt, or PREEMPTED)
 //     7. starts          gangForStart + GangBinder::admit, all or nothing (invariant 1)
-//     8. pending         reason, estimated start and priority as status, rate-limited
+//     8. pending         reason as status when it changes, with the estimated start and
+//                        priority of that moment (their drift is served live by the query API)
 //     9. bookkeeping     Account usage and Partition status written, finished jobs past their
 //                        retention removed, rank pods whose end is recorded released from
 //                        their job-tracking finalizer, the report's counts, and the cluster as
@@ -79,10 +80,6 @@ struct ReconcilerOptions {
   // JobStatusPolicy's gang start timeout (seconds; 0 = none) and the retries before failing.
   core::Duration gangStartTimeout = 600;
   std::int64_t gangStartRetries = 3;
-  // A pending job whose reason is unchanged gets its estimated start and priority rewritten at
-  // most this often: both move every cycle, and a write per job per cycle would load the API
-  // server for a figure squeue rounds anyway.
-  core::Duration pendingStatusPeriod = 30;
   // A gang admitted but not seen by the pod informer after this long is forgotten (its pods were
   // deleted by someone else, or the watch is far behind and will relist).
   core::Duration expectationTimeout = 60;
@@ -232,8 +229,7 @@ class Reconciler {
   // says why), anything else backs it off; either way the job hears of it.
   void admissionFailed(const api::SlurmJobObject& job, const Status& cause, core::Time now,
                        CycleReport& report);
-  void applyPending(const core::Plan& plan, const SnapshotIndex& index, core::Time now,
-                    CycleReport& report);
+  void applyPending(const core::Plan& plan, const SnapshotIndex& index, CycleReport& report);
   void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                  CycleReport& report) const;
   void trackUsage(core::Snapshot& snapshot, core::Time now);
@@ -282,7 +278,6 @@ class Reconciler {
 
   std::map<std::string, Expectation> expectations_;                        // by job key
   std::unordered_map<std::string, const api::SlurmJobObject*> jobsByKey_;  // during a cycle
-  std::map<std::string, core::Time> lastPendingWrite_;
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
   core::Time lastUsageWrite_ = 0;
   // Accounts' decayed usage as this leader keeps it (by account and user), as of usageAsOf_.

@@ -28,28 +28,68 @@ void addPartitions(const kube::Json& list, SqueueContext& context) {
   context.partitionDefaultTime = std::move(defaults.defaultTime);
 }
 
-// SCHEDNODES is in --start's default format, or asked for by %Y / -O schednodes.
-bool wantsSchedNodes(const SqueueOptions& options) {
-  if (options.format) return options.format->find('Y') != std::string::npos;
+// The field letters of a -o format ("%.18i %S" -> "iS").
+std::string formatLetters(const std::string& format) {
+  std::string letters;
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    std::size_t j = i + 1;
+    while (j < format.size() && (format[j] == '.' || format[j] == '-' ||
+                                 std::isdigit(static_cast<unsigned char>(format[j])) != 0)) {
+      ++j;
+    }
+    if (j < format.size()) letters.push_back(format[j]);
+    i = j;
+  }
+  return letters;
+}
+
+// Whether the listing shows or sorts by what the operator's plan moves every cycle: the
+// estimated start (--start, %S, -O starttime), the priority (%p, %Q, -O priority or
+// prioritylong, -S p/Q/S) and SCHEDNODES (%Y, -O schednodes). slurmctld answers those from
+// memory; the operator writes them into a job's status only when its reason changes, so they
+// come live from its query API.
+bool wantsLivePlan(const SqueueOptions& options) {
+  if (options.start) return true;
+  if (options.sort && options.sort->find_first_of("pQS") != std::string::npos) return true;
+  if (options.format)
+    return formatLetters(*options.format).find_first_of("pQSY") != std::string::npos;
   if (options.formatLong) {
     std::string lower = *options.formatLong;
     std::ranges::transform(lower, lower.begin(),
                            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower.find("schednodes") != std::string::npos;
+    for (const std::string_view field : {"starttime", "priority", "schednodes"}) {
+      if (lower.find(field) != std::string::npos) return true;
+    }
   }
-  return options.start;
+  return false;
 }
 
-// Best effort: without the query API squeue still answers, with "(null)" as slurmctld shows
-// before its backfill pass.
-void addSchedNodes(const ClusterSession& session, const SchedulerFlags& flags,
-                   const QueryConnector& queries, const CliIo& io, SqueueContext& context) {
+// Best effort: without the query API squeue still answers, with the status's figures (as of
+// the job's last reason change) and SCHEDNODES "(null)", as slurmctld shows before its backfill
+// pass.
+void addLivePlan(const ClusterSession& session, const SchedulerFlags& flags,
+                 const QueryConnector& queries, const CliIo& io,
+                 std::vector<api::SlurmJobObject>& objects, SqueueContext& context) {
   auto client = queries(session, flags, io);
   if (!client.isOk()) return;
   auto pending = (*client)->listPendingJobs(session.namespaceName);
   if (!pending.isOk()) return;
-  for (const rpc::PendingJob& job : pending->jobs) {
-    if (!job.estimatedNodes.empty()) context.schedNodes[job.jobId] = job.estimatedNodes;
+  std::map<std::int64_t, const rpc::PendingJob*> byId;
+  for (const rpc::PendingJob& job : pending->jobs) byId[job.jobId] = &job;
+  for (api::SlurmJobObject& object : objects) {
+    if (!object.status || !object.status->jobId || object.status->state != "PENDING") continue;
+    const auto live = byId.find(*object.status->jobId);
+    if (live == byId.end()) continue;  // not pending in the last plan: its status stands
+    if (!live->second->estimatedNodes.empty()) {
+      context.schedNodes[*object.status->jobId] = live->second->estimatedNodes;
+    }
+    if (live->second->estimatedStart > 0) {
+      object.status->estimatedStart = live->second->estimatedStart;
+    } else {
+      object.status->estimatedStart.reset();
+    }
+    object.status->priority = live->second->priority.priority;
   }
 }
 
@@ -75,8 +115,8 @@ int listOnce(const ClusterSession& session, const SchedulerFlags& schedulerFlags
   if (partitions.isOk()) addPartitions(*partitions, context);
 
   std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
-  if (queries && wantsSchedNodes(options)) {
-    addSchedNodes(session, schedulerFlags, queries, io, context);
+  if (queries && wantsLivePlan(options)) {
+    addLivePlan(session, schedulerFlags, queries, io, objects, context);
   }
   const CommandOutput output = formatSqueue(objects, options, context);
   return emit(output, io);

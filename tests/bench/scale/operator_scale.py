@@ -11,8 +11,8 @@
       this helper's own requests.
   operator_scale.py cleanup --namespace NS [--timeout 120]
       Deletes the namespace's SlurmJobs, then its pods with gracePeriodSeconds 0 (removing their
-      finalizers: the operator is stopped by then); waits for both
-      lists to be empty.
+      finalizers: the operator is stopped by then); waits until no SlurmJob, pod, Service or
+      NetworkPolicy is left.
   operator_scale.py annotate FILE [--label L] [--pid PID] [--metrics-url URL] [--log LOG]
       Adds to a phase's FILE: a label, the operator's VmRSS/VmHWM, its /metrics (histogram
       means, a few counters) and its log's cycle lines (slowest cycle, warning/error lines).
@@ -449,13 +449,25 @@ def cmd_cleanup(a):
         api.request("DELETE", POD_PATH.format(ns=ns), grace0)
         status, pods = api.request("GET", POD_PATH.format(ns=ns))
         if status == 200 and not pods.get("items"):
-            return 0
+            break
         # The operator is stopped: nobody releases the rank pods' job-tracking finalizer.
         for pod in (pods or {}).get("items", []):
             if pod["metadata"].get("finalizers"):
                 api.request("PATCH", POD_PATH.format(ns=ns) + "/" + pod["metadata"]["name"],
                             {"metadata": {"finalizers": None}}, "application/merge-patch+json")
         time.sleep(1)
+    # The garbage collector removes the jobs' Services and NetworkPolicies (owner references)
+    # after the jobs: waited for, so that its deletes do not land in the next phase's figures.
+    while time.time() < deadline:
+        left = 0
+        for path in (f"/api/v1/namespaces/{ns}/pods",
+                     f"/api/v1/namespaces/{ns}/services",
+                     f"/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies"):
+            status, listed = api.request("GET", path + "?limit=1")
+            left += len((listed or {}).get("items", [])) if status == 200 else 0
+        if left == 0:
+            return 0
+        time.sleep(0.5)
     print(f"cleanup of {ns}: objects left after {a.timeout} s", file=sys.stderr)
     return 1
 

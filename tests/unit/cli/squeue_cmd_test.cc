@@ -6,6 +6,7 @@
 
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/kube/resource.h"
+#include "kubeslurm/rpc/client.h"
 #include "tests/unit/cli/cli_test_util.h"
 #include "tests/unit/cli/fake_cluster.h"
 
@@ -189,6 +190,66 @@ TEST(SqueueCmd, IterateKeepsGoingAfterAnError) {
   EXPECT_EQ(cli.err(),
             "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
             "squeue: error: connection refused\n");
+}
+
+// The operator's query API as squeue sees it: the last plan's pending jobs.
+class PendingQueries final : public rpc::QueryClient {
+ public:
+  explicit PendingQueries(rpc::PendingJobsAnswer a) : answer_(std::move(a)) {}
+  StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string&) override { return answer_; }
+  StatusOr<rpc::FairShareAnswer> fairShare() override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+  StatusOr<rpc::StatisticsAnswer> statistics() override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+  StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+
+ private:
+  rpc::PendingJobsAnswer answer_;
+};
+
+// A pending job's priority and estimated start move every cycle, and the operator writes them
+// into its status only when its reason changes: squeue takes them live from the query API when
+// it shows or sorts by them, as slurmctld answers from memory. A running job keeps its status.
+TEST(SqueueCmd, PriorityAndStartOfPendingJobsComeLiveFromTheQueryApi) {
+  rpc::PendingJobsAnswer answer;
+  for (const std::int64_t id : {7, 8}) {  // 7 ran since that plan: its status stands
+    rpc::PendingJob job;
+    job.jobId = id;
+    job.priority.priority = 4242;
+    job.estimatedStart = FakeCli::kNow + 3600;
+    job.estimatedNodes = "gpu-[003-004]";
+    answer.jobs.push_back(job);
+  }
+  int asked = 0;
+  const QueryConnector queries = [&](const ClusterSession&, const SchedulerFlags&,
+                                     const CliIo&) -> StatusOr<std::unique_ptr<rpc::QueryClient>> {
+    ++asked;
+    return std::unique_ptr<rpc::QueryClient>(std::make_unique<PendingQueries>(answer));
+  };
+  FakeCluster fake = cluster();
+  FakeCli live;
+  EXPECT_EQ(runSqueueWith({"-h", "-o", "%i %Q %S %Y"}, live.io(), fake.connector(), queries), 0);
+  EXPECT_EQ(live.out(),
+            "7 0 2026-11-21T04:28:45 (null)\n8 4242 2026-11-21T05:30:00 gpu-[003-004]\n");
+  EXPECT_EQ(asked, 1);
+
+  // Without the query API: the status's figures (none recorded here).
+  FakeCli offline;
+  EXPECT_EQ(run(fake, offline, {"-h", "-o", "%i %Q %S"}), 0);
+  EXPECT_EQ(offline.out(), "7 0 2026-11-21T04:28:45\n8 0 N/A\n");
+
+  // A listing that shows none of them does not ask.
+  FakeCli plain;
+  EXPECT_EQ(runSqueueWith({"-h", "-o", "%i %T"}, plain.io(), fake.connector(), queries), 0);
+  EXPECT_EQ(asked, 1);
+  FakeCli sorted;
+  EXPECT_EQ(runSqueueWith({"-h", "-o", "%i", "-S", "-p"}, sorted.io(), fake.connector(), queries),
+            0);
+  EXPECT_EQ(asked, 2);
 }
 
 }  // namespace
