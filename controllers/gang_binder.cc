@@ -388,7 +388,8 @@ std::string stepSecretOf(const std::vector<api::Pod>& pods, const podspec::GangI
 
 }  // namespace
 
-Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
+Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
+                         std::vector<api::Pod>* admitted) {
   if (!fenceOpen()) return fenceClosed();
   if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
   podspec::GangInput gang = input;
@@ -456,6 +457,10 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
 
   const bool createBound = options_.placement == GangPlacement::kCreateBound;
   std::atomic<bool> fenceTripped{false};
+  // A fresh admission that finds a rank's name taken removes what it created, and only that:
+  // the pods under the taken names may be a gang the caches had not shown yet.
+  std::atomic<bool> nameTaken{false};
+  std::vector<std::optional<PodRef>> createdRefs(ranks);
   // Create-bound: the ranks that only hold a node (1..N-1) first, rank 0 (which runs the
   // script) last, each in a round of its own, so a failed create never leaves a script running.
   std::vector<std::vector<std::size_t>> rounds(1);
@@ -484,16 +489,19 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
                                        api::encodePod(pods[rank]));
           if (result.isOk()) {
             actions[rank].uid = uidOf(*result);
+            if (auto pod = api::decodePod(*result); pod.isOk()) createdRefs[rank] = refOf(*pod);
             reached(AdmissionStep::kPodCreated);
             return Status::ok();
           }
           if (result.status().code() != StatusCode::kAlreadyExists) return result.status();
           if (fresh) {
-            // The caches were wrong about the gang. Adopting the pod could mix two step tokens
-            // in one attempt (ours is new): the gang is rolled back and retried, observed.
+            // The caches were behind. Adopting the pod could mix two step tokens in one attempt
+            // (ours is new), and rolling the attempt back could stop a gang that runs.
+            nameTaken = true;
             return {StatusCode::kAlreadyExists,
                     "pod " + pods[rank].metadata.name +
-                        " exists though the operator's caches showed no pod of the job"};
+                        " exists though the operator's caches showed no pod of the job; the "
+                        "pods this admission made are deleted and the job is tried again"};
           }
           // Created since our list (a concurrent or retried admit): adopt it if it is ours.
           auto got =
@@ -509,6 +517,14 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
     if (!created.isOk()) break;
   }
   if (fenceTripped) return fenceClosed();
+  if (nameTaken) {
+    ++rollbacks_;
+    std::vector<PodRef> mine;
+    for (std::optional<PodRef>& ref : createdRefs) {
+      if (ref) mine.push_back(std::move(*ref));
+    }
+    return withRollbackNote(created, deletePods(gang.namespaceName, mine));
+  }
   if (!created.isOk()) return rollbackAfterFailure(gang, created);
 
   std::vector<std::size_t> toBind;
@@ -547,6 +563,10 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known) {
       });
   if (fenceTripped) return fenceClosed();
   if (!bound.isOk()) return rollbackAfterFailure(gang, bound);
+  if (admitted != nullptr) {
+    for (std::size_t rank = 0; rank < ranks; ++rank) pods[rank].spec.nodeName = gang.nodes[rank];
+    *admitted = std::move(pods);
+  }
   reached(AdmissionStep::kGangBound);
   return Status::ok();
 }

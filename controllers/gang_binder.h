@@ -129,7 +129,9 @@ enum class KnownPods : std::uint8_t {
   kUnknown,  // admit() lists them first
   // The caller's caches show no pod of the job (any attempt) and no pod with a rank's name, and
   // no admission of its own is in flight: admit() writes at once, without a list. A rank's name
-  // found taken then fails the admission (rolled back) rather than being adopted.
+  // found taken then fails the admission with kAlreadyExists, and the pods this call created
+  // are deleted, nothing else: the caches were behind, and what holds the names may be a gang
+  // that runs (the caller's next look will show it).
   kNone,
 };
 
@@ -152,7 +154,10 @@ class GangBinder {
   //  - kFailedPrecondition: a rank of this attempt is bound elsewhere, terminating or rejected;
   //  - the API server's errors otherwise.
   // `known`: kNone saves the list of a fresh gang (one write per object, no read).
-  Status admit(const podspec::GangInput& input, KnownPods known = KnownPods::kUnknown);
+  // `admitted`: on success, the gang's rank pods as written (each on its node), for the caller
+  // to hold as what it expects its caches to show.
+  Status admit(const podspec::GangInput& input, KnownPods known = KnownPods::kUnknown,
+               std::vector<api::Pod>* admitted = nullptr);
 
   // Deletes every pod of `jobName` in `ns` with that attempt (or any attempt <= it): listed by
   // the job-name label, deleted by name with a uid precondition and propagation Background;

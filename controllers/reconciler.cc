@@ -594,6 +594,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     podspec::GangInput gang;
     KnownPods known = KnownPods::kUnknown;
     Status result;
+    std::vector<api::Pod> admitted;  // the rank pods as written, for the expectation
     double seconds = 0;
   };
   // What the caches show of each job's pods (the expectations included: applyExpectations put
@@ -635,7 +636,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     }
     const KnownPods known = knownPods(*gang);
     admissions.push_back(
-        Admission{&start, job, key->second, std::move(gang).value(), known, {}, 0});
+        Admission{&start, job, key->second, std::move(gang).value(), known, {}, {}, 0});
   }
 
   // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
@@ -651,7 +652,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
         const auto began = std::chrono::steady_clock::now();
         // A worker thread: nothing a job's objects make a library throw may end the operator.
         try {
-          a.result = binder_.admit(a.gang, a.known);
+          a.result = binder_.admit(a.gang, a.known, &a.admitted);
         } catch (const std::exception& e) {
           a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
         }
@@ -686,13 +687,10 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     // The timeout runs from the next cycle's start: a long cycle must not age it before the
     // informer has had a chance to deliver the pods (the nodes would be planned twice).
     expectation.admittedAt = 0;
-    auto pods = podspec::rankPods(a.gang);
-    if (pods.isOk()) {
-      for (std::size_t rank = 0; rank < pods->size(); ++rank) {
-        (*pods)[rank].spec.nodeName = a.gang.nodes[rank];
-        expectation.pods.push_back(std::move((*pods)[rank]));
-      }
-    }
+    // The pods as the binder wrote them: rebuilt here from the gang, a job with the in-pod
+    // runtime makes none (its step-token Secret is named by the API server, in admit()), and an
+    // expectation without pods would let the next cycle plan the job a second time.
+    expectation.pods = std::move(a.admitted);
     expectations_[a.key] = std::move(expectation);
     recordEvent(*a.job, JobEvent{"Normal", "Scheduled",
                                  "allocated " + std::to_string(a.gang.nodes.size()) +

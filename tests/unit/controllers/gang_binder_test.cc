@@ -336,8 +336,16 @@ TEST(GangBinderTest, AFreshGangIsWrittenWithoutReadingAnything) {
   podspec::GangInput gang = gangOf(4);
   gang.isolateNetwork = true;
   gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
-  const Status admitted = binder.admit(gang, KnownPods::kNone);
+  std::vector<api::Pod> pods;
+  const Status admitted = binder.admit(gang, KnownPods::kNone, &pods);
   ASSERT_TRUE(admitted.isOk()) << admitted.toString();
+  // What the caller expects its caches to show: every rank on its node, reading the Secret the
+  // API server named (the caller could not build these pods itself).
+  ASSERT_EQ(pods.size(), 4U);
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(pods[rank].spec.nodeName, gang.nodes[rank]);
+    EXPECT_THAT(api::encodePod(pods[rank]).dump(), HasSubstr("train-step-10001"));
+  }
   EXPECT_THAT(cluster.writesSnapshot(),
               ElementsAre("create services train", "create networkpolicies train",
                           "create secrets train-step-", "create pods train-1",
@@ -392,6 +400,26 @@ TEST(GangBinderTest, AFreshGangFindingARankNameTakenRollsBack) {
   EXPECT_EQ((*cluster.pod("train-2"))["metadata"]["uid"], "foreign-uid");
   EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create pods train-0"), 0U);
   EXPECT_EQ(binder.rollbacks(), 1U);
+}
+
+// The caches were behind an admission of our own: a rank of this very attempt exists. The fresh
+// admission deletes the rank it made and leaves the others alone (they may be a gang that runs,
+// which the caller's next look will show), where a rollback of the attempt would stop them.
+TEST(GangBinderTest, AFreshGangFindingItsOwnAttemptDeletesOnlyWhatItMade) {
+  FakeCluster cluster;
+  auto existing = podspec::rankPods(gangOf(4));
+  ASSERT_TRUE(existing.isOk());
+  (*existing)[2].spec.nodeName = "gpu-02";
+  cluster.put(kube::resources::pods(), api::encodePod((*existing)[2]));
+  GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+  options.placement = GangPlacement::kCreateBound;
+  GangBinder binder(cluster, cluster, cluster, options);
+  const Status status = binder.admit(gangOf(4), KnownPods::kNone);
+  EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
+  EXPECT_THAT(cluster.podNames(), ElementsAre("train-2"));
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "delete pods train-1"), 1U);
+  EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "delete pods train-2"), 0U);
+  EXPECT_EQ(cluster.lists, 0);
 }
 
 // A failed create stops the admission before rank 0 exists, and the ranks made are deleted:
