@@ -14,6 +14,7 @@
 #include "controllers/rank_tracking.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/kube/merge_patch.h"
 #include "kubeslurm/kube/run_bounded.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -267,14 +268,27 @@ Reconciler::StatusWrite Reconciler::statusWrite(
   return write;
 }
 
+json Reconciler::statusPatch(const StatusWrite& write) {
+  const json& cached = write.job->raw;
+  const json& from =
+      cached.is_object() && cached.contains("status") ? cached.at("status") : json::object();
+  const json& to = write.object.contains("status") ? write.object.at("status") : json::object();
+  json patch = {{"status", kube::mergePatchBetween(from, to)}};
+  const std::string resourceVersion =
+      api::stringMember(write.object.value("metadata", json::object()), "resourceVersion");
+  if (!resourceVersion.empty()) patch["metadata"]["resourceVersion"] = resourceVersion;
+  return patch;
+}
+
 void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
   std::vector<std::optional<StatusOr<json>>> results(writes.size());
   (void)kube::runBounded(writes.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
     if (!fenceOpen()) return Status::ok();  // results[i] stays empty: not sent
     // A worker thread: nothing an object makes a library throw may end the operator.
     try {
-      results[i] = statusWriter_.updateStatus(kube::resources::slurmJobs(),
-                                              writes[i].job->namespaceName, writes[i].object);
+      const api::SlurmJobObject& job = *writes[i].job;
+      results[i] = statusWriter_.patchStatus(kube::resources::slurmJobs(), job.namespaceName,
+                                             job.name, statusPatch(writes[i]));
     } catch (const std::exception& e) {
       results[i] = Status(StatusCode::kInternal, std::string("status write threw: ") + e.what());
     }

@@ -27,9 +27,10 @@
 // Steps 2, 5 and 8 decide every job first, then send their status writes together
 // (sendStatusWrites, statusWriteParallelism in flight), then do what follows each write in job
 // order; step 7 admits admissionParallelism gangs at once.
-// Every status write is a PUT of /status carrying the cached resourceVersion, so a write based
-// on a stale read fails with 409 and the next cycle reads again. Every write is behind the
-// leader-election fence (invariant 2): when it closes, the cycle stops where it is.
+// Every status write is a merge PATCH of /status carrying the cached resourceVersion (what
+// changed, not the spec and script a PUT would carry), so a write based on a stale read fails
+// with 409 and the next cycle reads again. Every write is behind the leader-election fence
+// (invariant 2): when it closes, the cycle stops where it is.
 //
 // recover() runs once per leadership term, before the first cycle: it lists the operator's pods
 // from the API server (not a cache, which may lag the previous leader's last writes) and
@@ -244,8 +245,9 @@ class Reconciler {
   void sweepStuckGangs(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                        CycleReport& report);
 
-  // A PUT of /status with the job's resourceVersion: made by statusWrite() (`conditions` edits
-  // status.conditions), sent by sendStatusWrites().
+  // A job's next status: made by statusWrite() (`conditions` edits status.conditions), sent by
+  // sendStatusWrites() as a merge PATCH of /status (statusPatch) that carries what changed
+  // since the cached object and its resourceVersion, the precondition a PUT would have.
   struct StatusWrite {
     const api::SlurmJobObject* job = nullptr;
     std::string toState;
@@ -255,6 +257,8 @@ class Reconciler {
   };
   static StatusWrite statusWrite(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
                                  const std::function<void(nlohmann::json& conditions)>& conditions);
+  // {"metadata": {"resourceVersion"}, "status": the merge patch from the cached status}.
+  static nlohmann::json statusPatch(const StatusWrite& write);
   // Sends the writes statusWriteParallelism at a time (the jobs are distinct, so their order
   // does not matter to the API server), then counts each outcome in `report` in their order.
   void sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report);
