@@ -243,6 +243,21 @@ TEST_F(ClientIT, StatusSubresourceOnACustomResource) {
   auto main = client_->update(widgets, ns_, mainUpdate);
   ASSERT_TRUE(main.isOk()) << main.status().toString();
   EXPECT_EQ((*main)["status"]["phase"], "Running");
+  // A merge patch that carries metadata.resourceVersion is conditional, as a PUT is: the
+  // operator's status writes rely on a stale one getting 409 (kAborted), and a null removing.
+  const std::string stale = (*patched)["metadata"]["resourceVersion"];
+  auto moved = client_->patchStatus(widgets, ns_, "w", {{"status", {{"ready", 5}}}});
+  ASSERT_TRUE(moved.isOk()) << moved.status().toString();
+  auto conflicted = client_->patchStatus(
+      widgets, ns_, "w", {{"metadata", {{"resourceVersion", stale}}}, {"status", {{"ready", 4}}}});
+  EXPECT_EQ(conflicted.status().code(), StatusCode::kAborted) << conflicted.status().toString();
+  const std::string current = (*moved)["metadata"]["resourceVersion"];
+  auto removed = client_->patchStatus(
+      widgets, ns_, "w",
+      {{"metadata", {{"resourceVersion", current}}}, {"status", {{"ready", nullptr}}}});
+  ASSERT_TRUE(removed.isOk()) << removed.status().toString();
+  EXPECT_FALSE((*removed)["status"].contains("ready"));
+  EXPECT_EQ((*removed)["status"]["phase"], "Running");
 }
 
 TEST_F(ClientIT, BindPlacesAPodOnceAndASecondBindIsAborted) {
