@@ -484,6 +484,7 @@ can yes create events -n team-a;              can yes patch events -n team-a
 can yes list slurmjobs.kubeslurm.io -A;       can yes watch slurmjobs.kubeslurm.io -A
 for v in create patch delete; do can yes "$v" slurmjobs.kubeslurm.io -n team-a; done
 can yes update slurmjobs.kubeslurm.io --subresource=status -n team-a
+can yes patch slurmjobs.kubeslurm.io --subresource=status -n team-a
 can yes update slurmjobs.kubeslurm.io --subresource=finalizers -n team-a
 for r in partitions accounts; do
   can yes list "$r.kubeslurm.io";  can yes watch "$r.kubeslurm.io"
@@ -539,6 +540,7 @@ SA_USER=alice
 can yes create slurmjobs.kubeslurm.io -n team-a;  can yes patch slurmjobs.kubeslurm.io -n team-a
 can yes delete slurmjobs.kubeslurm.io -n team-a;  can yes list slurmjobs.kubeslurm.io -n team-a
 can no update slurmjobs.kubeslurm.io --subresource=status -n team-a
+can no patch slurmjobs.kubeslurm.io --subresource=status -n team-a
 can no create slurmjobs.kubeslurm.io -n team-b;   can no list partitions.kubeslurm.io
 SA_USER=bob
 can yes list slurmjobs.kubeslurm.io -n team-a;    can yes watch slurmjobs.kubeslurm.io -n team-a
