@@ -117,12 +117,14 @@ struct Operator {
   std::string podName;       // POD_NAME: the pod to label while leading ("" outside a pod)
   std::string podNamespace;  // POD_NAMESPACE, else `ns`
   metrics::OperatorMetrics metrics;
-  // Three clients, each with its own rate limiter (security review H3): the controllers' writes,
-  // the Lease (renewal must never wait behind anyone), and the reviews the query API and the
-  // admission webhook ask of the API server (a flood of callers must not starve either other).
+  // Four clients, each with its own rate limiter (security review H3): the controllers' writes,
+  // the Lease (renewal must never wait behind anyone), the reviews the query API and the
+  // admission webhook ask of the API server (a flood of callers must not starve either other),
+  // and Events (a burst of them must not delay a gang's pods; issue 18).
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<kube::Client> leaseClient;
   std::unique_ptr<kube::Client> reviewClient;
+  std::unique_ptr<kube::Client> eventClient;
   Wakeup wakeup;
   std::unique_ptr<kube::Informer> nodes, pods, jobs, partitions, accounts;
   std::vector<kube::Informer*> informers;
@@ -186,14 +188,22 @@ bool setUpClient(Operator& o) {
     return false;
   }
   o.client = std::move(made).value();
+  // Events are written by the leader only, behind the same fence, at the same rate as the
+  // main client but from a bucket of their own.
+  kube::ClientOptions eventOptions = mainOptions;
+  eventOptions.userAgent = "kubeslurm-operator/0.1 (events)";
   auto lease = kube::Client::create(*config, leaseOptions);
   auto reviews = kube::Client::create(*config, reviewOptions);
-  if (!lease.isOk() || !reviews.isOk()) {
-    spdlog::error("client: {}", (lease.isOk() ? reviews.status() : lease.status()).toString());
-    return false;
+  auto events = kube::Client::create(*config, eventOptions);
+  for (const auto* other : {&lease, &reviews, &events}) {
+    if (!other->isOk()) {
+      spdlog::error("client: {}", other->status().toString());
+      return false;
+    }
   }
   o.leaseClient = std::move(lease).value();
   o.reviewClient = std::move(reviews).value();
+  o.eventClient = std::move(events).value();
   // Read once, before any thread starts: getenv cannot race with a setenv then.
   const char* podNamespace = std::getenv("POD_NAMESPACE");  // NOLINT(concurrency-mt-unsafe)
   const char* podName = std::getenv("POD_NAME");            // NOLINT(concurrency-mt-unsafe)
@@ -312,7 +322,7 @@ void setUpControllers(Operator& o) {
   eventOptions.host = o.identity;
   eventOptions.reportingController = "kubeslurm.io/operator";
   eventOptions.reportingInstance = o.identity;
-  o.events = std::make_unique<kube::EventRecorder>(*o.client, eventOptions);
+  o.events = std::make_unique<kube::EventRecorder>(*o.eventClient, eventOptions);
 
   controllers::JobIdOptions idOptions;
   idOptions.namespaceName = o.ns;
