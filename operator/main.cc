@@ -357,6 +357,7 @@ void setUpControllers(Operator& o) {
   options.gangStartTimeout = f.gangStartTimeout;
   options.gangStartRetries = f.gangStartRetries;
   options.binder.bindParallelism = f.gangWriteParallelism;
+  options.admissionParallelism = f.admissionParallelism;
   options.binder.placement = f.gangPlacement;
   if (f.crashAtStep) {
     // A crash at a chosen write, where the tests of invariant 1 need one: the kill lands

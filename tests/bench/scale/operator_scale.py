@@ -114,6 +114,20 @@ def api_request_counts(api):
     return counts
 
 
+def cpu_seconds(pids):
+    """utime + stime of each named process (/proc/PID/stat), in seconds."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for name, pid in pids.items():
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[name] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
 def request_delta(before, after, own):
     """What the phase cost the API server, less this helper's own requests (`own`)."""
     if before is None or after is None:
@@ -297,6 +311,8 @@ def cmd_submit(a):
     if watch.error:
         sys.exit(f"watch: {watch.error}")
 
+    cpu_pids = dict(item.split("=", 1) for item in a.cpu.split(",") if "=" in item) if a.cpu else {}
+    cpu_before = cpu_seconds(cpu_pids)
     counts_before = api_request_counts(api)
     work = queue.Queue()
     for o in objects:
@@ -356,7 +372,14 @@ def cmd_submit(a):
                 break
             time.sleep(1)
     counts_after = api_request_counts(api)
+    cpu_after = cpu_seconds(cpu_pids)
     requests = request_delta(counts_before, counts_after, own)
+    window = time.time() - t0
+    # CPU seconds each process used from the first create to the end of the phase, and the
+    # cores that makes on average: an API server near the machine's cores is the limit.
+    cpu = {name: {"seconds": round(cpu_after[name] - cpu_before[name], 2),
+                  "cores": round((cpu_after[name] - cpu_before[name]) / window, 2)}
+           for name in cpu_before if name in cpu_after}
 
     with watch.lock:
         live = len(watch.live)
@@ -422,6 +445,8 @@ def cmd_submit(a):
         },
         "submit_to_all_running_s": round(t_running - t0, 3) if t_running else None,
         "api_requests": requests,
+        "cpu": cpu,
+        "cpu_window_s": round(window, 3),
         "writes": write_summary(requests, live),
         "watch_relists": watch.relists,
         "watch_error": watch.error,
@@ -584,6 +609,13 @@ def cmd_report(a):
                   f" {w['all_writes_per_pod']} with the node simulator's and controllers'")
             if w["reads"]:
                 print("  reads: " + ", ".join(f"{k} {v}" for k, v in w["reads"].items()))
+        if p.get("cpu"):
+            per = ""
+            if "operator" in p["cpu"] and p["pods_bound"]:
+                per = (f"; operator {p['cpu']['operator']['seconds'] / p['pods_bound'] * 1000:.1f}"
+                       f" CPU s per 1,000 pods")
+            print(f"  CPU over {p['cpu_window_s']} s (seconds, average cores): " +
+                  ", ".join(f"{k} {v['seconds']} ({v['cores']})" for k, v in p["cpu"].items()) + per)
         if p.get("submit_to_all_running_s"):
             print(f"  submit -> all RUNNING {p['submit_to_all_running_s']} s")
         if "rss" in p:
@@ -638,6 +670,7 @@ def main():
     s.add_argument("--threads", type=int, default=16)
     s.add_argument("--timeout", type=float, default=300)
     s.add_argument("--out", required=True)
+    s.add_argument("--cpu", help="NAME=PID,...: CPU seconds each used during the phase")
     c = sub.add_parser("cleanup")
     c.add_argument("--namespace", required=True)
     c.add_argument("--timeout", type=float, default=120)

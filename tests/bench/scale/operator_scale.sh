@@ -4,7 +4,7 @@
 #
 #   tests/bench/scale/operator_scale.sh BUILD_DIR [--nodes 1000] [--gpus 8] [--leaves 8]
 #       [--gangs 200] [--ranks 4] [--fast-qps 1000,2000|none] [--threads 16] [--timeout 300]
-#       [--binding-phase] [--keep-logs DIR]
+#       [--binding-phase] [--operator-args 'ARGS'] [--keep-logs DIR]
 #
 # BUILD_DIR holds bin/kubeslurm-operator and bin/kubeslurm-nodesim ($KUBESLURM_NODESIM wins;
 # `ninja -C BUILD_DIR -j2 kubeslurm-operator kubeslurm-nodesim` if one is missing). The
@@ -30,7 +30,9 @@
 # After each operator phase, with its pods still there: VmRSS/VmHWM from /proc/PID/status, and
 # the means of its cycle/plan/gang-admission histograms from /metrics. Each phase also counts the
 # API server's own requests (its apiserver_request_total) from the first create until every pod
-# is bound and, for SlurmJobs, every job RUNNING: API writes per pod by verb and resource. The
+# is bound and, for SlurmJobs, every job RUNNING: API writes per pod by verb and resource; and
+# the CPU seconds the API server, etcd, the controllers, the simulator and the operator used in
+# that window (/proc/PID/stat), to show which of them is the limit. The
 # report ends with one line of JSON to compare runs by. Measures; asserts nothing.
 set -euo pipefail
 
@@ -52,6 +54,7 @@ THREADS=16
 TIMEOUT=300
 KEEP_LOGS=
 BINDING_PHASE=
+OPERATOR_ARGS=
 PLACEMENT=create
 while [ $# -gt 0 ]; do
   case $1 in
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift 2 ;;
     --keep-logs) KEEP_LOGS=$2; shift 2 ;;
     --binding-phase) BINDING_PHASE=1; shift ;;
+    --operator-args) OPERATOR_ARGS=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -124,6 +128,8 @@ start_operator() {
   hport=$(free_port)
   while [ "$hport" = "$mport" ]; do hport=$(free_port); done
   [ -z "$qps" ] || extra=(--kube-api-qps "$qps" --kube-api-burst "$burst")
+  # shellcheck disable=SC2206 # --operator-args is split into words on purpose
+  [ -z "$OPERATOR_ARGS" ] || extra+=($OPERATOR_ARGS)
   "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system \
     --scheduling-interval 1 --min-cycle-interval 0.2 --gang-placement "$PLACEMENT" \
     --metrics-bind-address "127.0.0.1:$mport" --health-probe-bind-address "127.0.0.1:$hport" \
@@ -150,7 +156,8 @@ operator_phase() {
   start_operator "$log" "${3:-}" "${4:-}"
   say "$label: submitting $GANGS SlurmJobs of $RANKS x $GPUS GPUs"
   python3 "$HELPER" submit --kind slurmjob --namespace "$ns" --count "$GANGS" --ranks "$RANKS" \
-    --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" > /dev/null ||
+    --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" \
+    --cpu "$(cpu_pids),operator=$OP_PID" > /dev/null ||
     echo "$label: not every pod was bound (see the summary)" >&2
   python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT)" \
     --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
@@ -165,6 +172,16 @@ operator_phase() {
   fi
   echo "$label: slowest cycles:"
   grep -E ' cycle [0-9.]+ ms' "$log" | sort -t' ' -k4 -g -r | head -3 | cut -c1-220 | sed 's/^/    /' || true
+}
+
+# The sandbox's processes whose CPU each phase reports: NAME=PID,...
+cpu_pids() {
+  local name pid out=
+  for name in kube-apiserver etcd kube-controller-manager kube-scheduler kubeslurm-nodesim; do
+    pid=$(cat "$DIR/run/$name.pid" 2> /dev/null) || continue
+    out+="${out:+,}$name=$pid"
+  done
+  echo "$out"
 }
 
 wait_sa() {
@@ -218,7 +235,8 @@ operator_phase operator bench-op
 
 say "kube-scheduler: creating $((GANGS * RANKS)) pods of $GPUS GPUs"
 python3 "$HELPER" submit --kind pod --namespace bench-ks --count $((GANGS * RANKS)) \
-  --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$TMP/kube-scheduler.json" > /dev/null ||
+  --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$TMP/kube-scheduler.json" \
+  --cpu "$(cpu_pids)" > /dev/null ||
   echo "kube-scheduler: not every pod was bound (see the summary)" >&2
 python3 "$HELPER" annotate "$TMP/kube-scheduler.json" --label "kube-scheduler (qps 100, burst 200)"
 PHASES+=("$TMP/kube-scheduler.json")
