@@ -159,6 +159,8 @@ bool setUpClient(Operator& o) {
     spdlog::error("no cluster: {}", config.status().toString());
     return false;
   }
+  // Before the clients' threads: a new connection must not parse the system CA bundle.
+  kube::skipSystemCaFile(*config);
   kube::ClientOptions clientOptions;
   clientOptions.onFailure = [&o](std::string_view verb, const Status&) {
     o.metrics.addApiError(std::string(verb));

@@ -324,6 +324,8 @@ StatusOr<std::unique_ptr<kube::Client>> connect(const Flags& f) {
   if (!config.isOk()) {
     return Status(config.status().code(), "kubeconfig: " + config.status().toString());
   }
+  // Before any thread: a new connection must not parse the system CA bundle.
+  kube::skipSystemCaFile(*config);
   kube::ClientOptions clientOptions;
   clientOptions.qps = f.qps;
   clientOptions.burst = static_cast<int>(std::max(1.0, f.qps * 2));

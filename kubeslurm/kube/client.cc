@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -442,6 +443,12 @@ WatchResult Client::Impl::watch(const ResourceType& type, std::string_view ns,
 }
 
 // ---- Client ----
+
+bool skipSystemCaFile(const ClientConfig& config) {
+  if (config.caPem.empty() && config.caFile.empty()) return false;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): documented as called before any thread starts
+  return ::setenv("SSL_CERT_FILE", "/dev/null", /*overwrite=*/1) == 0;
+}
 
 StatusOr<std::unique_ptr<Client>> Client::create(const ClientConfig& config,
                                                  const ClientOptions& options) {

@@ -182,6 +182,17 @@ struct ClientOptions {
   std::function<void(std::string_view method, const Status& failure)> onFailure;
 };
 
+// cpprestsdk makes a TLS context for every new connection and loads OpenSSL's default verify
+// paths into it: the system CA bundle as one file (~140 certificates), about 50 ms of CPU each
+// time with OpenSSL 3, paid again whenever a burst of parallel requests opens connections. When
+// `config` names the cluster's CA, which the client adds to every context itself and which the
+// API server's certificate chains to, this points OpenSSL's default file at /dev/null
+// (SSL_CERT_FILE, whatever it was). The default directory (SSL_CERT_DIR, or OpenSSL's), whose
+// hashed links OpenSSL reads only when a chain needs them, still holds the system CAs. It sets
+// the environment of the process, whose other TLS endpoints are servers: call it before any
+// thread starts. Returns whether it did.
+bool skipSystemCaFile(const ClientConfig& config);
+
 // The HTTPS client. Thread-safe; share one per process.
 class Client final : public Reader,
                      public Writer,
