@@ -1,12 +1,16 @@
 #include "kubeslurm/kube/kubeconfig.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include "kubeslurm/kube/client.h"
 
 namespace kubeslurm::kube {
 namespace {
@@ -294,6 +298,29 @@ TEST(TokenSourceTest, StaticTokenAndMissingFile) {
   config.token = "static";
   config.tokenFile = "/nonexistent/token";
   EXPECT_FALSE(TokenSource::fromConfig(config)->token().isOk());  // the file wins
+}
+
+// A config that names the cluster's CA drops OpenSSL's default CA file for the process (each new
+// connection would parse it again); one without a CA leaves the system's trust as it is.
+TEST(SkipSystemCaFileTest, OnlyWhenTheConfigNamesTheClusterCa) {
+  const char* before = std::getenv("SSL_CERT_FILE");  // NOLINT(concurrency-mt-unsafe)
+  const std::optional<std::string> saved =
+      before != nullptr ? std::optional<std::string>(before) : std::nullopt;
+  ::setenv("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt", 1);  // NOLINT
+  ClientConfig none;
+  none.server = "https://127.0.0.1:6443";
+  EXPECT_FALSE(skipSystemCaFile(none));
+  EXPECT_STREQ(std::getenv("SSL_CERT_FILE"),  // NOLINT(concurrency-mt-unsafe)
+               "/etc/ssl/certs/ca-certificates.crt");
+  ClientConfig withCa = none;
+  withCa.caPem = "-----BEGIN CERTIFICATE-----\n...";
+  EXPECT_TRUE(skipSystemCaFile(withCa));
+  EXPECT_STREQ(std::getenv("SSL_CERT_FILE"), "/dev/null");  // NOLINT(concurrency-mt-unsafe)
+  if (saved) {
+    ::setenv("SSL_CERT_FILE", saved->c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  } else {
+    ::unsetenv("SSL_CERT_FILE");  // NOLINT(concurrency-mt-unsafe)
+  }
 }
 
 }  // namespace
