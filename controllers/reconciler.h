@@ -248,6 +248,8 @@ class Reconciler {
   // A job's next status: made by statusWrite() (`conditions` edits status.conditions), sent by
   // sendStatusWrites() as a merge PATCH of /status (statusPatch) that carries what changed
   // since the cached object and its resourceVersion, the precondition a PUT would have.
+  // nlohmann::json's implicit members only throw on a corrupted value (as UndecodableJob).
+  // NOLINTNEXTLINE(bugprone-exception-escape)
   struct StatusWrite {
     const api::SlurmJobObject* job = nullptr;
     std::string toState;

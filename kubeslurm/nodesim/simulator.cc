@@ -204,9 +204,9 @@ Status Simulator::registerNodes() {
     names.push_back(&name);
     states.push_back(&state);
   }
-  const Status firstError =
-      kube::runBounded(states.size(), kRegisterThreads, true,
-                       [&](std::size_t i) { return registerOne(*names[i], *states[i]); });
+  Status firstError = kube::runBounded(states.size(), kRegisterThreads, true, [&](std::size_t i) {
+    return registerOne(*names[i], *states[i]);
+  });
   if (!firstError.isOk()) return firstError;
   logLine(LogLevel::kInfo, "registered " + std::to_string(nodes_.size()) + " nodes in " +
                                std::to_string(wallMs() - started) + " ms");

@@ -235,6 +235,14 @@ podspec::GangInput gangOf(std::size_t ranks, std::uint32_t attempt = 1) {
   return gang;
 }
 
+// The job's Service, as an earlier attempt of the job with that uid (or another job) left it.
+void putJobService(FakeCluster& cluster, const std::string& ownerUid) {
+  cluster.put(kube::ResourceType{"", "v1", "services", true},
+              Json{{"metadata",
+                    {{"name", "train"},
+                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", ownerUid}}}}}}});
+}
+
 std::size_t countPrefix(const std::vector<std::string>& writes, std::string_view prefix) {
   return static_cast<std::size_t>(
       std::count_if(writes.begin(), writes.end(),
@@ -361,10 +369,7 @@ TEST(GangBinderTest, AFreshGangIsWrittenWithoutReadingAnything) {
 // finds it the job's own.
 TEST(GangBinderTest, AFreshGangReusesItsOwnServiceAfterOneRefusedCreate) {
   FakeCluster cluster;
-  cluster.put(kube::ResourceType{"", "v1", "services", true},
-              Json{{"metadata",
-                    {{"name", "train"},
-                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "job-uid"}}}}}}});
+  putJobService(cluster, "job-uid");
   GangBinder binder(cluster, cluster, cluster);
   ASSERT_TRUE(binder.admit(gangOf(2), KnownPods::kNone).isOk());
   EXPECT_EQ(cluster.gets, 1);
@@ -372,10 +377,7 @@ TEST(GangBinderTest, AFreshGangReusesItsOwnServiceAfterOneRefusedCreate) {
   EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "bind "), 2U);
 
   FakeCluster foreign;
-  foreign.put(kube::ResourceType{"", "v1", "services", true},
-              Json{{"metadata",
-                    {{"name", "train"},
-                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "other-uid"}}}}}}});
+  putJobService(foreign, "other-uid");
   GangBinder refused(foreign, foreign, foreign);
   EXPECT_EQ(refused.admit(gangOf(2), KnownPods::kNone).code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(countPrefix(foreign.writesSnapshot(), "create pods "), 0U);
@@ -579,10 +581,7 @@ TEST(GangBinderTest, EarlierAttemptStillPresentIsRefusedWithoutWriting) {
 
 TEST(GangBinderTest, ServiceOwnedByAnotherJobIsRefused) {
   FakeCluster cluster;
-  cluster.put(kube::ResourceType{"", "v1", "services", true},
-              Json{{"metadata",
-                    {{"name", "train"},
-                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "other-uid"}}}}}}});
+  putJobService(cluster, "other-uid");
   GangBinder binder(cluster, cluster, cluster);
   const Status status = binder.admit(gangOf(2));
   EXPECT_EQ(status.code(), StatusCode::kAlreadyExists) << status.toString();
@@ -592,10 +591,7 @@ TEST(GangBinderTest, ServiceOwnedByAnotherJobIsRefused) {
 // Our own Service from an earlier attempt (same owner uid) is reused, not an error.
 TEST(GangBinderTest, OwnServiceIsReused) {
   FakeCluster cluster;
-  cluster.put(kube::ResourceType{"", "v1", "services", true},
-              Json{{"metadata",
-                    {{"name", "train"},
-                     {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", "job-uid"}}}}}}});
+  putJobService(cluster, "job-uid");
   GangBinder binder(cluster, cluster, cluster);
   ASSERT_TRUE(binder.admit(gangOf(2)).isOk());
   EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "create services"), 0U);
