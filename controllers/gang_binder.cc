@@ -418,6 +418,21 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
     }
     if (auto made = podspec::rankPods(check); !made.isOk()) return made.status();
   }
+  // A fresh admission takes back what it created and nothing else: its caches showed no pod of
+  // the job, but they may be behind a gang that runs (a 409 on a rank's name is one way to find
+  // out). An observed one rolls the whole attempt back.
+  std::vector<std::optional<PodRef>> createdRefs(ranks);
+  const auto fail = [&](const Status& cause) -> Status {
+    if (!fresh) return rollbackAfterFailure(gang, cause);
+    std::vector<PodRef> mine;
+    for (std::optional<PodRef>& ref : createdRefs) {
+      if (ref) mine.push_back(std::move(*ref));
+    }
+    if (mine.empty()) return cause;
+    ++rollbacks_;
+    if (!fenceOpen()) return withRollbackNote(cause, fenceClosed());
+    return withRollbackNote(cause, deletePods(gang.namespaceName, mine));
+  };
   std::map<std::string, const api::Pod*> existing;
   for (const api::Pod& pod : existingPods) existing[pod.metadata.name] = &pod;
 
@@ -432,35 +447,31 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
       continue;
     }
     auto action = adoptExisting(*found->second, gang, rank);
-    if (!action.isOk()) return rollbackAfterFailure(gang, action.status());
+    if (!action.isOk()) return fail(action.status());
     actions[rank] = *action;
   }
 
   for (auto ensure : {&GangBinder::ensureService, &GangBinder::ensureNetworkPolicy}) {
     if (Status ensured = (this->*ensure)(gang, fresh); !ensured.isOk()) {
       if (!fenceOpen()) return ensured;
-      return rollbackAfterFailure(gang, ensured);
+      return fail(ensured);
     }
   }
   if (stepRuntime && gang.stepSecretName.empty()) {
     auto secret = createStepTokenSecret(gang);
     if (!secret.isOk()) {
       if (!fenceOpen()) return secret.status();
-      return rollbackAfterFailure(gang, secret.status());
+      return fail(secret.status());
     }
     gang.stepSecretName = std::move(secret).value();
   }
   auto made = podspec::rankPods(gang);
-  if (!made.isOk()) return rollbackAfterFailure(gang, made.status());
+  if (!made.isOk()) return fail(made.status());
   std::vector<api::Pod>& pods = *made;
   reached(AdmissionStep::kObjectsReady);
 
   const bool createBound = options_.placement == GangPlacement::kCreateBound;
   std::atomic<bool> fenceTripped{false};
-  // A fresh admission that finds a rank's name taken removes what it created, and only that:
-  // the pods under the taken names may be a gang the caches had not shown yet.
-  std::atomic<bool> nameTaken{false};
-  std::vector<std::optional<PodRef>> createdRefs(ranks);
   // Create-bound: the ranks that only hold a node (1..N-1) first, rank 0 (which runs the
   // script) last, each in a round of its own, so a failed create never leaves a script running.
   std::vector<std::vector<std::size_t>> rounds(1);
@@ -497,7 +508,6 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
           if (fresh) {
             // The caches were behind. Adopting the pod could mix two step tokens in one attempt
             // (ours is new), and rolling the attempt back could stop a gang that runs.
-            nameTaken = true;
             return {StatusCode::kAlreadyExists,
                     "pod " + pods[rank].metadata.name +
                         " exists though the operator's caches showed no pod of the job; the "
@@ -517,15 +527,7 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
     if (!created.isOk()) break;
   }
   if (fenceTripped) return fenceClosed();
-  if (nameTaken) {
-    ++rollbacks_;
-    std::vector<PodRef> mine;
-    for (std::optional<PodRef>& ref : createdRefs) {
-      if (ref) mine.push_back(std::move(*ref));
-    }
-    return withRollbackNote(created, deletePods(gang.namespaceName, mine));
-  }
-  if (!created.isOk()) return rollbackAfterFailure(gang, created);
+  if (!created.isOk()) return fail(created);
 
   std::vector<std::size_t> toBind;
   for (std::size_t rank = 0; rank < ranks; ++rank) {
@@ -562,7 +564,7 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
                 "bind " + name + " to " + gang.nodes[rank] + ": " + result.message()};
       });
   if (fenceTripped) return fenceClosed();
-  if (!bound.isOk()) return rollbackAfterFailure(gang, bound);
+  if (!bound.isOk()) return fail(bound);
   if (admitted != nullptr) {
     for (std::size_t rank = 0; rank < ranks; ++rank) pods[rank].spec.nodeName = gang.nodes[rank];
     *admitted = std::move(pods);

@@ -129,9 +129,9 @@ enum class KnownPods : std::uint8_t {
   kUnknown,  // admit() lists them first
   // The caller's caches show no pod of the job (any attempt) and no pod with a rank's name, and
   // no admission of its own is in flight: admit() writes at once, without a list. A rank's name
-  // found taken then fails the admission with kAlreadyExists, and the pods this call created
-  // are deleted, nothing else: the caches were behind, and what holds the names may be a gang
-  // that runs (the caller's next look will show it).
+  // found taken fails the admission with kAlreadyExists (never adopted), and any failure
+  // deletes the pods this call created and nothing else: the caches may have been behind, and
+  // what holds the names may be a gang that runs (the caller's next look will show it).
   kNone,
 };
 

@@ -424,6 +424,29 @@ TEST(GangBinderTest, AFreshGangFindingItsOwnAttemptDeletesOnlyWhatItMade) {
   EXPECT_EQ(cluster.lists, 0);
 }
 
+// Any failure of a fresh admission takes back only what it created: a pod of the same attempt
+// that the caches had not shown (here one more rank's name) is left alone, where an observed
+// admission's rollback removes every pod of the attempt.
+TEST(GangBinderTest, AFreshGangThatFailsDeletesOnlyThePodsItCreated) {
+  auto wider = podspec::rankPods(gangOf(6));
+  ASSERT_TRUE(wider.isOk());
+  for (const KnownPods known : {KnownPods::kNone, KnownPods::kUnknown}) {
+    FakeCluster cluster;
+    cluster.put(kube::resources::pods(), api::encodePod((*wider)[5]));
+    cluster.failCreateOf = "train-2";
+    GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
+    options.placement = GangPlacement::kCreateBound;
+    GangBinder binder(cluster, cluster, cluster, options);
+    EXPECT_EQ(binder.admit(gangOf(4), known).code(), StatusCode::kUnavailable);
+    EXPECT_EQ(countPrefix(cluster.writesSnapshot(), "delete pods train-1"), 1U);
+    if (known == KnownPods::kNone) {
+      EXPECT_THAT(cluster.podNames(), ElementsAre("train-5"));
+    } else {
+      EXPECT_THAT(cluster.podNames(), IsEmpty());
+    }
+  }
+}
+
 // A failed create stops the admission before rank 0 exists, and the ranks made are deleted:
 // nothing of the job ran its script.
 TEST(GangBinderTest, CreateBoundNeverMakesRankZeroAfterAFailedCreate) {
