@@ -3,8 +3,6 @@
 // own -A is --accounts, so "every namespace" is --all-namespaces only.
 #include "kubeslurm/cli/squeue_cmd.h"
 
-#include <algorithm>
-#include <cctype>
 #include <ctime>
 #include <ostream>
 #include <thread>
@@ -26,43 +24,6 @@ void addPartitions(const kube::Json& list, SqueueContext& context) {
   PartitionDefaults defaults = partitionDefaults(list);
   context.defaultPartition = std::move(defaults.defaultPartition);
   context.partitionDefaultTime = std::move(defaults.defaultTime);
-}
-
-// The field letters of a -o format ("%.18i %S" -> "iS").
-std::string formatLetters(const std::string& format) {
-  std::string letters;
-  for (std::size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') continue;
-    std::size_t j = i + 1;
-    while (j < format.size() && (format[j] == '.' || format[j] == '-' ||
-                                 std::isdigit(static_cast<unsigned char>(format[j])) != 0)) {
-      ++j;
-    }
-    if (j < format.size()) letters.push_back(format[j]);
-    i = j;
-  }
-  return letters;
-}
-
-// Whether the listing shows or sorts by what the operator's plan moves every cycle: the
-// estimated start (--start, %S, -O starttime), the priority (%p, %Q, -O priority or
-// prioritylong, -S p/Q/S) and SCHEDNODES (%Y, -O schednodes). slurmctld answers those from
-// memory; the operator writes them into a job's status only when its reason changes, so they
-// come live from its query API.
-bool wantsLivePlan(const SqueueOptions& options) {
-  if (options.start) return true;
-  if (options.sort && options.sort->find_first_of("pQS") != std::string::npos) return true;
-  if (options.format)
-    return formatLetters(*options.format).find_first_of("pQSY") != std::string::npos;
-  if (options.formatLong) {
-    std::string lower = *options.formatLong;
-    std::ranges::transform(lower, lower.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const std::string_view field : {"starttime", "priority", "schednodes"}) {
-      if (lower.find(field) != std::string::npos) return true;
-    }
-  }
-  return false;
 }
 
 // Best effort: without the query API squeue still answers, with the status's figures (as of
@@ -115,7 +76,9 @@ int listOnce(const ClusterSession& session, const SchedulerFlags& schedulerFlags
   if (partitions.isOk()) addPartitions(*partitions, context);
 
   std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
-  if (queries && wantsLivePlan(options)) {
+  // slurmctld answers these from memory; the operator writes them into a job's status only
+  // when its reason changes, so they come live from its query API.
+  if (queries && showsPlanFigures(options)) {
     addLivePlan(session, schedulerFlags, queries, io, objects, context);
   }
   const CommandOutput output = formatSqueue(objects, options, context);

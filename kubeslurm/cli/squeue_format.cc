@@ -790,6 +790,41 @@ std::string squeueDateLine(const SqueueOptions& options, const SqueueContext& co
   return dateLine(context);
 }
 
+namespace {
+
+// The format a listing prints: -o, else -O, else --start's, -l's or squeue's default.
+std::vector<FormatItem> printedFormat(const SqueueOptions& options, std::string& err) {
+  if (options.format) return parseShortFormat(*options.format, err);
+  if (options.formatLong) return parseLongFormat(*options.formatLong, err);
+  if (options.start) return parseShortFormat("%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R", err);
+  if (options.longList) {
+    return parseLongFormat(
+        "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,"
+        "timelimit:.9 ,numnodes:.6 ,reasonlist:0",
+        err);
+  }
+  return parseLongFormat(
+      "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,statecompact:.2 ,timeused:.10 ,"
+      "numnodes:.6 ,reasonlist:0",
+      err);
+}
+
+}  // namespace
+
+bool showsPlanFigures(const SqueueOptions& options) {
+  // --start sorts by the start time unless -S says otherwise.
+  const std::string sort = options.sort.value_or(options.start ? "S" : "");
+  if (sort.find_first_of("pQS") != std::string::npos) return true;
+  std::string ignored;
+  const FieldTable& fields = fieldTable();
+  for (const FormatItem& item : printedFormat(options, ignored)) {
+    for (const char* letter : {"S", "p", "Q", "Y"}) {
+      if (item.field == &fields.at(letter)) return true;
+    }
+  }
+  return false;
+}
+
 CommandOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
                            const SqueueOptions& options, const SqueueContext& context) {
   // squeue.c main prints the date before it asks slurmctld, so even before an error.
@@ -822,30 +857,11 @@ CommandOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
   }
 
   SqueueOptions effective = options;
-  std::string format;
-  std::string formatLong;
-  if (options.format) {
-    format = *options.format;
-  } else if (options.formatLong) {
-    formatLong = *options.formatLong;
-  } else if (options.start) {
-    format = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
-  } else if (options.longList) {
-    formatLong =
-        "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,"
-        "timelimit:.9 ,numnodes:.6 ,reasonlist:0";
-  } else {
-    formatLong =
-        "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,statecompact:.2 ,timeused:.10 ,"
-        "numnodes:.6 ,reasonlist:0";
-  }
   if (options.start) {
     if (!effective.sort) effective.sort = "S";
     if (effective.states.empty() && !effective.allStates) effective.states = {JobState::kPending};
   }
-  const std::vector<FormatItem> items = options.format || !format.empty()
-                                            ? parseShortFormat(format, result.err)
-                                            : parseLongFormat(formatLong, result.err);
+  const std::vector<FormatItem> items = printedFormat(options, result.err);
 
   if (!options.noHeader) printLine(result.out, items, nullptr, context);
 

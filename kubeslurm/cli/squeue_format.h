@@ -83,6 +83,12 @@ struct SqueueContext {
   std::map<std::int64_t, std::string> schedNodes;
 };
 
+// Whether the listing shows or sorts by what the operator's plan moves every cycle: the
+// estimated start (%S, -O starttime), the priority (%p, %Q, -O priority, prioritylong) and
+// SCHEDNODES (%Y, -O schednodes), in the format formatSqueue prints (--start's default
+// included), or an -S key p, Q or S (--start's own sort is S).
+bool showsPlanFigures(const SqueueOptions& options);
+
 CommandOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
                            const SqueueOptions& options, const SqueueContext& context);
 
