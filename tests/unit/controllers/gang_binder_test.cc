@@ -243,6 +243,14 @@ void putJobService(FakeCluster& cluster, const std::string& ownerUid) {
                      {"ownerReferences", {{{"kind", "SlurmJob"}, {"uid", ownerUid}}}}}}});
 }
 
+// Someone else's pod (no labels of ours) under rank 2's name.
+void putForeignPod(FakeCluster& cluster) {
+  cluster.put(kube::resources::pods(),
+              Json{{"metadata",
+                    {{"name", "train-2"}, {"uid", "foreign-uid"}, {"labels", {{"app", "web"}}}}},
+                   {"spec", {{"nodeName", "gpu-09"}}}});
+}
+
 std::size_t countPrefix(const std::vector<std::string>& writes, std::string_view prefix) {
   return static_cast<std::size_t>(
       std::count_if(writes.begin(), writes.end(),
@@ -388,10 +396,7 @@ TEST(GangBinderTest, AFreshGangReusesItsOwnServiceAfterOneRefusedCreate) {
 // reported; a pod that is not ours is left alone.
 TEST(GangBinderTest, AFreshGangFindingARankNameTakenRollsBack) {
   FakeCluster cluster;
-  cluster.put(kube::resources::pods(),
-              Json{{"metadata",
-                    {{"name", "train-2"}, {"uid", "foreign-uid"}, {"labels", {{"app", "web"}}}}},
-                   {"spec", {{"nodeName", "gpu-09"}}}});
+  putForeignPod(cluster);
   GangBinderOptions options{.bindParallelism = 1, .canWrite = {}, .reached = {}};
   options.placement = GangPlacement::kCreateBound;
   GangBinder binder(cluster, cluster, cluster, options);
@@ -575,10 +580,7 @@ TEST(GangBinderTest, FailedCreateRollsBackAndBindsNothing) {
 // never delete what the operator does not own).
 TEST(GangBinderTest, CreateConflictWithAForeignPodRollsBackOnlyOurPods) {
   FakeCluster cluster;
-  cluster.put(kube::resources::pods(),
-              Json{{"metadata",
-                    {{"name", "train-2"}, {"uid", "foreign-uid"}, {"labels", {{"app", "web"}}}}},
-                   {"spec", {{"nodeName", "gpu-09"}}}});
+  putForeignPod(cluster);
   GangBinder binder(cluster, cluster, cluster,
                     {.bindParallelism = 1, .canWrite = {}, .reached = {}});
   const Status status = binder.admit(gangOf(4));
