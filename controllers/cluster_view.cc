@@ -1,6 +1,9 @@
 #include "controllers/cluster_view.h"
 
+#include <array>
 #include <set>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kubeslurm/api/core_v1.h"
@@ -44,7 +47,88 @@ void refresh(const kube::ObjectStore& store,
 
 void ignore(const nlohmann::json&, const Status&) {}
 
+// Moves the members of `from` named in `keys` into a new object that replaces it.
+template <std::size_t N>
+void keepMembers(api::Json& from, const std::array<std::string_view, N>& keys) {
+  if (!from.is_object()) return;
+  api::Json kept = api::Json::object();
+  for (std::string_view key : keys) {
+    const auto it = from.find(key);
+    if (it != from.end()) kept.emplace(key, std::move(*it));
+  }
+  from = std::move(kept);
+}
+
+constexpr std::array<std::string_view, 13> kMetadataKept = {"name",
+                                                            "generateName",
+                                                            "namespace",
+                                                            "uid",
+                                                            "resourceVersion",
+                                                            "generation",
+                                                            "creationTimestamp",
+                                                            "deletionTimestamp",
+                                                            "deletionGracePeriodSeconds",
+                                                            "labels",
+                                                            "annotations",
+                                                            "ownerReferences",
+                                                            "finalizers"};
+constexpr std::array<std::string_view, 10> kSpecKept = {
+    "nodeName", "schedulerName", "priority",       "priorityClassName", "restartPolicy",
+    "hostname", "subdomain",     "initContainers", "containers",        "overhead"};
+constexpr std::array<std::string_view, 2> kContainerKept = {"name", "resources"};
+constexpr std::string_view kOwnAnnotationPrefix = "kubeslurm.io/";
+
+api::Json* member(api::Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+void clearRaw(api::Json& raw) { raw = api::Json::object(); }
+
 }  // namespace
+
+void leanPod(api::Json& pod) {
+  if (!pod.is_object()) return;
+  if (api::Json* metadata = member(pod, "metadata"); metadata != nullptr) {
+    keepMembers(*metadata, kMetadataKept);
+    if (api::Json* annotations = member(*metadata, "annotations");
+        annotations != nullptr && annotations->is_object()) {
+      api::Json own = api::Json::object();
+      for (auto& [key, value] : annotations->items()) {
+        if (key.starts_with(kOwnAnnotationPrefix)) own[key] = std::move(value);
+      }
+      *annotations = std::move(own);
+    }
+  }
+  if (api::Json* spec = member(pod, "spec"); spec != nullptr) {
+    keepMembers(*spec, kSpecKept);
+    for (std::string_view list :
+         {std::string_view("initContainers"), std::string_view("containers")}) {
+      api::Json* containers = member(*spec, list);
+      if (containers == nullptr || !containers->is_array()) continue;
+      for (api::Json& container : *containers) keepMembers(container, kContainerKept);
+    }
+  }
+  keepMembers(pod,
+              std::array<std::string_view, 5>{"apiVersion", "kind", "metadata", "spec", "status"});
+}
+
+void dropRaw(api::Pod& pod) {
+  clearRaw(pod.raw);
+  for (api::OwnerReference& owner : pod.metadata.ownerReferences) clearRaw(owner.raw);
+  for (auto* containers : {&pod.spec.initContainers, &pod.spec.containers}) {
+    for (api::Container& container : *containers) {
+      clearRaw(container.raw);
+      for (api::EnvVar& var : container.env) clearRaw(var.raw);
+    }
+  }
+  for (api::Toleration& toleration : pod.spec.tolerations) clearRaw(toleration.raw);
+  for (api::Condition& condition : pod.status.conditions) clearRaw(condition.raw);
+  for (auto* statuses : {&pod.status.initContainerStatuses, &pod.status.containerStatuses}) {
+    for (api::ContainerStatus& status : *statuses) clearRaw(status.raw);
+  }
+}
 
 ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::ObjectStore& pods,
                                  const kube::ObjectStore& jobs, const kube::ObjectStore& partitions,
@@ -52,7 +136,14 @@ ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::Obj
   stats_ = {};
   ReconcileInput input;
   refresh(nodes, nodes_, api::decodeNode, input.objects.nodes, stats_, ignore);
-  refresh(pods, pods_, api::decodePod, input.objects.pods, stats_, ignore);
+  refresh(
+      pods, pods_,
+      [](const api::Json& object) {
+        auto pod = api::decodePod(object);
+        if (pod.isOk()) dropRaw(*pod);
+        return pod;
+      },
+      input.objects.pods, stats_, ignore);
   refresh(partitions, partitions_, api::decodePartition, input.objects.partitions, stats_, ignore);
   refresh(accounts, accounts_, api::decodeAccount, input.objects.accounts, stats_, ignore);
   refresh(jobs, jobs_, api::decodeSlurmJob, input.objects.jobs, stats_,

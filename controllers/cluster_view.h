@@ -4,6 +4,12 @@
 // the cluster (about 30 µs per pod), although between two cycles few objects change. The view
 // keeps each decoded object with the resourceVersion it was decoded from and decodes again only
 // what changed; objects gone from the caches are dropped from it.
+//
+// Pods are most of what the operator caches (every pod of the cluster, each a JSON tree several
+// times the size of its text), and the controllers read a small part of each: who owns it, where
+// it is bound, what it requests, and how its containers ended. leanPod() keeps that part as the
+// informer stores the pod, and the view keeps decoded pods without their `raw` JSON, which only
+// encoding needs, and the operator never encodes a pod it read from the cache.
 #pragma once
 
 #include <map>
@@ -11,9 +17,23 @@
 #include <utility>
 
 #include "controllers/reconciler.h"
+#include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/kube/object_store.h"
 
 namespace kubeslurm::controllers {
+
+// The pod informer's transform: keeps of a pod what decodePod needs for the fields the
+// controllers read, and drops the rest (managedFields, env, volumes, probes, affinity, ...):
+//   metadata  identity, resourceVersion, times, labels, owner references, finalizers, and the
+//             operator's own annotations (kubeslurm.io/...), not a user's
+//   spec      nodeName, schedulerName, priority, restartPolicy, hostname, subdomain, overhead,
+//             and each container's name and resources (what the scheduler's fit counts)
+//   status    as written (phase, reasons, container states and exit codes)
+// Anything that is not a JSON object is left alone for decodePod to refuse.
+void leanPod(api::Json& pod);
+
+// A decoded pod without its `raw` JSON at any depth.
+void dropRaw(api::Pod& pod);
 
 struct ViewStats {
   std::size_t decoded = 0;  // objects decoded by the last read()

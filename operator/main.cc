@@ -229,9 +229,11 @@ void setUpInformers(Operator& o) {
     if (a != b) o.wakeup.notify();
   };
   wake.onDelete = [&o](const kube::ObjectPtr&, bool) { o.wakeup.notify(); };
-  const auto informer = [&](const kube::ResourceType& type, std::string watchNs) {
+  const auto informer = [&](const kube::ResourceType& type, std::string watchNs,
+                            kube::Transform transform = kube::dropManagedFields) {
     kube::InformerOptions options;
     options.ns = std::move(watchNs);
+    options.transform = std::move(transform);
     options.onError = [type](const Status& failure) {
       spdlog::warn("watch {}: {}", type.plural, failure.toString());
     };
@@ -240,7 +242,8 @@ void setUpInformers(Operator& o) {
     return created;
   };
   o.nodes = informer(kube::resources::nodes(), "");
-  o.pods = informer(kube::resources::pods(), "");
+  // Every pod of the cluster: only what the controllers read is kept (leanPod).
+  o.pods = informer(kube::resources::pods(), "", controllers::leanPod);
   o.jobs = informer(kube::resources::slurmJobs(), o.flags.watchNamespace);
   o.partitions = informer(kube::resources::partitions(), "");
   o.accounts = informer(kube::resources::accounts(), "");

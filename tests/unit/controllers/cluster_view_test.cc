@@ -1,0 +1,179 @@
+#include "controllers/cluster_view.h"
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "controllers/job_object.h"
+#include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/podspec/rank_pods.h"
+
+namespace kubeslurm::controllers {
+namespace {
+
+using api::Json;
+
+// A rank pod as the API server returns it once the kubelet has run it: the operator's labels,
+// annotations, owner and finalizer beside what a user's template and the server add.
+Json rankPod() {
+  const Json container = {
+      {"name", "rank"},
+      {"image", "nvcr.io/nvidia/pytorch:24.05-py3"},
+      {"command", {"/bin/sh", "-c", "torchrun train.py"}},
+      {"env", Json::array({{{"name", "MASTER_PORT"}, {"value", "29500"}},
+                           {{"name", "TOKEN"},
+                            {"valueFrom", {{"secretKeyRef", {{"name", "s"}, {"key", "k"}}}}}}})},
+      {"volumeMounts", Json::array({{{"name", "data"}, {"mountPath", "/data"}}})},
+      {"readinessProbe", {{"exec", {{"command", {"true"}}}}}},
+      {"resources",
+       {{"requests", {{"cpu", "7500m"}, {"memory", "64Gi"}}},
+        {"limits", {{"nvidia.com/gpu", "8"}}}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", "train-0"},
+        {"namespace", "team-a"},
+        {"uid", "pod-uid-0"},
+        {"resourceVersion", "4711"},
+        {"creationTimestamp", "2026-11-27T10:00:00Z"},
+        {"deletionTimestamp", "2026-11-27T11:00:00Z"},
+        {"labels", {{"kubeslurm.io/job-name", "train"}, {"kubeslurm.io/rank", "0"}, {"app", "x"}}},
+        {"annotations",
+         {{"kubeslurm.io/gang-size", "4"},
+          {"kubectl.kubernetes.io/last-applied-configuration", std::string(4096, 'x')}}},
+        {"ownerReferences", Json::array({{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                          {"kind", "SlurmJob"},
+                                          {"name", "train"},
+                                          {"uid", "job-uid"},
+                                          {"controller", true}}})},
+        {"finalizers", {"kubeslurm.io/job-tracking"}},
+        {"managedFields", Json::array({{{"manager", "kubeslurm"}, {"fieldsV1", {{"f:x", {}}}}}})}}},
+      {"spec",
+       {{"nodeName", "gpu-001"},
+        {"schedulerName", "kubeslurm"},
+        {"hostname", "train-0"},
+        {"subdomain", "train"},
+        {"restartPolicy", "Never"},
+        {"priority", 0},
+        {"overhead", {{"cpu", "250m"}}},
+        {"initContainers", Json::array({{{"name", "stage"},
+                                         {"image", "busybox"},
+                                         {"env", Json::array({{{"name", "A"}, {"value", "b"}}})},
+                                         {"resources", {{"requests", {{"cpu", "8"}}}}}}})},
+        {"containers", Json::array({container})},
+        {"volumes", Json::array({{{"name", "data"}, {"emptyDir", Json::object()}}})},
+        {"affinity", {{"nodeAffinity", {{"requiredDuringScheduling", "..."}}}}},
+        {"tolerations", Json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}})}}},
+      {"status",
+       {{"phase", "Failed"},
+        {"reason", "Error"},
+        {"podIP", "10.0.0.7"},
+        {"conditions", Json::array({{{"type", "Ready"}, {"status", "False"}}})},
+        {"containerStatuses", Json::array({{{"name", "rank"},
+                                            {"restartCount", 0},
+                                            {"state",
+                                             {{"terminated",
+                                               {{"exitCode", 3},
+                                                {"reason", "Error"},
+                                                {"startedAt", "2026-11-27T10:00:05Z"},
+                                                {"finishedAt", "2026-11-27T10:30:00Z"}}}}}}})}}}};
+}
+
+api::Pod decoded(const Json& object) {
+  auto pod = api::decodePod(object);
+  EXPECT_TRUE(pod.isOk()) << pod.status().toString();
+  return std::move(pod).value();
+}
+
+TEST(LeanPod, KeepsWhatTheControllersReadAndDropsTheRest) {
+  const Json full = rankPod();
+  Json lean = full;
+  leanPod(lean);
+  const api::Pod before = decoded(full);
+  const api::Pod after = decoded(lean);
+
+  // What the snapshot charges to the node: the fit plugin's sum, init containers and overhead.
+  for (const char* resource : {"nvidia.com/gpu", "memory"}) {
+    EXPECT_EQ(api::podRequest(after, resource).value(), api::podRequest(before, resource).value())
+        << resource;
+  }
+  EXPECT_EQ(api::podRequestMilli(after, "cpu").value(), 8250);
+  EXPECT_EQ(after.spec.nodeName, "gpu-001");
+  EXPECT_EQ(after.spec.schedulerName, "kubeslurm");
+  EXPECT_EQ(after.spec.subdomain, "train");
+
+  // Who owns it and what holds it.
+  EXPECT_TRUE(isRankPod(after));
+  EXPECT_EQ(podJobName(after), "train");
+  EXPECT_EQ(after.metadata.uid, "pod-uid-0");
+  EXPECT_EQ(after.metadata.resourceVersion, "4711");
+  EXPECT_EQ(after.metadata.creationTimestamp, before.metadata.creationTimestamp);
+  EXPECT_EQ(after.metadata.deletionTimestamp, before.metadata.deletionTimestamp);
+  EXPECT_EQ(after.metadata.labels, before.metadata.labels);
+  EXPECT_EQ(after.metadata.finalizers, before.metadata.finalizers);
+  ASSERT_EQ(after.metadata.ownerReferences.size(), 1U);
+  EXPECT_EQ(after.metadata.ownerReferences[0].uid, "job-uid");
+  EXPECT_EQ(podspec::bookkeepingNumber(after.metadata.annotations, podspec::kGangSizeAnnotation),
+            4U);
+
+  // How it ended: the status is kept as the kubelet wrote it.
+  EXPECT_EQ(lean["status"], full["status"]);
+  ASSERT_EQ(after.status.containerStatuses.size(), 1U);
+  EXPECT_EQ(after.status.containerStatuses[0].state.exitCode, 3);
+
+  // A user's annotations, the template's env, volumes and probes, and managedFields are gone.
+  EXPECT_EQ(after.metadata.annotations.size(), 1U);
+  EXPECT_FALSE(lean["metadata"].contains("managedFields"));
+  EXPECT_FALSE(lean["spec"].contains("volumes"));
+  EXPECT_FALSE(lean["spec"].contains("affinity"));
+  EXPECT_EQ(lean["spec"]["containers"][0],
+            Json({{"name", "rank"}, {"resources", full["spec"]["containers"][0]["resources"]}}));
+  EXPECT_TRUE(after.spec.containers[0].env.empty());
+  EXPECT_TRUE(after.spec.initContainers[0].env.empty());
+  EXPECT_LT(lean.dump().size() * 3, full.dump().size());
+}
+
+TEST(LeanPod, LeavesWhatIsNotAnObjectForTheDecoderToRefuse) {
+  Json text = "not a pod";
+  leanPod(text);
+  EXPECT_EQ(text, Json("not a pod"));
+
+  Json pod = rankPod();
+  pod["metadata"] = 3;
+  pod["spec"]["containers"] = "rank";
+  leanPod(pod);
+  EXPECT_EQ(pod["metadata"], Json(3));
+  EXPECT_EQ(pod["spec"]["containers"], Json("rank"));
+  EXPECT_FALSE(api::decodePod(pod).isOk());
+}
+
+TEST(ClusterView, KeepsDecodedPodsWithoutTheirJson) {
+  kube::ObjectStore nodes, pods, jobs, partitions, accounts;
+  Json lean = rankPod();
+  leanPod(lean);
+  pods.put("team-a/train-0", std::make_shared<const Json>(lean));
+
+  ClusterView view;
+  const ReconcileInput input = view.read(nodes, pods, jobs, partitions, accounts);
+  ASSERT_EQ(input.objects.pods.size(), 1U);
+  const api::Pod& pod = input.objects.pods[0];
+  EXPECT_EQ(pod.metadata.name, "train-0");
+  EXPECT_EQ(pod.status.containerStatuses[0].state.exitCode, 3);
+  EXPECT_TRUE(pod.raw.empty());
+  EXPECT_TRUE(pod.metadata.ownerReferences[0].raw.empty());
+  EXPECT_TRUE(pod.spec.containers[0].raw.empty());
+  EXPECT_TRUE(pod.status.containerStatuses[0].raw.empty());
+  EXPECT_TRUE(pod.status.conditions[0].raw.empty());
+  EXPECT_EQ(view.stats().decoded, 1U);
+
+  // Read again unchanged: taken from the view, not decoded again.
+  const ReconcileInput again = view.read(nodes, pods, jobs, partitions, accounts);
+  EXPECT_EQ(again.objects.pods.size(), 1U);
+  EXPECT_EQ(view.stats().decoded, 0U);
+  EXPECT_EQ(view.stats().reused, 1U);
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers
