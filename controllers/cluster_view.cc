@@ -47,6 +47,16 @@ void refresh(const kube::ObjectStore& store,
 
 void ignore(const nlohmann::json&, const Status&) {}
 
+// `decode`, then dropRaw on what it decoded.
+template <typename T>
+auto withoutRaw(StatusOr<T> (*decode)(const api::Json&)) {
+  return [decode](const api::Json& object) {
+    StatusOr<T> decoded = decode(object);
+    if (decoded.isOk()) dropRaw(*decoded);
+    return decoded;
+  };
+}
+
 // Moves the members of `from` named in `keys` into a new object that replaces it.
 template <std::size_t N>
 void keepMembers(api::Json& from, const std::array<std::string_view, N>& keys) {
@@ -59,24 +69,30 @@ void keepMembers(api::Json& from, const std::array<std::string_view, N>& keys) {
   from = std::move(kept);
 }
 
+// Identity, times and ownership: what every kind's metadata keeps (annotations: see leanPod).
 constexpr std::array<std::string_view, 13> kMetadataKept = {"name",
                                                             "generateName",
                                                             "namespace",
                                                             "uid",
                                                             "resourceVersion",
                                                             "generation",
-                                                            "creationTimestamp",
-                                                            "deletionTimestamp",
-                                                            "deletionGracePeriodSeconds",
                                                             "labels",
                                                             "annotations",
+                                                            "finalizers",
                                                             "ownerReferences",
-                                                            "finalizers"};
+                                                            "creationTimestamp",
+                                                            "deletionTimestamp",
+                                                            "deletionGracePeriodSeconds"};
 constexpr std::array<std::string_view, 10> kSpecKept = {
     "nodeName", "schedulerName", "priority",       "priorityClassName", "restartPolicy",
     "hostname", "subdomain",     "initContainers", "containers",        "overhead"};
 constexpr std::array<std::string_view, 2> kContainerKept = {"name", "resources"};
 constexpr std::string_view kOwnAnnotationPrefix = "kubeslurm.io/";
+constexpr std::array<std::string_view, 3> kNodeSpecKept = {"unschedulable", "taints", "providerID"};
+constexpr std::array<std::string_view, 4> kNodeStatusKept = {"capacity", "allocatable",
+                                                             "conditions", "addresses"};
+constexpr std::array<std::string_view, 5> kObjectKept = {"apiVersion", "kind", "metadata", "spec",
+                                                         "status"};
 
 api::Json* member(api::Json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;
@@ -86,21 +102,26 @@ api::Json* member(api::Json& object, std::string_view key) {
 
 void clearRaw(api::Json& raw) { raw = api::Json::object(); }
 
+// The metadata's kept members, with the operator's own annotations only.
+void leanMetadata(api::Json& object) {
+  api::Json* metadata = member(object, "metadata");
+  if (metadata == nullptr) return;
+  keepMembers(*metadata, kMetadataKept);
+  if (api::Json* annotations = member(*metadata, "annotations");
+      annotations != nullptr && annotations->is_object()) {
+    api::Json own = api::Json::object();
+    for (auto& [key, value] : annotations->items()) {
+      if (key.starts_with(kOwnAnnotationPrefix)) own[key] = std::move(value);
+    }
+    *annotations = std::move(own);
+  }
+}
+
 }  // namespace
 
 void leanPod(api::Json& pod) {
   if (!pod.is_object()) return;
-  if (api::Json* metadata = member(pod, "metadata"); metadata != nullptr) {
-    keepMembers(*metadata, kMetadataKept);
-    if (api::Json* annotations = member(*metadata, "annotations");
-        annotations != nullptr && annotations->is_object()) {
-      api::Json own = api::Json::object();
-      for (auto& [key, value] : annotations->items()) {
-        if (key.starts_with(kOwnAnnotationPrefix)) own[key] = std::move(value);
-      }
-      *annotations = std::move(own);
-    }
-  }
+  leanMetadata(pod);
   if (api::Json* spec = member(pod, "spec"); spec != nullptr) {
     keepMembers(*spec, kSpecKept);
     for (std::string_view list :
@@ -110,8 +131,23 @@ void leanPod(api::Json& pod) {
       for (api::Json& container : *containers) keepMembers(container, kContainerKept);
     }
   }
-  keepMembers(pod,
-              std::array<std::string_view, 5>{"apiVersion", "kind", "metadata", "spec", "status"});
+  keepMembers(pod, kObjectKept);
+}
+
+void leanNode(api::Json& node) {
+  if (!node.is_object()) return;
+  leanMetadata(node);
+  if (api::Json* spec = member(node, "spec"); spec != nullptr) keepMembers(*spec, kNodeSpecKept);
+  if (api::Json* status = member(node, "status"); status != nullptr) {
+    keepMembers(*status, kNodeStatusKept);
+  }
+  keepMembers(node, kObjectKept);
+}
+
+void dropRaw(api::Node& node) {
+  clearRaw(node.raw);
+  for (api::Taint& taint : node.taints) clearRaw(taint.raw);
+  for (api::Condition& condition : node.conditions) clearRaw(condition.raw);
 }
 
 void dropRaw(api::Pod& pod) {
@@ -135,15 +171,8 @@ ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::Obj
                                  const kube::ObjectStore& accounts) {
   stats_ = {};
   ReconcileInput input;
-  refresh(nodes, nodes_, api::decodeNode, input.objects.nodes, stats_, ignore);
-  refresh(
-      pods, pods_,
-      [](const api::Json& object) {
-        auto pod = api::decodePod(object);
-        if (pod.isOk()) dropRaw(*pod);
-        return pod;
-      },
-      input.objects.pods, stats_, ignore);
+  refresh(nodes, nodes_, withoutRaw(api::decodeNode), input.objects.nodes, stats_, ignore);
+  refresh(pods, pods_, withoutRaw(api::decodePod), input.objects.pods, stats_, ignore);
   refresh(partitions, partitions_, api::decodePartition, input.objects.partitions, stats_, ignore);
   refresh(accounts, accounts_, api::decodeAccount, input.objects.accounts, stats_, ignore);
   refresh(jobs, jobs_, api::decodeSlurmJob, input.objects.jobs, stats_,

@@ -5,11 +5,12 @@
 // keeps each decoded object with the resourceVersion it was decoded from and decodes again only
 // what changed; objects gone from the caches are dropped from it.
 //
-// Pods are most of what the operator caches (every pod of the cluster, each a JSON tree several
-// times the size of its text), and the controllers read a small part of each: who owns it, where
-// it is bound, what it requests, and how its containers ended. leanPod() keeps that part as the
-// informer stores the pod, and the view keeps decoded pods without their `raw` JSON, which only
-// encoding needs, and the operator never encodes a pod it read from the cache.
+// Pods and nodes are most of what the operator caches (every one of the cluster, each a JSON tree
+// several times the size of its text), and the controllers read a small part of each: who owns a
+// pod, where it is bound, what it requests, how its containers ended; a node's labels, taints,
+// capacity and readiness. leanPod() and leanNode() keep that part as the informers store them,
+// and the view keeps decoded pods and nodes without their `raw` JSON, which only encoding needs:
+// the operator never encodes a pod or node it read from the cache.
 #pragma once
 
 #include <map>
@@ -32,7 +33,13 @@ namespace kubeslurm::controllers {
 // Anything that is not a JSON object is left alone for decodePod to refuse.
 void leanPod(api::Json& pod);
 
-// A decoded pod without its `raw` JSON at any depth.
+// The node informer's transform, in the same spirit: identity, labels, spec.unschedulable,
+// taints and providerID, and status.capacity, allocatable, conditions and addresses. Not a
+// kubelet's images, nodeInfo, volumes or daemon endpoints, nor any annotation but ours.
+void leanNode(api::Json& node);
+
+// A decoded object without its `raw` JSON at any depth.
+void dropRaw(api::Node& node);
 void dropRaw(api::Pod& pod);
 
 struct ViewStats {

@@ -241,8 +241,8 @@ void setUpInformers(Operator& o) {
     (void)created->addEventHandler(wake);
     return created;
   };
-  o.nodes = informer(kube::resources::nodes(), "");
-  // Every pod of the cluster: only what the controllers read is kept (leanPod).
+  // Every node and pod of the cluster: only what the controllers read is kept.
+  o.nodes = informer(kube::resources::nodes(), "", controllers::leanNode);
   o.pods = informer(kube::resources::pods(), "", controllers::leanPod);
   o.jobs = informer(kube::resources::slurmJobs(), o.flags.watchNamespace);
   o.partitions = informer(kube::resources::partitions(), "");

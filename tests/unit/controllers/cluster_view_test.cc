@@ -1,5 +1,6 @@
 #include "controllers/cluster_view.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -149,11 +150,62 @@ TEST(LeanPod, LeavesWhatIsNotAnObjectForTheDecoderToRefuse) {
   EXPECT_FALSE(api::decodePod(pod).isOk());
 }
 
-TEST(ClusterView, KeepsDecodedPodsWithoutTheirJson) {
+// A node as a v1.20 kubelet reports it, with what the scheduler does not read.
+Json kubeletNode() {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata",
+           {{"name", "gpu-001"},
+            {"uid", "node-uid"},
+            {"resourceVersion", "12"},
+            {"labels", {{"topology.kubernetes.io/zone", "a"}, {"nvidia.com/gpu.product", "H100"}}},
+            {"annotations",
+             {{"node.alpha.kubernetes.io/ttl", "0"}, {"kubeslurm.io/drain-reason", "bad gpu"}}}}},
+          {"spec",
+           {{"providerID", "sim://gpu-001"},
+            {"unschedulable", true},
+            {"podCIDR", "10.1.0.0/24"},
+            {"taints", Json::array({{{"key", "nvidia.com/gpu"}, {"effect", "NoSchedule"}}})}}},
+          {"status",
+           {{"capacity", {{"nvidia.com/gpu", "8"}, {"cpu", "96"}}},
+            {"allocatable", {{"nvidia.com/gpu", "8"}, {"cpu", "95500m"}}},
+            {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})},
+            {"addresses", Json::array({{{"type", "InternalIP"}, {"address", "10.0.0.1"}}})},
+            {"images", Json::array({{{"names", {"nvcr.io/nvidia/pytorch:24.05-py3"}},
+                                     {"sizeBytes", 20000000000}}})},
+            {"nodeInfo", {{"kubeletVersion", "v1.20.2"}}},
+            {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}}}}};
+}
+
+TEST(LeanNode, KeepsWhatTheSnapshotReads) {
+  const Json full = kubeletNode();
+  Json lean = full;
+  leanNode(lean);
+  auto before = api::decodeNode(full);
+  auto after = api::decodeNode(lean);
+  ASSERT_TRUE(after.isOk()) << after.status().toString();
+  EXPECT_EQ(after->metadata.name, "gpu-001");
+  EXPECT_EQ(after->metadata.labels, before->metadata.labels);
+  EXPECT_TRUE(after->unschedulable);
+  ASSERT_EQ(after->taints.size(), 1U);
+  EXPECT_EQ(after->taints[0].key, "nvidia.com/gpu");
+  EXPECT_EQ(after->allocatable, before->allocatable);
+  EXPECT_EQ(after->capacity, before->capacity);
+  EXPECT_EQ(api::nodeReadyStatus(*after), "True");
+  EXPECT_EQ(after->addresses, before->addresses);
+  EXPECT_EQ(after->metadata.annotations,
+            (std::map<std::string, std::string>{{"kubeslurm.io/drain-reason", "bad gpu"}}));
+  EXPECT_FALSE(lean["status"].contains("images"));
+  EXPECT_FALSE(lean["status"].contains("nodeInfo"));
+  EXPECT_FALSE(lean["spec"].contains("podCIDR"));
+}
+
+TEST(ClusterView, KeepsDecodedNodesAndPodsWithoutTheirJson) {
   kube::ObjectStore nodes, pods, jobs, partitions, accounts;
   Json lean = rankPod();
   leanPod(lean);
   pods.put("team-a/train-0", std::make_shared<const Json>(lean));
+  nodes.put("gpu-001", std::make_shared<const Json>(kubeletNode()));
 
   ClusterView view;
   const ReconcileInput input = view.read(nodes, pods, jobs, partitions, accounts);
@@ -166,13 +218,17 @@ TEST(ClusterView, KeepsDecodedPodsWithoutTheirJson) {
   EXPECT_TRUE(pod.spec.containers[0].raw.empty());
   EXPECT_TRUE(pod.status.containerStatuses[0].raw.empty());
   EXPECT_TRUE(pod.status.conditions[0].raw.empty());
-  EXPECT_EQ(view.stats().decoded, 1U);
+  ASSERT_EQ(input.objects.nodes.size(), 1U);
+  EXPECT_TRUE(input.objects.nodes[0].raw.empty());
+  EXPECT_TRUE(input.objects.nodes[0].taints[0].raw.empty());
+  EXPECT_TRUE(input.objects.nodes[0].conditions[0].raw.empty());
+  EXPECT_EQ(view.stats().decoded, 2U);
 
   // Read again unchanged: taken from the view, not decoded again.
   const ReconcileInput again = view.read(nodes, pods, jobs, partitions, accounts);
   EXPECT_EQ(again.objects.pods.size(), 1U);
   EXPECT_EQ(view.stats().decoded, 0U);
-  EXPECT_EQ(view.stats().reused, 1U);
+  EXPECT_EQ(view.stats().reused, 2U);
 }
 
 }  // namespace
