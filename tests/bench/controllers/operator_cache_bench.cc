@@ -1,0 +1,381 @@
+// The operator's caches at scale: what the informers' stores and the cluster view hold, and what
+// a cycle spends before its first write (reading the view, building the snapshot, planning),
+// for a cluster of --nodes 8-GPU nodes and --jobs SlurmJobs. Measures; asserts nothing.
+//
+//   build/bin/operator_cache_bench [--nodes 5000] [--jobs 50000] [--repeats 5]
+//
+// The cluster: every node as a v1.20 kubelet reports it (images, nodeInfo, heartbeats); gangs of
+// 4 x 8 GPUs running on three quarters of the nodes, each with its rank pods as the operator
+// makes them; one 1-GPU inference pod per 5 nodes on the rest; the other jobs pending (60%) or
+// finished.
+// Every object is serialised as the API server sends it and parsed, transformed and stored as an
+// informer does, twice: with the transform every informer had (managedFields dropped) and with
+// the operator's (leanNode, leanPod). Memory is RSS growth after malloc_trim, so that freed
+// parse buffers do not count. Times are medians of --repeats on this machine: compare the two
+// stores with each other, not with another machine.
+//
+// Ends with one line of JSON.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <malloc.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "controllers/cluster_view.h"
+#include "controllers/snapshot.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/core/model.h"
+#include "kubeslurm/kube/informer.h"
+#include "kubeslurm/kube/object_store.h"
+#include "kubeslurm/slurm/sbatch_options.h"
+
+namespace kubeslurm::controllers {
+namespace {
+
+using api::Json;
+using Clock = std::chrono::steady_clock;
+
+constexpr core::Time kNow = 1795000000;
+
+std::int64_t rssBytes() {
+  malloc_trim(0);
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages = 0;
+  std::int64_t resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+double mib(std::int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+std::string nodeName(int i) {
+  char name[16];
+  std::snprintf(name, sizeof name, "gpu-%05d", i + 1);
+  return name;
+}
+
+Json managedFields(const std::string& manager, Json fields) {
+  return Json::array({{{"manager", manager},
+                       {"operation", "Update"},
+                       {"apiVersion", "v1"},
+                       {"time", "2026-11-20T10:00:00Z"},
+                       {"fieldsType", "FieldsV1"},
+                       {"fieldsV1", std::move(fields)}}});
+}
+
+Json kubeletNode(int i) {
+  Json images = Json::array();
+  for (int k = 0; k < 12; ++k) {
+    images.push_back(
+        {{"names", Json::array({"nvcr.io/nvidia/pytorch@sha256:" + std::string(64, 'a'),
+                                "nvcr.io/nvidia/pytorch:24." + std::to_string(k)})},
+         {"sizeBytes", 9000000000 + k}});
+  }
+  Json conditions = Json::array();
+  for (const char* type : {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}) {
+    conditions.push_back({{"type", type},
+                          {"status", std::string(type) == "Ready" ? "True" : "False"},
+                          {"reason", std::string("Kubelet") + type},
+                          {"message", "kubelet reports " + std::string(type)},
+                          {"lastHeartbeatTime", "2026-11-20T10:00:00Z"},
+                          {"lastTransitionTime", "2026-11-01T10:00:00Z"}});
+  }
+  const std::string name = nodeName(i);
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata",
+           {{"name", name},
+            {"uid", "node-" + std::to_string(i)},
+            {"resourceVersion", std::to_string(1000 + i)},
+            {"creationTimestamp", "2026-11-01T10:00:00Z"},
+            {"labels",
+             {{"kubernetes.io/hostname", name},
+              {"kubernetes.io/os", "linux"},
+              {"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+              {"kubeslurm.io/leaf", "leaf" + std::to_string(i / 32)},
+              {"kubeslurm.io/spine", "spine" + std::to_string(i / 512)}}},
+            {"annotations",
+             {{"node.alpha.kubernetes.io/ttl", "0"},
+              {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}}},
+            {"managedFields", managedFields("kubelet", {{"f:status", {{"f:images", {}}}}})}}},
+          {"spec", {{"providerID", "sim://" + name}, {"podCIDR", "10.244.0.0/24"}}},
+          {"status",
+           {{"capacity", {{"nvidia.com/gpu", "8"}, {"cpu", "96"}, {"memory", "2000Gi"}}},
+            {"allocatable", {{"nvidia.com/gpu", "8"}, {"cpu", "95500m"}, {"memory", "1990Gi"}}},
+            {"conditions", conditions},
+            {"addresses", Json::array({{{"type", "InternalIP"}, {"address", "10.1.0.1"}},
+                                       {{"type", "Hostname"}, {"address", name}}})},
+            {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}},
+            {"nodeInfo",
+             {{"kubeletVersion", "v1.20.2"},
+              {"containerRuntimeVersion", "containerd://1.6.20"},
+              {"kernelVersion", "5.15.0"},
+              {"osImage", "Ubuntu 22.04"},
+              {"machineID", std::string(32, 'f')},
+              {"systemUUID", std::string(36, 'e')},
+              {"bootID", std::string(36, 'd')}}},
+            {"images", images}}}};
+}
+
+// A pod with `env` variables, bound to `node`, Running.
+Json boundPod(const std::string& ns, const std::string& name, const std::string& node,
+              const std::string& gpus, Json labels, Json owners, int env) {
+  Json vars = Json::array();
+  for (int k = 0; k < env; ++k) {
+    vars.push_back({{"name", "VAR_" + std::to_string(k)}, {"value", "value-" + std::to_string(k)}});
+  }
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", ns},
+        {"uid", "uid-" + ns + "-" + name},
+        {"resourceVersion", "5000"},
+        {"creationTimestamp", "2026-11-20T10:00:00Z"},
+        {"labels", std::move(labels)},
+        {"annotations", {{"kubeslurm.io/gang-size", "4"}}},
+        {"ownerReferences", std::move(owners)},
+        {"managedFields", managedFields("kubeslurm-operator", {{"f:spec", {{"f:env", {}}}}})}}},
+      {"spec",
+       {{"nodeName", node},
+        {"schedulerName", "kubeslurm"},
+        {"restartPolicy", "Never"},
+        {"containers",
+         Json::array({{{"name", "rank"},
+                       {"image", "nvcr.io/nvidia/pytorch:24.05-py3"},
+                       {"command", Json::array({"/kubeslurm/kubeslurm-inpod", "batch"})},
+                       {"env", vars},
+                       {"volumeMounts",
+                        Json::array({{{"name", "script"}, {"mountPath", "/kubeslurm/script"}}})},
+                       {"resources",
+                        {{"limits", {{"nvidia.com/gpu", gpus}}},
+                         {"requests", {{"nvidia.com/gpu", gpus}, {"cpu", "8"}}}}}}})},
+        {"volumes", Json::array({{{"name", "script"}, {"configMap", {{"name", name}}}}})}}},
+      {"status",
+       {{"phase", "Running"},
+        {"podIP", "10.244.1.1"},
+        {"hostIP", "10.1.0.1"},
+        {"startTime", "2026-11-20T10:00:01Z"},
+        {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})},
+        {"containerStatuses",
+         Json::array({{{"name", "rank"},
+                       {"ready", true},
+                       {"restartCount", 0},
+                       {"image", "nvcr.io/nvidia/pytorch:24.05-py3"},
+                       {"imageID", "sha256:" + std::string(64, 'b')},
+                       {"containerID", "containerd://" + std::string(64, 'c')},
+                       {"state", {{"running", {{"startedAt", "2026-11-20T10:00:04Z"}}}}}}})}}}};
+}
+
+// A SlurmJob as `sbatch` makes it, with the status the operator writes for `state`.
+Json slurmJob(const api::SlurmJobObject& submitted, int i, const std::string& state,
+              const std::string& nodes) {
+  api::SlurmJobObject job = submitted;
+  job.name = "train-" + std::to_string(i);
+  api::SlurmJobStatus status;
+  status.jobId = 1000 + i;
+  status.state = state;
+  status.stateCode = state == "PENDING" ? "PD" : state == "RUNNING" ? "R" : "CD";
+  status.reason = state == "PENDING" ? "Priority" : "None";
+  status.submitTime = kNow - 3600;
+  if (state != "PENDING") status.startTime = kNow - 1800;
+  if (state == "COMPLETED") {
+    status.endTime = kNow - 60;
+    status.exitCode = "0:0";
+  }
+  status.nodeList = nodes;
+  job.status = status;
+  Json object = api::encodeSlurmJob(job);
+  object["metadata"]["uid"] = "job-uid-" + std::to_string(i);
+  object["metadata"]["resourceVersion"] = std::to_string(9000 + i);
+  object["metadata"]["creationTimestamp"] = "2026-11-20T09:00:00Z";
+  object["metadata"]["managedFields"] = managedFields("kubectl-create", {{"f:spec", {}}});
+  return object;
+}
+
+struct Cluster {
+  std::vector<std::string> nodes, pods, jobs, partitions;  // as the API server sends them
+};
+
+Cluster makeCluster(int nodeCount, int jobCount) {
+  Cluster c;
+  for (int i = 0; i < nodeCount; ++i) c.nodes.push_back(kubeletNode(i).dump());
+
+  std::string script = "#!/bin/bash\n#SBATCH -N 4\n#SBATCH --gres=gpu:8\n";
+  while (script.size() < 1024) script += "srun python train.py --config configs/large.yaml\n";
+  slurm::SbatchContext context;
+  context.now = kNow - 3600;
+  context.cwd = "/home/alice";
+  const slurm::SbatchParseResult parsed = slurm::parseSbatch(
+      {"-J", "train", "-p", "gpu", "-t", "4:00:00", "train.sh"}, script, context);
+  const api::SlurmJobObject submitted =
+      api::slurmJobFromInvocation(*parsed.invocation, "team-a", "alice");
+
+  const int running = std::min(jobCount, nodeCount * 3 / 16);
+  for (int i = 0; i < jobCount; ++i) {
+    const bool isRunning = i < running;
+    const std::string state = isRunning ? "RUNNING" : (i % 10 < 6 ? "PENDING" : "COMPLETED");
+    const std::string first = isRunning ? nodeName(4 * i) : "";
+    c.jobs.push_back(slurmJob(submitted, i, state, first).dump());
+    if (!isRunning) continue;
+    const std::string job = "train-" + std::to_string(i);
+    const Json owner = Json::array({{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                     {"kind", "SlurmJob"},
+                                     {"name", job},
+                                     {"uid", "job-uid-" + std::to_string(i)},
+                                     {"controller", true}}});
+    for (int rank = 0; rank < 4; ++rank) {
+      const Json labels = {{"kubeslurm.io/job-name", job},
+                           {"kubeslurm.io/job-id", std::to_string(1000 + i)},
+                           {"kubeslurm.io/rank", std::to_string(rank)},
+                           {"kubeslurm.io/attempt", "0"}};
+      c.pods.push_back(boundPod("team-a", job + "-" + std::to_string(rank), nodeName(4 * i + rank),
+                                "8", labels, owner, 30)
+                           .dump());
+    }
+  }
+  for (int i = 0; i < nodeCount / 5; ++i) {
+    const Json owner = Json::array(
+        {{{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", "llm"}, {"uid", "rs"}}});
+    const int node = running * 4 + i % std::max(1, nodeCount - running * 4);
+    c.pods.push_back(boundPod("serving", "llm-" + std::to_string(i), nodeName(node), "1",
+                              {{"app", "llm"}}, owner, 10)
+                         .dump());
+  }
+  c.partitions.push_back(Json({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                               {"kind", "Partition"},
+                               {"metadata", {{"name", "gpu"}, {"resourceVersion", "1"}}},
+                               {"spec",
+                                {{"nodes", "gpu-[00001-" + nodeName(nodeCount - 1).substr(4) + "]"},
+                                 {"default", true}}}})
+                             .dump());
+  return c;
+}
+
+// Parses, transforms and stores `texts` as an informer does; returns the RSS it added.
+std::int64_t fill(kube::ObjectStore& store, const std::vector<std::string>& texts,
+                  const kube::Transform& transform) {
+  const std::int64_t before = rssBytes();
+  for (const std::string& text : texts) {
+    Json object = Json::parse(text);
+    transform(object);
+    std::string key = kube::objectKey(object);
+    store.put(key, std::make_shared<const Json>(std::move(object)));
+  }
+  return rssBytes() - before;
+}
+
+template <typename F>
+double medianMs(int repeats, F&& run) {
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    const auto began = Clock::now();
+    run();
+    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - began).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct Figures {
+  std::string label;
+  std::map<std::string, double> storeMib;  // by kind
+  double viewMib = 0;
+  double cycleCopyMib = 0;
+  double firstReadMs = 0;
+  double readMs = 0;
+  double snapshotMs = 0;
+  double planMs = 0;
+};
+
+Figures measure(const Cluster& cluster, const std::string& label, const kube::Transform& nodeT,
+                const kube::Transform& podT, int repeats) {
+  Figures f;
+  f.label = label;
+  kube::ObjectStore nodes, pods, jobs, partitions, accounts;
+  f.storeMib["nodes"] = mib(fill(nodes, cluster.nodes, nodeT));
+  f.storeMib["pods"] = mib(fill(pods, cluster.pods, podT));
+  f.storeMib["slurmjobs"] = mib(fill(jobs, cluster.jobs, kube::dropManagedFields));
+  fill(partitions, cluster.partitions, kube::dropManagedFields);
+
+  ClusterView view;
+  std::int64_t before = rssBytes();
+  auto began = Clock::now();
+  { const ReconcileInput first = view.read(nodes, pods, jobs, partitions, accounts); }
+  f.firstReadMs = std::chrono::duration<double, std::milli>(Clock::now() - began).count();
+  f.viewMib = mib(rssBytes() - before);
+
+  before = rssBytes();
+  ReconcileInput input = view.read(nodes, pods, jobs, partitions, accounts);
+  f.cycleCopyMib = mib(rssBytes() - before);
+  f.readMs = medianMs(repeats, [&] { (void)view.read(nodes, pods, jobs, partitions, accounts); });
+
+  SnapshotOptions options;
+  SnapshotIndex index;
+  f.snapshotMs = medianMs(repeats, [&] { index = buildSnapshot(input.objects, options, kNow); });
+  core::Budget budget;
+  f.planMs = medianMs(repeats, [&] { (void)core::plan(index.snapshot, kNow, budget); });
+  return f;
+}
+
+int run(int argc, char** argv) {
+  int nodeCount = 5000;
+  int jobCount = 50000;
+  int repeats = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const int value = std::stoi(argv[i + 1]);
+    if (flag == "--nodes") nodeCount = std::max(value, 4);
+    if (flag == "--jobs") jobCount = std::max(value, 1);
+    if (flag == "--repeats") repeats = std::max(value, 1);
+  }
+  std::cerr << "generating " << nodeCount << " nodes and " << jobCount << " SlurmJobs\n";
+  const Cluster cluster = makeCluster(nodeCount, jobCount);
+  std::int64_t textBytes = 0;
+  for (const auto* list : {&cluster.nodes, &cluster.pods, &cluster.jobs}) {
+    for (const std::string& text : *list) textBytes += static_cast<std::int64_t>(text.size());
+  }
+
+  std::vector<Figures> all;
+  std::cerr << "stores as every informer kept them (managedFields dropped)\n";
+  all.push_back(measure(cluster, "managedFields dropped", kube::dropManagedFields,
+                        kube::dropManagedFields, repeats));
+  std::cerr << "stores as the operator keeps them (leanNode, leanPod)\n";
+  all.push_back(measure(cluster, "lean", leanNode, leanPod, repeats));
+
+  std::printf("== operator caches: %d nodes, %zu pods, %d SlurmJobs (%.1f MiB as JSON text) ==\n",
+              nodeCount, cluster.pods.size(), jobCount, mib(textBytes));
+  std::printf("%-22s %9s %9s %9s %9s %10s %9s %9s %9s %9s\n", "stores", "nodes", "pods", "jobs",
+              "view", "cycle copy", "1st read", "read", "snapshot", "plan");
+  for (const Figures& f : all) {
+    std::printf(
+        "%-22s %7.1f M %7.1f M %7.1f M %7.1f M %8.1f M %6.0f ms %6.1f ms %6.1f ms %6.1f ms\n",
+        f.label.c_str(), f.storeMib.at("nodes"), f.storeMib.at("pods"), f.storeMib.at("slurmjobs"),
+        f.viewMib, f.cycleCopyMib, f.firstReadMs, f.readMs, f.snapshotMs, f.planMs);
+  }
+  Json line = {{"nodes", nodeCount}, {"pods", cluster.pods.size()}, {"slurmjobs", jobCount}};
+  for (const Figures& f : all) {
+    line[f.label == "lean" ? "lean" : "baseline"] = {
+        {"store_mib", f.storeMib},          {"view_mib", f.viewMib},
+        {"cycle_copy_mib", f.cycleCopyMib}, {"read_ms", f.readMs},
+        {"snapshot_ms", f.snapshotMs},      {"plan_ms", f.planMs}};
+  }
+  std::printf("%s\n", line.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace kubeslurm::controllers
+
+int main(int argc, char** argv) { return kubeslurm::controllers::run(argc, argv); }
