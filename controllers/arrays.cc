@@ -138,15 +138,15 @@ json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId) {
               {"spec", spec}};
 }
 
-std::map<std::string, ArrayFamily> arrayFamilies(const std::vector<api::SlurmJobObject>& jobs) {
+std::map<std::string, ArrayFamily> arrayFamilies(std::span<const api::SlurmJobObject* const> jobs) {
   std::map<std::string, ArrayFamily> families;
   std::vector<std::pair<std::string, const api::SlurmJobObject*>> tasks;
-  for (const api::SlurmJobObject& job : jobs) {
-    if (!job.request.array) continue;
-    if (auto task = arrayTaskOf(job)) {
-      tasks.emplace_back(job.namespaceName + "/" + task->arrayName, &job);
+  for (const api::SlurmJobObject* job : jobs) {
+    if (!job->request.array) continue;
+    if (auto task = arrayTaskOf(*job)) {
+      tasks.emplace_back(job->namespaceName + "/" + task->arrayName, job);
     } else {
-      families[job.namespaceName + "/" + job.name].array = &job;
+      families[job->namespaceName + "/" + job->name].array = job;
     }
   }
   for (const auto& [key, job] : tasks) {

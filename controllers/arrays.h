@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +68,15 @@ struct ArrayFamily {
 
 // Arrays by "ns/name", with their tasks; tasks whose array is not among `jobs` are left out (the
 // garbage collector deletes them with their owner).
-std::map<std::string, ArrayFamily> arrayFamilies(const std::vector<api::SlurmJobObject>& jobs);
+std::map<std::string, ArrayFamily> arrayFamilies(std::span<const api::SlurmJobObject* const> jobs);
+// The same over a vector or SharedList of jobs: the families point into `jobs`.
+template <typename Jobs>
+std::map<std::string, ArrayFamily> arrayFamilies(const Jobs& jobs) {
+  std::vector<const api::SlurmJobObject*> all;
+  all.reserve(jobs.size());
+  for (const api::SlurmJobObject& job : jobs) all.push_back(&job);
+  return arrayFamilies(std::span<const api::SlurmJobObject* const>(all));
+}
 
 // The task indexes of the array that have no SlurmJob yet.
 std::vector<std::uint32_t> missingTasks(const ArrayFamily& family);

@@ -1,7 +1,8 @@
 #include "controllers/cluster_view.h"
 
 #include <array>
-#include <set>
+#include <cstdint>
+#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -13,36 +14,47 @@
 namespace kubeslurm::controllers {
 namespace {
 
-// Brings `cache` up to date with `store` and appends its objects to `out`; objects that fail to
-// decode go to `onFailure` instead.
-template <typename T, typename Decode, typename OnFailure>
-void refresh(const kube::ObjectStore& store,
-             std::map<std::string, std::pair<std::string, T>>& cache, Decode decode,
-             std::vector<T>& out, ViewStats& stats, OnFailure onFailure) {
-  std::set<std::string> live;
+// Brings `cache` up to date with `store` and appends its records to `out`; objects that fail to
+// decode go to `onFailure` instead. `keep` makes the cache's record of a decoded object.
+template <typename Record, typename Decode, typename Keep, typename Out, typename OnFailure>
+void refresh(const kube::ObjectStore& store, ViewCache<Record>& cache, Decode decode, Keep keep,
+             Out& out, ViewStats& stats, OnFailure onFailure) {
+  const std::uint64_t pass = ++cache.passes;
   for (const kube::ObjectPtr& object : store.list()) {
     std::string key = kube::objectKey(*object);
     std::string version = kube::objectResourceVersion(*object);
-    auto it = cache.find(key);
-    if (it != cache.end() && it->second.first == version) {
+    auto it = cache.entries.find(key);
+    if (it != cache.entries.end() && it->second.version == version) {
       ++stats.reused;
     } else {
       auto decoded = decode(*object);
       if (!decoded.isOk()) {
         ++stats.failed;
-        if (it != cache.end()) cache.erase(it);
+        if (it != cache.entries.end()) cache.entries.erase(it);
         onFailure(*object, decoded.status());
         continue;
       }
       ++stats.decoded;
-      it = cache.insert_or_assign(key, std::make_pair(version, std::move(decoded).value())).first;
+      it = cache.entries
+               .insert_or_assign(
+                   std::move(key),
+                   ViewEntry<Record>{std::move(version), keep(std::move(decoded).value()), pass})
+               .first;
     }
-    live.insert(std::move(key));
-    out.push_back(it->second.second);
+    it->second.pass = pass;
+    out.push_back(it->second.record);
   }
-  for (auto it = cache.begin(); it != cache.end();) {
-    it = live.contains(it->first) ? std::next(it) : cache.erase(it);
-  }
+  std::erase_if(cache.entries, [pass](const auto& entry) { return entry.second.pass != pass; });
+}
+
+template <typename T>
+T asIs(T record) {
+  return record;
+}
+
+template <typename T>
+std::shared_ptr<T> shared(T record) {
+  return std::make_shared<T>(std::move(record));
 }
 
 void ignore(const nlohmann::json&, const Status&) {}
@@ -171,11 +183,15 @@ ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::Obj
                                  const kube::ObjectStore& accounts) {
   stats_ = {};
   ReconcileInput input;
-  refresh(nodes, nodes_, withoutRaw(api::decodeNode), input.objects.nodes, stats_, ignore);
-  refresh(pods, pods_, withoutRaw(api::decodePod), input.objects.pods, stats_, ignore);
-  refresh(partitions, partitions_, api::decodePartition, input.objects.partitions, stats_, ignore);
-  refresh(accounts, accounts_, api::decodeAccount, input.objects.accounts, stats_, ignore);
-  refresh(jobs, jobs_, api::decodeSlurmJob, input.objects.jobs, stats_,
+  refresh(nodes, nodes_, withoutRaw(api::decodeNode), shared<api::Node>, input.objects.nodes,
+          stats_, ignore);
+  refresh(pods, pods_, withoutRaw(api::decodePod), shared<api::Pod>, input.objects.pods, stats_,
+          ignore);
+  refresh(partitions, partitions_, api::decodePartition, asIs<api::Partition>,
+          input.objects.partitions, stats_, ignore);
+  refresh(accounts, accounts_, api::decodeAccount, asIs<api::Account>, input.objects.accounts,
+          stats_, ignore);
+  refresh(jobs, jobs_, api::decodeSlurmJob, shared<api::SlurmJobObject>, input.objects.jobs, stats_,
           [&](const nlohmann::json& object, const Status& failure) {
             UndecodableJob bad;
             const nlohmann::json& meta =

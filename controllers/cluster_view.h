@@ -13,9 +13,10 @@
 // the operator never encodes a pod or node it read from the cache.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
-#include <utility>
 
 #include "controllers/reconciler.h"
 #include "kubeslurm/api/core_v1.h"
@@ -42,6 +43,20 @@ void leanNode(api::Json& node);
 void dropRaw(api::Node& node);
 void dropRaw(api::Pod& pod);
 
+// A decoded object, the resourceVersion it was decoded from, and the last read that saw it.
+template <typename Record>
+struct ViewEntry {
+  std::string version;
+  Record record;
+  std::uint64_t pass = 0;
+};
+
+template <typename Record>
+struct ViewCache {
+  std::map<std::string, ViewEntry<Record>> entries;  // by "ns/name"
+  std::uint64_t passes = 0;                          // reads so far
+};
+
 struct ViewStats {
   std::size_t decoded = 0;  // objects decoded by the last read()
   std::size_t reused = 0;   // objects taken from the view unchanged
@@ -57,14 +72,13 @@ class ClusterView {
   ViewStats stats() const { return stats_; }
 
  private:
-  template <typename T>
-  using Cache = std::map<std::string, std::pair<std::string, T>>;  // key -> (rv, decoded)
-
-  Cache<api::Node> nodes_;
-  Cache<api::Pod> pods_;
-  Cache<api::SlurmJobObject> jobs_;
-  Cache<api::Partition> partitions_;
-  Cache<api::Account> accounts_;
+  // Nodes, pods and jobs are handed to each cycle, not copied (SharedList); partitions and
+  // accounts are few.
+  ViewCache<std::shared_ptr<api::Node>> nodes_;
+  ViewCache<std::shared_ptr<api::Pod>> pods_;
+  ViewCache<std::shared_ptr<api::SlurmJobObject>> jobs_;
+  ViewCache<api::Partition> partitions_;
+  ViewCache<api::Account> accounts_;
   ViewStats stats_;
 };
 

@@ -32,7 +32,7 @@ using GangKey = std::tuple<std::string, std::string, std::uint32_t>;  // ns, job
 
 // Gangs whose every rank has a pod and every such pod is bound (deleting ones included: a gang
 // deleted while no operator ran is still the gang that ran).
-std::set<GangKey> wholeGangs(std::span<const api::Pod> pods) {
+std::set<GangKey> wholeGangs(const SharedList<api::Pod>& pods) {
   struct Seen {
     std::uint32_t size = 0;
     std::set<std::uint32_t> ranks;
@@ -72,8 +72,8 @@ std::optional<TrackingRelease> trackingRelease(const api::Pod& pod) {
   return release;
 }
 
-std::vector<TrackingRelease> rankPodsToRelease(std::span<const api::Pod> pods,
-                                               std::span<const api::SlurmJobObject> jobs) {
+std::vector<TrackingRelease> rankPodsToRelease(const SharedList<api::Pod>& pods,
+                                               const SharedList<api::SlurmJobObject>& jobs) {
   std::map<std::pair<std::string, std::string>, const api::SlurmJobObject*> byName;
   for (const api::SlurmJobObject& job : jobs) byName[{job.namespaceName, job.name}] = &job;
   std::optional<std::set<GangKey>> whole;  // computed when a PENDING job needs it

@@ -19,10 +19,10 @@
 #pragma once
 
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "controllers/shared_list.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/slurmjob.h"
 
@@ -49,8 +49,8 @@ std::optional<TrackingRelease> trackingRelease(const api::Pod& pod);
 //  - the pod was never bound (it ran nothing);
 //  - the job is neither RUNNING nor PENDING (REQUEUED: its gang was rolled back), or PENDING
 //    with this attempt's gang incomplete (it never ran whole, so it has no outcome).
-std::vector<TrackingRelease> rankPodsToRelease(std::span<const api::Pod> pods,
-                                               std::span<const api::SlurmJobObject> jobs);
+std::vector<TrackingRelease> rankPodsToRelease(const SharedList<api::Pod>& pods,
+                                               const SharedList<api::SlurmJobObject>& jobs);
 
 // The JSON merge patch (RFC 7386) that releases it: the remaining finalizers (null for none)
 // and the resourceVersion, so that a pod changed since it was seen is not patched (409).

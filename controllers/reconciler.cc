@@ -79,7 +79,7 @@ std::string podJob(const api::Pod& pod) {
 }
 
 // Each job's current attempt (status.restarts), for findPartialGangs.
-CurrentAttempts currentAttempts(const std::vector<api::SlurmJobObject>& jobs) {
+CurrentAttempts currentAttempts(const SharedList<api::SlurmJobObject>& jobs) {
   CurrentAttempts current;
   for (const api::SlurmJobObject& job : jobs) {
     if (job.status && job.status->restarts) {
@@ -190,7 +190,7 @@ void Reconciler::reset() {
   holds_.reset();
 }
 
-StatusOr<std::uint32_t> Reconciler::recover(const std::vector<api::SlurmJobObject>& jobs) {
+StatusOr<std::uint32_t> Reconciler::recover(const SharedList<api::SlurmJobObject>& jobs) {
   kube::ListOptions list;
   list.labelSelector = std::string(podspec::kJobNameLabel);
   auto listed = kube::listAll(reader_, kube::resources::pods(), "", list);
@@ -358,10 +358,14 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
   // Ids are handed out in order; their status writes go out together (sendStatusWrites), and
   // each outcome is then taken in the same order.
   std::vector<StatusWrite> writes;
-  std::vector<api::SlurmJobObject*> targets;  // writes[i]'s job, which its response replaces
+  std::vector<const api::SlurmJobObject*> targets;  // writes[i]'s job
+  // Where in input.objects.jobs the written job is, for its response to replace it (not for an
+  // undecodable job, which is not there).
+  std::vector<std::optional<std::size_t>> slots;
   std::vector<std::int64_t> assigned;
   std::vector<bool> invalids;
-  const auto assign = [&](api::SlurmJobObject& job, const std::string* invalid) {
+  const auto assign = [&](const api::SlurmJobObject& job, std::optional<std::size_t> slot,
+                          const std::string* invalid) {
     if (!fenceOpen()) {  // a new block of ids is a write too
       report.fenceClosed = true;
       return;
@@ -389,6 +393,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
       }
     }));
     targets.push_back(&job);
+    slots.push_back(slot);
     assigned.push_back(*id);
     invalids.push_back(invalid != nullptr);
   };
@@ -399,14 +404,17 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     core::Time created = 0;
     std::string group;  // the array's name for a task, else the job's own name
     std::uint32_t task = 0;
-    api::SlurmJobObject* job = nullptr;
+    const api::SlurmJobObject* job = nullptr;
+    std::size_t slot = 0;  // in input.objects.jobs
   };
   std::vector<Candidate> fresh;
   jobsByKey_.clear();
-  for (api::SlurmJobObject& job : input.objects.jobs) jobsByKey_.emplace(jobKey(job), &job);
-  for (api::SlurmJobObject& job : input.objects.jobs) {
+  const SharedList<api::SlurmJobObject>& jobs = input.objects.jobs;
+  for (const api::SlurmJobObject& job : jobs) jobsByKey_.emplace(jobKey(job), &job);
+  for (std::size_t slot = 0; slot < jobs.size(); ++slot) {
+    const api::SlurmJobObject& job = jobs[slot];
     if (job.status && job.status->jobId) continue;
-    Candidate c{jobMetadata(job).creationTimestamp.value_or(now), job.name, 0, &job};
+    Candidate c{jobMetadata(job).creationTimestamp.value_or(now), job.name, 0, &job, slot};
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
       // A task waits for its array: that array object, with its id (the owner's uid, so that
       // a namesake made after a delete is not taken for it).
@@ -424,7 +432,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     return std::tie(a.created, a.job->namespaceName, a.group, a.task, a.job->name) <
            std::tie(b.created, b.job->namespaceName, b.group, b.task, b.job->name);
   });
-  for (const Candidate& c : fresh) assign(*c.job, nullptr);
+  for (const Candidate& c : fresh) assign(*c.job, c.slot, nullptr);
   // An undecodable job's object lives in `input.undecodable`; the write points at this copy.
   std::vector<std::unique_ptr<api::SlurmJobObject>> undecodable;
   // A job that does not decode still gets an id (it is a job the user submitted: scancel and
@@ -447,24 +455,25 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
       }
       continue;
     }
-    assign(*job, &bad.message);
+    assign(*job, std::nullopt, &bad.message);
     undecodable.push_back(std::move(job));
   }
 
   sendStatusWrites(writes, report);
   for (std::size_t i = 0; i < writes.size(); ++i) {
     if (!writes[i].written) continue;
-    api::SlurmJobObject& job = *targets[i];
+    const api::SlurmJobObject& job = *targets[i];
     ++report.idsAssigned;
     recordEvent(
         job, JobEvent{"Normal", "Submitted", "Submitted batch job " + std::to_string(assigned[i])});
     // The server's copy is current: this cycle may plan the job instead of waiting for the
-    // informer to bring it back (a cycle's worth of queue wait for every new job).
-    if (invalids[i]) continue;
+    // informer to bring it back (a cycle's worth of queue wait for every new job). The view
+    // keeps its own record until the informer brings the same.
+    if (invalids[i] || !slots[i]) continue;
     auto decoded = api::decodeSlurmJob(writes[i].response);
     if (decoded.isOk()) {
-      job = std::move(decoded).value();
-      written_.erase(jobKey(job));
+      written_.erase(jobKey(*decoded));
+      input.objects.jobs.replace(*slots[i], std::move(decoded).value());
     }
   }
 }

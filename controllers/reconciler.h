@@ -197,7 +197,7 @@ class Reconciler {
 
   // Removes every partial gang (findPartialGangs over a fresh list of the operator's pods; the
   // jobs give each gang's current attempt). Returns how many gangs were removed.
-  StatusOr<std::uint32_t> recover(const std::vector<api::SlurmJobObject>& jobs);
+  StatusOr<std::uint32_t> recover(const SharedList<api::SlurmJobObject>& jobs);
 
   CycleReport cycle(ReconcileInput input, core::Time now);
 

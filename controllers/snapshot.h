@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/shared_list.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
@@ -31,11 +32,12 @@ inline constexpr std::string_view kGpuProductLabel = "nvidia.com/gpu.product";
 inline constexpr std::string_view kLeafLabel = "kubeslurm.io/leaf";
 inline constexpr std::string_view kSpineLabel = "kubeslurm.io/spine";
 
-// What the informers hold, decoded.
+// What the informers hold, decoded. Nodes, pods and jobs are the cluster view's records, shared
+// (SharedList): a cycle that changes one gets its own copy.
 struct ClusterObjects {
-  std::vector<api::Node> nodes;
-  std::vector<api::Pod> pods;  // all namespaces
-  std::vector<api::SlurmJobObject> jobs;
+  SharedList<api::Node> nodes;
+  SharedList<api::Pod> pods;  // all namespaces
+  SharedList<api::SlurmJobObject> jobs;
   std::vector<api::Partition> partitions;
   std::vector<api::Account> accounts;
 };

@@ -356,7 +356,8 @@ TEST(Snapshot, PendingJobGoesToTheDefaultPartitionWithItsDefaults) {
                                    {"restarts", 2},
                                    {"submitTime", api::formatTimestamp(kNow - 120)}}));
   objects.jobs.push_back(slurmJob("no-id", 0, "PENDING"));
-  objects.jobs.back().status->jobId.reset();  // not yet given an id: not schedulable
+  objects.jobs.mutableAt(objects.jobs.size() - 1)
+      .status->jobId.reset();  // not yet given an id: not schedulable
   SnapshotOptions options;
   options.defaultUser = "nobody";
   const SnapshotIndex index = buildSnapshot(objects, options, kNow);
@@ -673,7 +674,8 @@ TEST(Snapshot, AccountLimitsReachTheCore) {
 
 TEST(Snapshot, TopologyFromPartitionLabelsConfOrDefaultLabels) {
   ClusterObjects objects = gpuCluster();
-  objects.nodes[0] = node("gpu-1", 8, {{"kubeslurm.io/leaf", "s1"}, {"kubeslurm.io/spine", "p"}});
+  objects.nodes.replace(
+      0, node("gpu-1", 8, {{"kubeslurm.io/leaf", "s1"}, {"kubeslurm.io/spine", "p"}}));
   SnapshotIndex index = buildSnapshot(objects, {}, kNow);
   EXPECT_EQ(index.snapshot.topologyLabels,
             (std::vector<std::string>{"kubeslurm.io/leaf", "kubeslurm.io/spine"}));
