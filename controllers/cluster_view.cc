@@ -20,25 +20,23 @@ template <typename Record, typename Decode, typename Keep, typename Out, typenam
 void refresh(const kube::ObjectStore& store, ViewCache<Record>& cache, Decode decode, Keep keep,
              Out& out, ViewStats& stats, OnFailure onFailure) {
   const std::uint64_t pass = ++cache.passes;
-  for (const kube::ObjectPtr& object : store.list()) {
-    std::string key = kube::objectKey(*object);
-    std::string version = kube::objectResourceVersion(*object);
-    auto it = cache.entries.find(key);
-    if (it != cache.entries.end() && it->second.version == version) {
+  const std::vector<kube::ObjectPtr> objects = store.list();
+  out.reserve(objects.size());
+  for (const kube::ObjectPtr& object : objects) {
+    auto it = cache.entries.find(object.get());
+    if (it != cache.entries.end()) {
       ++stats.reused;
     } else {
       auto decoded = decode(*object);
       if (!decoded.isOk()) {
         ++stats.failed;
-        if (it != cache.entries.end()) cache.entries.erase(it);
         onFailure(*object, decoded.status());
         continue;
       }
       ++stats.decoded;
       it = cache.entries
-               .insert_or_assign(
-                   std::move(key),
-                   ViewEntry<Record>{std::move(version), keep(std::move(decoded).value()), pass})
+               .emplace(object.get(),
+                        ViewEntry<Record>{object, keep(std::move(decoded).value()), pass})
                .first;
     }
     it->second.pass = pass;

@@ -1,9 +1,10 @@
-// Informer caches -> ReconcileInput, decoding each object once per resourceVersion.
+// Informer caches -> ReconcileInput, decoding each object once per version.
 //
 // Decoding every cached pod on every cycle would cost the scheduling loop time proportional to
 // the cluster (about 30 µs per pod), although between two cycles few objects change. The view
-// keeps each decoded object with the resourceVersion it was decoded from and decodes again only
-// what changed; objects gone from the caches are dropped from it.
+// keeps each decoded object beside the stored object it was decoded from and decodes again only
+// what the store replaced; objects gone from the caches are dropped from it. A read hands the
+// cycle the view's records themselves (SharedList), not copies.
 //
 // Pods and nodes are most of what the operator caches (every one of the cluster, each a JSON tree
 // several times the size of its text), and the controllers read a small part of each: who owns a
@@ -14,9 +15,9 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "controllers/reconciler.h"
 #include "kubeslurm/api/core_v1.h"
@@ -43,18 +44,20 @@ void leanNode(api::Json& node);
 void dropRaw(api::Node& node);
 void dropRaw(api::Pod& pod);
 
-// A decoded object, the resourceVersion it was decoded from, and the last read that saw it.
+// A decoded object and the stored object it was decoded from. An informer's store never changes
+// an object it holds: a change is a new object, so the stored object's address names one version
+// of it, and holding `source` keeps that address from being reused while the entry lives.
 template <typename Record>
 struct ViewEntry {
-  std::string version;
+  kube::ObjectPtr source;
   Record record;
-  std::uint64_t pass = 0;
+  std::uint64_t pass = 0;  // the last read that saw it
 };
 
 template <typename Record>
 struct ViewCache {
-  std::map<std::string, ViewEntry<Record>> entries;  // by "ns/name"
-  std::uint64_t passes = 0;                          // reads so far
+  std::unordered_map<const nlohmann::json*, ViewEntry<Record>> entries;  // by source
+  std::uint64_t passes = 0;                                              // reads so far
 };
 
 struct ViewStats {
