@@ -423,7 +423,9 @@ class Builder {
   }
 
   void buildJobs() {
-    std::vector<const api::SlurmJobObject*> jobs;
+    // (id, job): sorting the ids beside the pointers keeps 50,000 comparisons in cache.
+    std::vector<std::pair<std::int64_t, const api::SlurmJobObject*>> jobs;
+    jobs.reserve(objects_.jobs.size());
     bool anyArray = false;
     for (const api::SlurmJobObject& job : objects_.jobs) {
       if (!job.status || !job.status->jobId) continue;
@@ -432,30 +434,28 @@ class Builder {
         anyArray = true;
         continue;
       }
-      jobs.push_back(&job);
+      jobs.emplace_back(*job.status->jobId, &job);
     }
     if (anyArray) addUnmaterializedTasks();
     // Oldest id first: of two objects claiming one id (which invariant 5 forbids) the one seen
     // first keeps it, whatever order the informer listed them in.
-    std::sort(jobs.begin(), jobs.end(),
-              [](const api::SlurmJobObject* a, const api::SlurmJobObject* b) {
-                if (*a->status->jobId != *b->status->jobId) {
-                  return *a->status->jobId < *b->status->jobId;
-                }
-                return jobKey(*a) < jobKey(*b);
-              });
-    std::set<core::JobId> seen;
-    for (const api::SlurmJobObject* job : jobs) {
-      if (*job->status->jobId <= 0) {
+    std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return jobKey(*a.second) < jobKey(*b.second);
+    });
+    std::optional<std::int64_t> previous;  // sorted: a used id is the one just before
+    for (const auto& [rawId, job] : jobs) {
+      if (rawId <= 0) {
         problem(*job, "InvalidJobId", "status.jobId must be positive");
         continue;
       }
-      const auto id = static_cast<core::JobId>(*job->status->jobId);
-      if (!seen.insert(id).second) {
+      const auto id = static_cast<core::JobId>(rawId);
+      if (previous == rawId) {
         problem(*job, "DuplicateJobId",
                 "job id " + std::to_string(id) + " is already used by another SlurmJob");
         continue;
       }
+      previous = rawId;
       const std::string& stateText = job->status->state;
       const std::optional<slurm::JobState> state = stateText.empty()
                                                        ? std::optional(slurm::JobState::kPending)
