@@ -38,6 +38,13 @@ double billingRate(const Job& job, const Snapshot& snapshot) {
   return gpus * c.billingWeightGpu + cpuMillis / kMillisPerCpu * c.billingWeightCpu;
 }
 
+// What one unit of usage is worth `seconds` later (1 with no half-life: usage never decays).
+double decayOver(Duration seconds, Duration halfLife) {
+  if (halfLife <= 0) return 1.0;
+  return std::exp(-std::numbers::ln2 * static_cast<double>(seconds) /
+                  static_cast<double>(halfLife));
+}
+
 double decayedAccrual(double rate, Duration seconds, Duration halfLife) {
   if (seconds <= 0) return 0.0;
   const auto dt = static_cast<double>(seconds);
@@ -53,11 +60,8 @@ std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now) {
   const Duration dt = now - snapshot.usageTime;
   if (dt <= 0 || accounts.empty()) return accounts;
   const Duration halfLife = snapshot.config.priority.decayHalfLife;
-  if (halfLife > 0) {
-    const double decay =
-        std::exp(-std::numbers::ln2 * static_cast<double>(dt) / static_cast<double>(halfLife));
-    for (Account& a : accounts) a.rawUsage *= decay;
-  }
+  const double decay = decayOver(dt, halfLife);
+  for (Account& a : accounts) a.rawUsage *= decay;
   const FairShareTree tree(snapshot.accounts, false);
   for (const Job& job : snapshot.jobs) {
     if (job.phase != JobPhase::kRunning) continue;
@@ -73,12 +77,9 @@ std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now) {
     const Time to = std::min(ended.endTime, now);
     if (to <= from) continue;
     // Its use from `from` to `to`, decayed to `to`, then decayed on to now.
-    double used = decayedAccrual(billingRate(ended.job, snapshot), to - from, halfLife);
-    if (halfLife > 0) {
-      used *= std::exp(-std::numbers::ln2 * static_cast<double>(now - to) /
-                       static_cast<double>(halfLife));
-    }
-    accounts[*assoc].rawUsage += used;
+    accounts[*assoc].rawUsage +=
+        decayedAccrual(billingRate(ended.job, snapshot), to - from, halfLife) *
+        decayOver(now - to, halfLife);
   }
   return accounts;
 }
