@@ -120,8 +120,8 @@ void leanMetadata(api::Json& object) {
   if (api::Json* annotations = member(*metadata, "annotations");
       annotations != nullptr && annotations->is_object()) {
     api::Json own = api::Json::object();
-    for (auto& [key, value] : annotations->items()) {
-      if (key.starts_with(kOwnAnnotationPrefix)) own[key] = std::move(value);
+    for (auto it = annotations->begin(); it != annotations->end(); ++it) {
+      if (it.key().starts_with(kOwnAnnotationPrefix)) own[it.key()] = std::move(it.value());
     }
     *annotations = std::move(own);
   }

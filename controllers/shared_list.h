@@ -21,6 +21,9 @@
 
 namespace kubeslurm::controllers {
 
+// The standard container's names (push_back, const_iterator...), so that range-for, <algorithm>
+// and code written for a std::vector read a SharedList as they read a vector.
+// NOLINTBEGIN(readability-identifier-naming)
 template <typename T>
 class SharedList {
   using Slots = std::vector<std::shared_ptr<T>>;
@@ -43,9 +46,9 @@ class SharedList {
     pointer operator->() const { return at_->get(); }
     reference operator[](difference_type n) const { return *at_[n]; }
     const_iterator& operator++() { return ++at_, *this; }
-    const_iterator operator++(int) { return const_iterator(at_++); }
+    const_iterator operator++(int) { return const_iterator(at_++); }  // NOLINT(cert-dcl21-cpp)
     const_iterator& operator--() { return --at_, *this; }
-    const_iterator operator--(int) { return const_iterator(at_--); }
+    const_iterator operator--(int) { return const_iterator(at_--); }  // NOLINT(cert-dcl21-cpp)
     const_iterator& operator+=(difference_type n) { return at_ += n, *this; }
     const_iterator& operator-=(difference_type n) { return at_ -= n, *this; }
     friend const_iterator operator+(const_iterator it, difference_type n) { return it += n; }
@@ -99,5 +102,6 @@ class SharedList {
  private:
   Slots slots_;
 };
+// NOLINTEND(readability-identifier-naming)
 
 }  // namespace kubeslurm::controllers

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -59,9 +60,8 @@ std::int64_t rssBytes() {
 double mib(std::int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 std::string nodeName(int i) {
-  char name[16];
-  std::snprintf(name, sizeof name, "gpu-%05d", i + 1);
-  return name;
+  const std::string digits = std::to_string(i + 1);
+  return "gpu-" + std::string(digits.size() < 5 ? 5 - digits.size() : 0, '0') + digits;
 }
 
 Json managedFields(const std::string& manager, Json fields) {
@@ -303,7 +303,11 @@ Figures measure(const Cluster& cluster, const std::string& label, const kube::Tr
                 const kube::Transform& podT, int repeats) {
   Figures f;
   f.label = label;
-  kube::ObjectStore nodes, pods, jobs, partitions, accounts;
+  kube::ObjectStore nodes;
+  kube::ObjectStore pods;
+  kube::ObjectStore jobs;
+  kube::ObjectStore partitions;
+  kube::ObjectStore accounts;
   f.storeMib["nodes"] = mib(fill(nodes, cluster.nodes, nodeT));
   f.storeMib["pods"] = mib(fill(pods, cluster.pods, podT));
   f.storeMib["slurmjobs"] = mib(fill(jobs, cluster.jobs, kube::dropManagedFields));
@@ -378,4 +382,11 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace kubeslurm::controllers
 
-int main(int argc, char** argv) { return kubeslurm::controllers::run(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return kubeslurm::controllers::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "operator_cache_bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -201,7 +201,11 @@ TEST(LeanNode, KeepsWhatTheSnapshotReads) {
 }
 
 TEST(ClusterView, KeepsDecodedNodesAndPodsWithoutTheirJson) {
-  kube::ObjectStore nodes, pods, jobs, partitions, accounts;
+  kube::ObjectStore nodes;
+  kube::ObjectStore pods;
+  kube::ObjectStore jobs;
+  kube::ObjectStore partitions;
+  kube::ObjectStore accounts;
   Json lean = rankPod();
   leanPod(lean);
   pods.put("team-a/train-0", std::make_shared<const Json>(lean));
