@@ -359,11 +359,10 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
   // each outcome is then taken in the same order.
   std::vector<StatusWrite> writes;
   std::vector<const api::SlurmJobObject*> targets;  // writes[i]'s job
-  // Where in input.objects.jobs the written job is, for its response to replace it (not for an
-  // undecodable job, which is not there).
+  // Where in input.objects.jobs the written job is, for its response to replace it; none for an
+  // undecodable job, which is not there (and whose response would not decode either).
   std::vector<std::optional<std::size_t>> slots;
   std::vector<std::int64_t> assigned;
-  std::vector<bool> invalids;
   const auto assign = [&](const api::SlurmJobObject& job, std::optional<std::size_t> slot,
                           const std::string* invalid) {
     if (!fenceOpen()) {  // a new block of ids is a write too
@@ -395,7 +394,6 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     targets.push_back(&job);
     slots.push_back(slot);
     assigned.push_back(*id);
-    invalids.push_back(invalid != nullptr);
   };
   // Ids in submission order, whatever order the informer listed the jobs in: Slurm's ids grow
   // with submission, and equal-priority jobs start lowest id first. An array's tasks, created
@@ -469,7 +467,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     // The server's copy is current: this cycle may plan the job instead of waiting for the
     // informer to bring it back (a cycle's worth of queue wait for every new job). The view
     // keeps its own record until the informer brings the same.
-    if (invalids[i] || !slots[i]) continue;
+    if (!slots[i]) continue;
     auto decoded = api::decodeSlurmJob(writes[i].response);
     if (decoded.isOk()) {
       written_.erase(jobKey(*decoded));
