@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -28,9 +27,7 @@
 #include <string>
 #include <vector>
 
-#include <malloc.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "controllers/cluster_view.h"
 #include "controllers/snapshot.h"
@@ -39,6 +36,7 @@
 #include "kubeslurm/kube/informer.h"
 #include "kubeslurm/kube/object_store.h"
 #include "kubeslurm/slurm/sbatch_options.h"
+#include "tests/bench/resident_memory.h"
 
 namespace kubeslurm::controllers {
 namespace {
@@ -47,15 +45,6 @@ using api::Json;
 using Clock = std::chrono::steady_clock;
 
 constexpr core::Time kNow = 1795000000;
-
-std::int64_t rssBytes() {
-  malloc_trim(0);
-  std::ifstream statm("/proc/self/statm");
-  std::int64_t pages = 0;
-  std::int64_t resident = 0;
-  statm >> pages >> resident;
-  return resident * sysconf(_SC_PAGESIZE);
-}
 
 double mib(std::int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
@@ -266,14 +255,14 @@ Cluster makeCluster(int nodeCount, int jobCount) {
 // Parses, transforms and stores `texts` as an informer does; returns the RSS it added.
 std::int64_t fill(kube::ObjectStore& store, const std::vector<std::string>& texts,
                   const kube::Transform& transform) {
-  const std::int64_t before = rssBytes();
+  const std::int64_t before = bench::residentBytes();
   for (const std::string& text : texts) {
     Json object = Json::parse(text);
     transform(object);
     std::string key = kube::objectKey(object);
     store.put(key, std::make_shared<const Json>(std::move(object)));
   }
-  return rssBytes() - before;
+  return bench::residentBytes() - before;
 }
 
 template <typename F>
@@ -314,15 +303,15 @@ Figures measure(const Cluster& cluster, const std::string& label, const kube::Tr
   fill(partitions, cluster.partitions, kube::dropManagedFields);
 
   ClusterView view;
-  std::int64_t before = rssBytes();
+  std::int64_t before = bench::residentBytes();
   auto began = Clock::now();
   { const ReconcileInput first = view.read(nodes, pods, jobs, partitions, accounts); }
   f.firstReadMs = std::chrono::duration<double, std::milli>(Clock::now() - began).count();
-  f.viewMib = mib(rssBytes() - before);
+  f.viewMib = mib(bench::residentBytes() - before);
 
-  before = rssBytes();
+  before = bench::residentBytes();
   ReconcileInput input = view.read(nodes, pods, jobs, partitions, accounts);
-  f.cycleCopyMib = mib(rssBytes() - before);
+  f.cycleCopyMib = mib(bench::residentBytes() - before);
   f.readMs = medianMs(repeats, [&] { (void)view.read(nodes, pods, jobs, partitions, accounts); });
 
   SnapshotOptions options;

@@ -11,16 +11,14 @@
 // Run: build/bin/kube_bench --benchmark_filter=Informer
 #include <chrono>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
-#include <malloc.h>
-#include <unistd.h>
 
 #include "kubeslurm/kube/informer.h"
+#include "tests/bench/resident_memory.h"
 
 namespace kubeslurm::kube {
 namespace {
@@ -245,14 +243,7 @@ class PagedPods final : public Reader, public Watcher {
   std::size_t slimBytes_ = 0;
 };
 
-double residentBytes() {
-  ::malloc_trim(0);
-  std::ifstream in("/proc/self/statm");
-  long long size = 0;
-  long long resident = 0;
-  in >> size >> resident;
-  return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE));
-}
+double residentBytes() { return static_cast<double>(bench::residentBytes()); }
 
 void informerMemory(benchmark::State& state) {
   const bool dropManaged = state.range(0) != 0;
