@@ -28,10 +28,14 @@ Amount toAmount(const Resources& r) {
   return {static_cast<std::int64_t>(r.gpus), toSigned(r.cpuMillis), toSigned(r.memoryBytes)};
 }
 
-bool toleratesAll(std::span<const Taint> taints, std::span<const Taint> tolerations) {
+bool toleratesAll(std::span<const Taint> taints, std::span<const Taint> tolerations,
+                  std::span<const Taint> more) {
+  const auto tolerated = [](const Taint& taint, std::span<const Taint> list) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const Taint& t) { return tolerates(t, taint); });
+  };
   return std::all_of(taints.begin(), taints.end(), [&](const Taint& taint) {
-    return !keepsPodsOff(taint) || std::any_of(tolerations.begin(), tolerations.end(),
-                                               [&](const Taint& t) { return tolerates(t, taint); });
+    return !keepsPodsOff(taint) || tolerated(taint, tolerations) || tolerated(taint, more);
   });
 }
 

@@ -144,7 +144,10 @@ class ClusterState {
   std::uint64_t clusterCpuMillis_ = 0;
 };
 
-// A node's taints that a job does not tolerate and that keep pods off (NoSchedule/NoExecute).
-bool toleratesAll(std::span<const Taint> taints, std::span<const Taint> tolerations);
+// Whether pods that tolerate `tolerations` and `more` may run on a node with `taints`: every
+// taint that keeps pods off (NoSchedule/NoExecute) is tolerated by one of the two lists (a job's
+// own and its partition's).
+bool toleratesAll(std::span<const Taint> taints, std::span<const Taint> tolerations,
+                  std::span<const Taint> more = {});
 
 }  // namespace kubeslurm::core

@@ -41,14 +41,17 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
   v.request = {toAmount(job.perNodeAllocation()), job.exclusive};
   v.minNodes = std::max<std::uint32_t>(job.minNodes, 1);
   v.maxNodes = std::max(job.maxNodes, v.minNodes);
-  v.duration = std::max<Duration>(job.timeLimit, 1);  // a zero limit still holds its nodes
+  const Partition& tried = state.snapshot().partitions[partition];
+  const Duration limit =
+      job.timeLimitFromPartition ? tried.defaultTime.value_or(tried.maxTime) : job.timeLimit;
+  v.duration = std::max<Duration>(limit, 1);  // a zero limit still holds its nodes
   const Time eligible =
       std::max(job.eligibleTime != 0 ? job.eligibleTime : job.submitTime, job.beginTime);
   if (job.maxSwitches && now < eligible + job.switchesWait) v.maxSwitches = *job.maxSwitches;
   v.required = resolve(state, job.requiredNodes, &v.unknownRequired);
   v.excluded = resolve(state, job.excludedNodes, nullptr);
   v.simple = v.required.empty() && v.excluded.empty() && v.unknownRequired.empty() &&
-             job.constraints.empty() && job.tolerations.empty() &&
+             job.constraints.empty() && job.tolerations.empty() && tried.tolerations.empty() &&
              v.request.amount.gpus <= CapacityIndex::kTopBucket;
   return v;
 }
@@ -56,7 +59,9 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
 bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n) {
   const Job& j = state.snapshot().jobs[job.job];
   const Node& node = state.snapshot().nodes[n];
-  return node.state == NodeState::kUp && toleratesAll(node.taints, j.tolerations) &&
+  const Partition& partition = state.snapshot().partitions[job.partition];
+  return node.state == NodeState::kUp &&
+         toleratesAll(node.taints, j.tolerations, partition.tolerations) &&
          hasFeatures(node, j.constraints) &&
          !std::binary_search(job.excluded.begin(), job.excluded.end(), n);
 }

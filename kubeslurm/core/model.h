@@ -75,6 +75,9 @@ struct Partition {
   std::optional<std::uint32_t> maxNodesPerJob;
   std::vector<std::string> allowedAccounts;  // empty: all
   PartitionState state = PartitionState::kUp;
+  // Taints the pods of the partition's jobs tolerate, besides each job's own (Job::tolerations):
+  // of a job that names several partitions, only those of the one it is tried in apply.
+  std::vector<Taint> tolerations;
 };
 
 // One association of Slurm's tree, as `sshare` lists them. An account association has an empty
@@ -157,7 +160,12 @@ struct Job {
   std::uint32_t gpusPerNode = 0;
   std::uint64_t cpuMillisPerNode = 0;
   std::uint64_t memoryBytesPerNode = 0;
-  Duration timeLimit = kUnlimited;         // already defaulted from the partition by the caller
+  Duration timeLimit = kUnlimited;  // already defaulted from the partition by the caller
+  // sbatch -p a,b without --time where a has no DefaultTime: slurmctld leaves the limit unset
+  // at submission and sets it when the job starts, from the partition it starts in
+  // (node_scheduler.c select_nodes). Tried in a partition, the job's limit is then that
+  // partition's DefaultTime, else its MaxTime; `timeLimit` still holds the first's.
+  bool timeLimitFromPartition = false;
   bool exclusive = false;                  // whole nodes
   std::vector<std::string> requiredNodes;  // -w (expanded)
   std::vector<std::string> excludedNodes;  // -x (expanded)
@@ -343,6 +351,9 @@ struct PendingDecision {
   std::string reasonDetail;
   std::optional<Time> estimatedStart;     // squeue --start
   std::vector<NodeIndex> estimatedNodes;  // SCHEDNODES
+  // The partition the decision is for: of a job that names several, the one whose entry speaks
+  // for it (where the estimate puts it); "" when the job's partition does not exist.
+  std::string partition;
   // The state of each dependency target, one per term target in order (singleton: one), for
   // squeue %E / scontrol Dependency= ("afterok:9(unfulfilled)"). Empty without a dependency or
   // once it is satisfied (Slurm then shows "(null)").

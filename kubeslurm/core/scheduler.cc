@@ -109,7 +109,9 @@ Verdict Cycle::staticVerdict(const Job& job, const std::optional<std::uint32_t>&
 // job_limits_check: the partition's limits first, then its state.
 Verdict Cycle::partitionVerdict(const Job& job, std::uint32_t p) const {
   const Partition& part = snapshot_.partitions[p];
-  if (job.timeLimit > part.maxTime) return waiting(PendingReason::kPartitionTimeLimit);
+  if (!job.timeLimitFromPartition && job.timeLimit > part.maxTime) {
+    return waiting(PendingReason::kPartitionTimeLimit);
+  }
   const std::uint32_t nodes = std::max<std::uint32_t>(job.minNodes, 1);
   if ((part.maxNodesPerJob && nodes > *part.maxNodesPerJob) ||
       nodes > state_.partition(p).nodes.size()) {
@@ -321,7 +323,8 @@ bool Cycle::configFeasible(const JobView& view) const {
     const Node& node = snapshot_.nodes[n];
     if (!toAmount(node.allocatable).covers(view.request.amount)) continue;
     if (!view.simple &&
-        (!toleratesAll(node.taints, job.tolerations) ||
+        (!toleratesAll(node.taints, job.tolerations,
+                       snapshot_.partitions[view.partition].tolerations) ||
          std::binary_search(view.excluded.begin(), view.excluded.end(), n) ||
          !std::all_of(job.constraints.begin(), job.constraints.end(), [&](const std::string& f) {
            return std::find(node.features.begin(), node.features.end(), f) != node.features.end();
@@ -480,6 +483,7 @@ void Cycle::report() {
     d.reasonDetail = std::move(p.verdict.detail);
     d.estimatedStart = p.estimatedStart;
     d.estimatedNodes = std::move(p.estimatedNodes);
+    if (p.partition) d.partition = snapshot_.partitions[*p.partition].name;
     d.dependencyStates = std::move(p.verdict.dependencyStates);
     plan_.pending.push_back(std::move(d));
   }
