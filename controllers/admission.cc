@@ -223,9 +223,18 @@ StatusOr<podspec::GangInput> gangForStartUnguarded(const core::Start& start,
   const api::SlurmJobObject* job = findJob(objects, key->second);
   const core::Job* planned = findCoreJob(index.snapshot, start.jobId);
   if (job == nullptr || planned == nullptr) return notFound("SlurmJob " + key->second + " is gone");
+  // The partition the plan started the job in: of a job that names several, one of them.
   std::string message;
-  const api::Partition* partition = jobPartition(job->request, objects.partitions, &message);
-  if (partition == nullptr) return invalidArgument(message);
+  const std::vector<const api::Partition*> partitions =
+      jobPartitions(job->request, objects.partitions, &message);
+  if (partitions.empty()) return invalidArgument(message);
+  const auto chosen = std::ranges::find_if(partitions, [&](const api::Partition* p) {
+    return start.partition.empty() || p->metadata.name == start.partition;
+  });
+  if (chosen == partitions.end()) {
+    return notFound("partition " + start.partition + " is not one of " + key->second + "'s");
+  }
+  const api::Partition* partition = *chosen;
   std::vector<std::string> nodes;
   for (const core::NodeIndex node : start.nodes) {
     if (node >= index.nodeNames.size()) {

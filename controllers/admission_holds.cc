@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "controllers/arrays.h"
 #include "controllers/job_object.h"
@@ -73,14 +74,26 @@ JobHolds AdmissionHolds::holdsFor(const ClusterObjects& objects, core::Time now,
       continue;
     }
 
-    const api::Partition* partition = jobPartition(job.request, objects.partitions, nullptr);
-    if (partition != nullptr) {
+    // A job that names several partitions (sbatch -p a,b) must be one each of them can run,
+    // as the admission webhook required when it was submitted.
+    const std::vector<const api::Partition*> partitions =
+        jobPartitions(job.request, objects.partitions, nullptr);
+    if (!partitions.empty()) {
+      std::string versions;
+      for (const api::Partition* partition : partitions) {
+        versions.append(partition->metadata.name)
+            .append("@")
+            .append(partition->metadata.resourceVersion)
+            .append(",");
+      }
       Check& cached = checks_[key];
       if (cached.uid != meta.uid || cached.generation != meta.generation ||
-          cached.partition != partition->metadata.name ||
-          cached.partitionVersion != partition->metadata.resourceVersion) {
-        cached = Check{meta.uid, meta.generation, partition->metadata.name,
-                       partition->metadata.resourceVersion, check(job, *partition)};
+          cached.partitions != versions) {
+        cached = Check{meta.uid, meta.generation, std::move(versions), Status::ok()};
+        for (const api::Partition* partition : partitions) {
+          cached.result = check(job, *partition);
+          if (!cached.result.isOk()) break;
+        }
       }
       if (!cached.result.isOk()) {
         holds.invalid.emplace(key, JobProblem{key, std::string(kInvalidPodSpecReason),

@@ -6,6 +6,8 @@
 //              (name, resourceVersion) before the job may hold nodes. A job whose pods cannot
 //              be made (a template of the wrong shape, no image, a mount the partition does not
 //              allow, anything that throws) waits as InvalidPodSpec until one of them changes.
+//              A job that names several partitions (sbatch -p a,b) is checked in each: every
+//              one must accept it, as the admission webhook required at submission.
 //   refused    The API server refused a rank pod or the job's Service as written (400, 422, or
 //              Pod Security's 403): InvalidPodSpec until the spec changes. The refusal is also
 //              read back from the job's Valid condition (reason InvalidPodSpec, observed at
@@ -62,8 +64,7 @@ class AdmissionHolds {
   struct Check {
     std::string uid;
     std::int64_t generation = 0;
-    std::string partition;         // name
-    std::string partitionVersion;  // resourceVersion
+    std::string partitions;  // "name@resourceVersion," of each partition the job names
     Status result;
   };
   struct Backoff {

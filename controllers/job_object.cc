@@ -1,6 +1,7 @@
 #include "controllers/job_object.h"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 #include "kubeslurm/podspec/rank_pods.h"
@@ -33,18 +34,35 @@ api::ObjectMeta jobMetadata(const api::SlurmJobObject& job) {
 
 bool isRankPod(const api::Pod& pod) { return !podJobName(pod).empty(); }
 
-const api::Partition* jobPartition(const slurm::JobRequest& request,
-                                   const std::vector<api::Partition>& partitions,
-                                   std::string* message) {
+std::vector<const api::Partition*> jobPartitions(const slurm::JobRequest& request,
+                                                 const std::vector<api::Partition>& partitions,
+                                                 std::string* message) {
+  std::vector<const api::Partition*> out;
   if (!request.partition.empty()) {
-    for (const api::Partition& p : partitions) {
-      if (p.metadata.name == request.partition) return &p;
+    const auto byName = [&](std::string_view name) -> const api::Partition* {
+      for (const api::Partition& p : partitions) {
+        if (p.metadata.name == name) return &p;
+      }
+      return nullptr;
+    };
+    std::string_view rest = request.partition;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (name.empty()) continue;
+      const api::Partition* found = byName(name);
+      if (found == nullptr) {
+        // slurmctld's ESLURM_INVALID_PARTITION_NAME, with the name it could not find.
+        if (message != nullptr) *message = "Invalid partition name specified: " + std::string(name);
+        return {};
+      }
+      if (std::ranges::find(out, found) == out.end()) out.push_back(found);
     }
-    // slurmctld's ESLURM_INVALID_PARTITION_NAME, with the name it could not find.
-    if (message != nullptr) {
+    if (out.empty() && message != nullptr) {
       *message = "Invalid partition name specified: " + request.partition;
     }
-    return nullptr;
+    return out;
   }
   const api::Partition* chosen = nullptr;
   for (const api::Partition& p : partitions) {
@@ -53,11 +71,47 @@ const api::Partition* jobPartition(const slurm::JobRequest& request,
     }
   }
   if (chosen == nullptr && partitions.size() == 1) chosen = &partitions.front();
-  if (chosen == nullptr && message != nullptr) {
+  if (chosen == nullptr) {
     // ESLURM_DEFAULT_PARTITION_NOT_SET.
-    *message = "No partition specified or system default partition";
+    if (message != nullptr) *message = "No partition specified or system default partition";
+    return {};
   }
-  return chosen;
+  out.push_back(chosen);
+  return out;
+}
+
+const api::Partition* jobPartition(const slurm::JobRequest& request,
+                                   const std::vector<api::Partition>& partitions,
+                                   std::string* message) {
+  const std::vector<const api::Partition*> named = jobPartitions(request, partitions, message);
+  return named.empty() ? nullptr : named.front();
+}
+
+const api::Partition* runningPartition(const api::SlurmJobObject& job, const api::Pod* rankPod,
+                                       const std::vector<api::Partition>& partitions,
+                                       std::string& name) {
+  name.clear();
+  if (rankPod != nullptr) {
+    const auto& annotations = rankPod->metadata.annotations;
+    if (const auto it = annotations.find(std::string(podspec::kPartitionAnnotation));
+        it != annotations.end()) {
+      name = it->second;
+    }
+  }
+  if (name.empty() && job.status) name = job.status->partition;
+  if (name.empty()) {
+    const api::Partition* first = jobPartition(job.request, partitions, nullptr);
+    if (first != nullptr) {
+      name = first->metadata.name;
+      return first;
+    }
+    const std::string& asked = job.request.partition;
+    name = asked.substr(0, asked.find(','));
+    return nullptr;
+  }
+  const auto found = std::ranges::find_if(
+      partitions, [&](const api::Partition& p) { return p.metadata.name == name; });
+  return found != partitions.end() ? &*found : nullptr;
 }
 
 std::string defaultAccountFor(const std::vector<api::Account>& accounts, const std::string& ns) {

@@ -31,10 +31,26 @@ std::string podJobName(const api::Pod& pod);
 // A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
 bool isRankPod(const api::Pod& pod);
 
-// The partition a job runs in: spec.partition, else the default one (spec.default, else the
-// only partition). nullptr when there is none; `message` then says why, as sbatch would.
+// The partitions a job may run in: spec.partition as sbatch -p a,b writes it, each name once, in
+// the order given (empty names skipped), else the default one (spec.default, else the only
+// partition). Empty when a name is unknown or there is no default; `message` then says why, as
+// sbatch would: slurmctld refuses the whole list when one name is unknown.
+std::vector<const api::Partition*> jobPartitions(const slurm::JobRequest& request,
+                                                 const std::vector<api::Partition>& partitions,
+                                                 std::string* message);
+
+// The first of jobPartitions: the one whose DefaultTime a job without --time gets, and where a
+// pending job is counted. nullptr when there is none.
 const api::Partition* jobPartition(const slurm::JobRequest& request,
                                    const std::vector<api::Partition>& partitions,
                                    std::string* message);
+
+// The partition a started job runs in: the one its rank pods were made for (their partition
+// annotation), else status.partition, else the first it names (jobPartition). `name` gets its
+// name; nullptr when no such partition exists (any more: a deleted partition still has jobs
+// running in it).
+const api::Partition* runningPartition(const api::SlurmJobObject& job, const api::Pod* rankPod,
+                                       const std::vector<api::Partition>& partitions,
+                                       std::string& name);
 
 }  // namespace kubeslurm::controllers

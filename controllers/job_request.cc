@@ -145,12 +145,8 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
       rest.remove_prefix(amp + 1);
     }
   }
-  // The partition's tolerations, as Kubernetes matches them: Exists ignores the value.
-  for (const api::Toleration& toleration : partition.spec.tolerations) {
-    job.tolerations.push_back(core::Taint{
-        toleration.key, toleration.operator_ == "Exists" ? std::string() : toleration.value,
-        toleration.effect});
-  }
+  // The partition's tolerations are core::Partition's (partitionTolerations): a job that names
+  // several partitions tolerates, in each, what that partition's pods do.
   job.maxSwitches = request.switches;
   job.switchesWait = request.switchesWaitSeconds.value_or(0);
   if (request.array && request.array->maxRunning) job.arrayMaxRunning = request.array->maxRunning;
@@ -164,10 +160,45 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   return job;
 }
 
+std::vector<core::Taint> partitionTolerations(const api::Partition& partition) {
+  std::vector<core::Taint> out;
+  out.reserve(partition.spec.tolerations.size());
+  // As Kubernetes matches them: Exists ignores the value.
+  for (const api::Toleration& toleration : partition.spec.tolerations) {
+    out.push_back(core::Taint{toleration.key,
+                              toleration.operator_ == "Exists" ? std::string() : toleration.value,
+                              toleration.effect});
+  }
+  return out;
+}
+
 StatusOr<std::vector<podspec::ContainerMount>> containerMounts(const slurm::JobRequest& request,
                                                                const api::Partition& partition) {
   return podspec::resolveContainerMounts(request.container.mounts, request.workDir,
                                          partition.metadata.name, partition.spec);
+}
+
+StatusOr<core::Job> plannedJob(const slurm::JobRequest& request,
+                               std::span<const api::Partition* const> partitions, core::JobId id,
+                               const std::string& user, core::Time submitTime,
+                               std::size_t clusterNodes) {
+  if (partitions.empty()) return invalidArgument("a job without a partition");
+  auto job = coreJob(request, *partitions.front(), id, user, submitTime, clusterNodes);
+  if (!job.isOk() || partitions.size() == 1) return job;
+  for (const api::Partition* other : partitions.subspan(1)) {
+    job->otherPartitions.push_back(other->metadata.name);
+  }
+  job->timeLimitFromPartition = !request.timeLimit && !partitions.front()->spec.defaultTime;
+  return job;
+}
+
+core::Duration defaultTimeLimit(const api::Partition* first, const api::Partition* runsIn) {
+  if (first != nullptr && first->spec.defaultTime) {
+    return first->spec.defaultTime->limit.seconds.value_or(core::kUnlimited);
+  }
+  const api::Partition* source = runsIn != nullptr ? runsIn : first;
+  if (source == nullptr) return core::kUnlimited;
+  return api::partitionDefaultTime(source->spec).seconds.value_or(core::kUnlimited);
 }
 
 }  // namespace kubeslurm::controllers

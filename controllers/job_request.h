@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries);
 // kInvalidArgument with the message sbatch/slurmctld would give for inconsistent requests.
 StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request);
 
+// The taints a partition's pods tolerate, as core::Partition::tolerations.
+std::vector<core::Taint> partitionTolerations(const api::Partition& partition);
+
 // The core's Job for a pending request. `partition` is the job's (already defaulted) partition;
 // the time limit defaults to its DefaultTime, then MaxTime (as slurmctld applies them).
 // The job's Pyxis --container-mounts resolved against its partition's allowed paths
@@ -58,5 +62,18 @@ inline constexpr std::string_view kInvalidNodeName = "Invalid node name specifie
 StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,
                             core::JobId id, const std::string& user, core::Time submitTime,
                             std::size_t clusterNodes);
+
+// The core's Job for a pending request that may run in `partitions` (jobPartitions, not empty):
+// coreJob's with the first, the rest as Job::otherPartitions (sbatch -p a,b). The one
+// translation of a SlurmJob's request that the cycle and --test-only share.
+StatusOr<core::Job> plannedJob(const slurm::JobRequest& request,
+                               std::span<const api::Partition* const> partitions, core::JobId id,
+                               const std::string& user, core::Time submitTime,
+                               std::size_t clusterNodes);
+
+// The time limit of a job that asked for none: the DefaultTime of the first partition it names
+// (slurmctld sets it at submission), else the DefaultTime or MaxTime of `runsIn`, the partition
+// it started in (select_nodes sets it then). For a job of one partition the two are the same.
+core::Duration defaultTimeLimit(const api::Partition* first, const api::Partition* runsIn);
 
 }  // namespace kubeslurm::controllers

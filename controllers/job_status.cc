@@ -188,6 +188,7 @@ void requeue(api::SlurmJobStatus& status, std::int64_t restarts, slurm::PendingR
   status.startTime.reset();
   status.endTime.reset();
   status.nodeList.clear();
+  status.partition.clear();  // it may start in another of the partitions it names
   status.estimatedStart.reset();
   // sacct shows the steps of the job's last run.
   status.steps.clear();
@@ -234,6 +235,12 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
     }
     if (gang.nodes.size() <= rank) gang.nodes.resize(rank + 1);
     gang.nodes[rank] = pod.spec.nodeName;
+    if (gang.partition.empty()) {
+      if (const auto it = pod.metadata.annotations.find(std::string(podspec::kPartitionAnnotation));
+          it != pod.metadata.annotations.end()) {
+        gang.partition = it->second;
+      }
+    }
     if (!pod.spec.nodeName.empty()) ++gang.bound;
     if (!pod.spec.nodeName.empty() && pod.metadata.creationTimestamp) {
       gang.boundSince = gang.boundSince
@@ -447,6 +454,9 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
   if (!running || !d.status.startTime) {
     d.status.startTime = gang.boundSince ? *gang.boundSince : gang.earliestStart.value_or(now);
   }
+  // Of a job that names several partitions, the one it started in (slurmctld rewrites the
+  // job's partition when it starts); pods made before the annotation leave it as it was.
+  if (!gang.partition.empty()) d.status.partition = gang.partition;
   if (!running || d.status.nodeList.empty()) {
     std::vector<std::string> hosts;
     for (std::uint32_t r = 0; r < gang.size.value_or(0); ++r) {

@@ -63,6 +63,7 @@ struct GangObservation {
   // the job's steps (step/step_records.h). Written inside the user's container: untrusted.
   std::string rank0Message;
   std::vector<std::string> nodes;  // by rank ("" for a rank without a pod or a node)
+  std::string partition;           // the partition annotation: where the gang was admitted
 
   // The first rank that failed on its own (not a node loss, not a kubelet rejection): the
   // earliest container finishedAt, ties by rank.

@@ -56,21 +56,24 @@ const json& conditionsOf(const json& raw) {
   return *conditions;
 }
 
-// The time limit TIMEOUT is measured against when the job asked for none.
-core::Duration defaultTimeLimit(const api::SlurmJobObject& job,
-                                const std::vector<api::Partition>& partitions) {
-  std::string ignored;
-  const api::Partition* partition = jobPartition(job.request, partitions, &ignored);
-  if (partition == nullptr) return core::kUnlimited;
-  return api::partitionDefaultTime(partition->spec).seconds.value_or(core::kUnlimited);
+// The time limit TIMEOUT is measured against when the job asked for none (defaultTimeLimit).
+core::Duration unrequestedLimit(const api::SlurmJobObject& job,
+                                const std::vector<api::Partition>& partitions,
+                                const std::vector<api::Pod>& pods) {
+  std::string name;
+  const api::Partition* runsIn =
+      runningPartition(job, pods.empty() ? nullptr : &pods.front(), partitions, name);
+  return defaultTimeLimit(jobPartition(job.request, partitions, nullptr), runsIn);
 }
 
-// The partition a job counts in for the metrics: jobPartition's, else the name it asked for (a
-// partition that does not exist, or no longer does), else "" (none asked and no default).
-std::string effectivePartition(const slurm::JobRequest& request,
+// The partition a job counts in for the metrics: the one it runs (or ran) in, else the first it
+// names, else the name it asked for (a partition that does not exist, or no longer does), else
+// "" (none asked and no default).
+std::string effectivePartition(const api::SlurmJobObject& job,
                                const std::vector<api::Partition>& partitions) {
-  const api::Partition* partition = jobPartition(request, partitions, nullptr);
-  return partition != nullptr ? partition->metadata.name : request.partition;
+  if (job.status && !job.status->partition.empty()) return job.status->partition;
+  const api::Partition* partition = jobPartition(job.request, partitions, nullptr);
+  return partition != nullptr ? partition->metadata.name : job.request.partition;
 }
 
 std::string podJob(const api::Pod& pod) {
@@ -503,7 +506,7 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
     const std::vector<api::Pod>& pods = podsByJob[jobKey(job)];
     const GangObservation gang = observeGang(job, pods, health);
     JobStatusPolicy policy;
-    policy.defaultTimeLimit = defaultTimeLimit(job, objects.partitions);
+    policy.defaultTimeLimit = unrequestedLimit(job, objects.partitions, pods);
     policy.gracePeriodSeconds = options_.admission.killWaitSeconds;
     policy.requeueOnNodeFail = options_.requeueOnNodeFail;
     policy.gangStartTimeout = options_.gangStartTimeout;
@@ -846,7 +849,7 @@ void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& i
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (job.request.array && isArrayParent(job)) continue;
     if (job.status && job.status->jobId) {
-      ++report.jobsByState[effectivePartition(job.request, objects.partitions)]
+      ++report.jobsByState[effectivePartition(job, objects.partitions)]
                           [job.status->state.empty() ? "PENDING" : job.status->state];
     }
   }
@@ -972,8 +975,14 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
                                 : status.allocatedNodes);
         }
       }
+      // A pending job that names several partitions waits in each (squeue -p lists it there).
       for (const core::Job& job : snapshot.jobs) {
-        if (job.partition != partition.metadata.name) continue;
+        if (job.partition != partition.metadata.name &&
+            (job.phase == core::JobPhase::kRunning ||
+             std::ranges::find(job.otherPartitions, partition.metadata.name) ==
+                 job.otherPartitions.end())) {
+          continue;
+        }
         ++(job.phase == core::JobPhase::kRunning ? status.runningJobs : status.pendingJobs);
       }
       figures.pendingJobs = status.pendingJobs;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "controllers/arrays.h"
 #include "controllers/job_object.h"
@@ -241,6 +242,7 @@ class Builder {
       part.preemptMode = preemptMode(spec.preemptMode);
       if (spec.maxNodesPerJob) part.maxNodesPerJob = positive(spec.maxNodesPerJob, 0);
       part.allowedAccounts = spec.allowedAccounts;
+      part.tolerations = partitionTolerations(*p);
       part.state = partitionState(spec.state);
       if (std::string bad = podspec::allowedMountsProblem(spec.allowedMounts); !bad.empty()) {
         partitionProblem(*p, "InvalidAllowedMounts", std::move(bad));
@@ -548,8 +550,9 @@ class Builder {
 
   void addPending(const api::SlurmJobObject& job, core::JobId id) {
     std::string message;
-    const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
-    if (partition == nullptr) {
+    std::vector<const api::Partition*> partitions =
+        jobPartitions(job.request, objects_.partitions, &message);
+    if (partitions.empty()) {
       problem(job, "InvalidPartition", message);
       unplanned(job, id);
       return;
@@ -567,18 +570,21 @@ class Builder {
       unplanned(job, id);
       return;
     }
-    // Pyxis mounts the partition does not allow: the job could never start, so it waits outside
-    // the plan with the reason until its spec or the partition changes.
+    // Pyxis mounts a partition does not allow: the job could never start there, so it waits
+    // outside the plan with the reason until its spec or the partition changes. A job that
+    // names several partitions must be one each of them accepts (AdmissionHolds' rule).
     if (!job.request.container.mounts.empty()) {
-      auto mounts = containerMounts(job.request, *partition);
-      if (!mounts.isOk()) {
-        problem(job, "InvalidContainerMounts", std::string(mounts.status().message()));
-        unplanned(job, id);
-        return;
+      for (const api::Partition* partition : partitions) {
+        auto mounts = containerMounts(job.request, *partition);
+        if (!mounts.isOk()) {
+          problem(job, "InvalidContainerMounts", std::string(mounts.status().message()));
+          unplanned(job, id);
+          return;
+        }
       }
     }
-    auto core =
-        coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job), objects_.nodes.size());
+    auto core = plannedJob(job.request, partitions, id, userOf(job), submitTimeOf(job),
+                           objects_.nodes.size());
     if (!core.isOk()) {
       problem(job, "InvalidRequest", std::string(core.status().message()));
       unplanned(job, id);
@@ -628,19 +634,23 @@ class Builder {
     std::sort(ranks.begin(), ranks.end(), byRank);
     std::sort(endedRanks.begin(), endedRanks.end(), byRank);
 
-    std::string message;
-    const api::Partition* partition = jobPartition(job.request, objects_.partitions, &message);
+    // The partition it runs in, which a job of several names on its pods.
+    const api::Pod* anyRank = !ranks.empty()        ? ranks.front().second
+                              : !endedRanks.empty() ? endedRanks.front().second
+                                                    : nullptr;
+    // Counted in the partition it runs in; a limit it did not ask for is defaultTimeLimit's.
+    std::string runsIn;
+    const api::Partition* running = runningPartition(job, anyRank, objects_.partitions, runsIn);
     api::Partition fallback;  // a deleted partition still has jobs running in it
-    if (partition == nullptr) {
-      fallback.metadata.name = job.request.partition;
-      partition = &fallback;
-    }
-    auto core =
-        coreJob(job.request, *partition, id, userOf(job), submitTimeOf(job), objects_.nodes.size());
+    fallback.metadata.name = runsIn;
+    const api::Partition* first = jobPartition(job.request, objects_.partitions, nullptr);
+    auto core = coreJob(job.request, running != nullptr ? *running : fallback, id, userOf(job),
+                        submitTimeOf(job), objects_.nodes.size());
     if (!core.isOk()) {  // its pods stay charged as foreign load
       unplanned(job, id);
       return;
     }
+    if (!job.request.timeLimit) core->timeLimit = defaultTimeLimit(first, running);
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kRunning;

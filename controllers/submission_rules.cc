@@ -146,8 +146,9 @@ std::optional<AdmissionResponse> checkPlacementRights(const api::SlurmJobObject&
                                                       const AdmissionRequest& request,
                                                       const SubmissionContext& context) {
   std::string message;
-  const api::Partition* partition = jobPartition(job.request, context.partitions, &message);
-  if (partition == nullptr) return refuse(message);
+  const std::vector<const api::Partition*> partitions =
+      jobPartitions(job.request, context.partitions, &message);
+  if (partitions.empty()) return refuse(message);
   const std::string& ns = request.namespaceName;
   std::string account = job.request.account;
   if (account.empty()) {
@@ -161,9 +162,16 @@ std::optional<AdmissionResponse> checkPlacementRights(const api::SlurmJobObject&
                                               " from namespace " + ns));
     }
   }
-  const std::vector<std::string>& allowed = partition->spec.allowedAccounts;
-  if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), account) == allowed.end()) {
-    return refuse(what(kInvalidAccount, "partition " + partition->metadata.name +
+  // A job that names several partitions (sbatch -p a,b) is refused only when none allows the
+  // account: under the default EnforcePartLimits=NO slurmctld accepts such a list and the
+  // scheduler leaves out the partitions that deny it (job_mgr.c _valid_job_part), as the core
+  // does. A job of one partition is refused when it denies (the same function).
+  const auto allows = [&](const api::Partition* partition) {
+    const std::vector<std::string>& allowed = partition->spec.allowedAccounts;
+    return allowed.empty() || std::find(allowed.begin(), allowed.end(), account) != allowed.end();
+  };
+  if (std::ranges::none_of(partitions, allows)) {
+    return refuse(what(kInvalidAccount, "partition " + partitions.front()->metadata.name +
                                             " does not allow account " + account));
   }
   if (!job.request.qos.empty()) {
@@ -187,8 +195,9 @@ std::optional<AdmissionResponse> checkPods(const api::SlurmJobObject& job,
                                            const SubmissionContext& context,
                                            SubmissionChecks& checks, bool templateChanged) {
   std::string message;
-  const api::Partition* partition = jobPartition(job.request, context.partitions, &message);
-  if (partition == nullptr) return refuse(message);
+  const std::vector<const api::Partition*> partitions =
+      jobPartitions(job.request, context.partitions, &message);
+  if (partitions.empty()) return refuse(message);
   const bool hasTemplate = job.raw.contains("spec") && job.raw["spec"].is_object() &&
                            job.raw["spec"].contains("podTemplate");
   if (hasTemplate && templateChanged) {
@@ -205,13 +214,17 @@ std::optional<AdmissionResponse> checkPods(const api::SlurmJobObject& job,
   if (!meta.is_object()) meta = Json::object();
   if (!meta.contains("uid")) meta["uid"] = "dry-run";
   const GangIdentity who{0, 0, named.user, named.request.account, named.request.qos};
-  auto pod = checkPod(named, *partition, who, context.admission);
-  if (!pod.isOk()) return refuse(std::string(pod.status().message()));
-  // The owner does not exist yet (nor the node): a dry run checks the pod, not its references.
-  pod->metadata.ownerReferences.clear();
-  pod->spec.nodeName.clear();
-  if (Status dry = checks.dryRunPod(*pod); !dry.isOk()) {
-    return refuse("the job's pods would be refused: " + std::string(dry.message()));
+  // Each partition makes its own pods (policy, tolerations, volumes): a job that names several
+  // must be one each of them can run, since the plan may start it in any.
+  for (const api::Partition* partition : partitions) {
+    auto pod = checkPod(named, *partition, who, context.admission);
+    if (!pod.isOk()) return refuse(std::string(pod.status().message()));
+    // The owner does not exist yet (nor the node): a dry run checks the pod, not its references.
+    pod->metadata.ownerReferences.clear();
+    pod->spec.nodeName.clear();
+    if (Status dry = checks.dryRunPod(*pod); !dry.isOk()) {
+      return refuse("the job's pods would be refused: " + std::string(dry.message()));
+    }
   }
   return std::nullopt;
 }

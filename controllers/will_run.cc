@@ -31,9 +31,9 @@ StatusOr<WillRunResult> planWillRun(const SnapshotIndex& cluster,
                                     const std::string& defaultAccount, core::JobId id,
                                     core::Time now, const core::Budget& budget) {
   std::string message;
-  const api::Partition* partition = jobPartition(request, partitions, &message);
-  if (partition == nullptr) return invalidArgument(message);
-  auto job = coreJob(request, *partition, id, user, now, cluster.snapshot.nodes.size());
+  const std::vector<const api::Partition*> named = jobPartitions(request, partitions, &message);
+  if (named.empty()) return invalidArgument(message);
+  auto job = plannedJob(request, named, id, user, now, cluster.snapshot.nodes.size());
   if (!job.isOk()) return job.status();
   if (job->account.empty()) job->account = defaultAccount;
 
@@ -48,6 +48,7 @@ StatusOr<WillRunResult> planWillRun(const SnapshotIndex& cluster,
       start != plan.starts.end()) {
     result.start = now;
     nodes = start->nodes;
+    result.partition = start->partition;  // of sbatch -p a,b, where it would start
   } else {
     const auto pending = std::ranges::find(plan.pending, id, &core::PendingDecision::jobId);
     if (pending == plan.pending.end()) {
@@ -56,6 +57,7 @@ StatusOr<WillRunResult> planWillRun(const SnapshotIndex& cluster,
     if (pending->estimatedStart && !pending->estimatedNodes.empty()) {
       result.start = *pending->estimatedStart;
       nodes = pending->estimatedNodes;
+      if (!pending->partition.empty()) result.partition = pending->partition;
     } else if (pending->reason == slurm::PendingReason::kResources ||
                pending->reason == slurm::PendingReason::kPriority ||
                pending->reason == slurm::PendingReason::kPartitionNodeLimit ||

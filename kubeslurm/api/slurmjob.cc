@@ -183,6 +183,7 @@ json encodeStatus(const SlurmJobStatus& s) {
   setText("reason", s.reason);
   setText("reasonDetail", s.reasonDetail);
   setText("nodeList", s.nodeList);
+  setText("partition", s.partition);
   setTime("submitTime", s.submitTime);
   setTime("startTime", s.startTime);
   setTime("endTime", s.endTime);
@@ -505,6 +506,7 @@ SlurmJobStatus decodeStatus(const json& status) {
   s.reason = text("reason");
   s.reasonDetail = text("reasonDetail");
   s.nodeList = text("nodeList");
+  s.partition = text("partition");
   s.submitTime = statusTime(status, "submitTime");
   s.startTime = statusTime(status, "startTime");
   s.endTime = statusTime(status, "endTime");
@@ -609,11 +611,11 @@ constexpr std::array<const char*, 52> kSpecKeys = {
     "container",     "script",        "scriptPath",
     "scriptArgs",    "cancel",        "requeueRequests",
     "environment"};
-constexpr std::array<const char*, 20> kStatusKeys = {
-    "jobId",           "state",         "stateCode",       "reason",      "reasonDetail",
-    "nodeList",        "submitTime",    "startTime",       "endTime",     "estimatedStart",
-    "exitCode",        "restarts",      "arrayJobId",      "arrayTaskId", "priority",
-    "requeuesHandled", "startFailures", "retryStartAfter", "steps",       "stepsDropped"};
+constexpr std::array<const char*, 21> kStatusKeys = {
+    "jobId",           "state",      "stateCode",   "reason",   "reasonDetail",    "nodeList",
+    "partition",       "submitTime", "startTime",   "endTime",  "estimatedStart",  "exitCode",
+    "restarts",        "arrayJobId", "arrayTaskId", "priority", "requeuesHandled", "startFailures",
+    "retryStartAfter", "steps",      "stepsDropped"};
 
 // Writes `fresh`'s members named in `keys` over `base` (a key `fresh` lacks is removed), then
 // puts back each of `base`'s own members whose return leaves the decoded value unchanged, so

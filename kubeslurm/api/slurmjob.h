@@ -62,6 +62,9 @@ struct SlurmJobStatus {
   std::string reason;
   std::string reasonDetail;
   std::string nodeList;
+  // The partition the job runs (or ran) in: of a job that names several (sbatch -p a,b), the one
+  // it started in, as slurmctld rewrites the job's partition at start. Empty before it starts.
+  std::string partition;
   std::optional<slurm::EpochSeconds> submitTime;
   std::optional<slurm::EpochSeconds> startTime;
   std::optional<slurm::EpochSeconds> endTime;

@@ -278,6 +278,7 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
     meta.labels[std::string(kAttemptLabel)] = std::to_string(input.attempt);
     meta.annotations[std::string(kPlannedNodeAnnotation)] = input.nodes[rank];
     meta.annotations[std::string(kGangSizeAnnotation)] = std::to_string(ranks);
+    meta.annotations[std::string(kPartitionAnnotation)] = input.environment.partition;
     meta.finalizers = {std::string(kJobTrackingFinalizer)};
     pod.metadata = std::move(meta);
 

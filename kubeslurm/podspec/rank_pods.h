@@ -47,6 +47,9 @@ inline constexpr std::string_view kAttemptLabel = "kubeslurm.io/attempt";
 inline constexpr std::string_view kPlannedNodeAnnotation = "kubeslurm.io/planned-node";
 // The number of ranks in the gang: a gang with fewer pods than this was cut short.
 inline constexpr std::string_view kGangSizeAnnotation = "kubeslurm.io/gang-size";
+// The partition the gang was admitted to: of a job that names several (sbatch -p a,b), the one
+// the plan started it in, which its status then reports.
+inline constexpr std::string_view kPartitionAnnotation = "kubeslurm.io/partition";
 // Keeps a rank pod until its job has recorded the rank's end (controllers/rank_tracking.h).
 inline constexpr std::string_view kJobTrackingFinalizer = "kubeslurm.io/job-tracking";
 inline constexpr std::string_view kDefaultSchedulerName = "kubeslurm";

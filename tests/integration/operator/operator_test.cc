@@ -574,6 +574,26 @@ EOF
   (void)kubectl("delete partition later");
 }
 
+// sbatch -p small,batch: the job is tried in each partition and starts in the one where it
+// fits; its status and pods say which (slurmctld reports the partition a job started in).
+TEST_F(OperatorIT, AJobOfSeveralPartitionsRunsInTheOneWhereItFits) {
+  const std::string small = "small-" + ns_;
+  ASSERT_EQ(kubectl("apply -f - <<'EOF'\napiVersion: kubeslurm.io/v1alpha1\nkind: Partition\n"
+                    "metadata:\n  name: " +
+                    small + "\nspec:\n  nodes: gpu-001\nEOF\n")
+                .exitCode,
+            0);
+  const std::string name = submit("either", "  partition: " + small +
+                                                ",batch\n  nodes: 2\n  gpusPerNode: 1\n"
+                                                "  script: |\n    #!/bin/sh\n    true\n");
+  ASSERT_FALSE(name.empty());
+  EXPECT_TRUE(reaches(name, "COMPLETED", 60s)) << job(name).dump();
+  const json done = job(name);
+  EXPECT_EQ(done["spec"].value("partition", ""), small + ",batch");
+  EXPECT_EQ(done["status"].value("partition", ""), "batch") << done.dump();
+  (void)kubectl("delete partition " + small);
+}
+
 TEST_F(OperatorIT, InferencePodsHoldCapacityAndAreNeverTouched) {
   // Two 8-GPU inference replicas placed by the real kube-scheduler.
   CommandResult deployed = kubectl("-n " + ns_ + R"( apply -f - <<'EOF'

@@ -220,6 +220,29 @@ TEST(Admission, ARequeuedJobStartsItsNextAttempt) {
   EXPECT_EQ(admitted.pods[0].metadata.labels.at("kubeslurm.io/attempt"), "2");
 }
 
+// sbatch -p full,train: the gang is made for the partition the plan started the job in, which
+// its ranks see (SLURM_JOB_PARTITION) and its pods name for the job's status; a start in a
+// partition the job does not name is refused.
+TEST(Admission, AJobOfSeveralPartitionsIsMadeForTheOneItStartsIn) {
+  ClusterObjects objects = cluster({{"partition", "full,train"}});
+  objects.partitions.push_back(ok(api::decodePartition({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                                        {"kind", "Partition"},
+                                                        {"metadata", {{"name", "full"}}},
+                                                        {"spec", {{"nodes", "gpu-3"}}}})));
+  const Admitted admitted = admit(objects);
+  EXPECT_EQ(admitted.gang.environment.partition, "train");
+  ASSERT_EQ(admitted.pods.size(), 2U);
+  EXPECT_EQ(envOf(admitted.pods[0]).at("SLURM_JOB_PARTITION"), "train");
+  EXPECT_EQ(admitted.pods[1].metadata.annotations.at("kubeslurm.io/partition"), "train");
+
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  plan.starts[0].partition = "elsewhere";
+  EXPECT_EQ(gangForStart(plan.starts[0], index, objects, options()).status().code(),
+            StatusCode::kNotFound);
+}
+
 TEST(Admission, RefusesWhatCannotRunAndStartsItDoesNotKnow) {
   ClusterObjects objects = cluster({{"rendezvous", {{"port", 70000}}}});
   const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);

@@ -494,6 +494,27 @@ TEST(DecideStatus, CancelStopsTheGang) {
   expectIdempotent(job, d, {});
 }
 
+// sbatch -p a,b: once it runs, the job's partition is the one it started in, as its pods say
+// (slurmctld's pack_job reports part_ptr's name for a job that is not pending); a requeue gives
+// the choice back, since the next start may be in another of its partitions.
+TEST(DecideStatus, ARunningJobReportsThePartitionItsPodsWereMadeFor) {
+  const api::SlurmJobObject job = slurmJob("PENDING", {{"partition", "a,b"}});
+  std::vector<api::Pod> pods = gang({"Running", "Running", "Running", "Running"});
+  for (api::Pod& pod : pods) pod.metadata.annotations["kubeslurm.io/partition"] = "b";
+  const StatusDecision d = decide(job, pods);
+  EXPECT_EQ(d.status.state, "RUNNING");
+  EXPECT_EQ(d.status.partition, "b");
+  expectIdempotent(job, d, pods);
+
+  api::SlurmJobObject running = job;
+  running.status = d.status;
+  NodeHealth health = kHealthy;
+  health["gpu-3"] = false;
+  const StatusDecision requeued = decide(running, pods, kNow, {}, health);
+  EXPECT_EQ(requeued.status.state, "REQUEUED");
+  EXPECT_TRUE(requeued.status.partition.empty());
+}
+
 // JobRequeue=1: a batch job whose node fails is requeued (restart count + 1) unless it said
 // --no-requeue, in which case it ends NODE_FAIL (NF).
 TEST(DecideStatus, NodeFailureRequeuesWithARestart) {

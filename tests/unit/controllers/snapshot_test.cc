@@ -697,6 +697,86 @@ TEST(Snapshot, TopologyFromPartitionLabelsConfOrDefaultLabels) {
 
 // End to end: the informers' objects -> buildSnapshot -> core::plan(). The 2-node job starts on
 // free nodes of its partition, never on the node an inference pod fills nor outside it.
+// sbatch -p a,b: slurmctld queues the job once per partition and starts it in the first where
+// it fits (job_scheduler.c build_job_queue, one record per part_ptr_list entry). The snapshot
+// gives the core the first as Job::partition and the rest as otherPartitions; with `gpu` full,
+// the plan starts the job in `spare`, and each partition's tolerations apply only there.
+TEST(Snapshot, AJobOfSeveralPartitionsStartsInTheOneWhereItFits) {
+  ClusterObjects objects;
+  for (int i = 1; i <= 4; ++i) objects.nodes.push_back(node("gpu-" + std::to_string(i), 8));
+  objects.nodes.mutableAt(2).taints.push_back(api::Taint{"dedicated", "spare", "NoSchedule", {}});
+  objects.nodes.mutableAt(3).taints.push_back(api::Taint{"dedicated", "spare", "NoSchedule", {}});
+  objects.partitions.push_back(partition("gpu", {{"nodes", "gpu-[1-2]"}, {"default", true}}));
+  objects.partitions.push_back(partition(
+      "spare", {{"nodes", "gpu-[3-4]"},
+                {"defaultTime", "30:00"},
+                {"tolerations", Json::array({{{"key", "dedicated"}, {"operator", "Exists"}}})}}));
+  objects.pods.push_back(inferencePod("llm-7d9f-abcde", "gpu-1", 8));
+  objects.jobs.push_back(
+      slurmJob("train", 7, "PENDING", {{"partition", "gpu,spare,gpu"}, {"timeLimit", "1:00:00"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_TRUE(index.problems.empty());
+  const core::Job* job = jobOf(index, 7);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->partition, "gpu");
+  EXPECT_EQ(job->otherPartitions, std::vector<std::string>{"spare"});  // each name once
+  EXPECT_TRUE(job->tolerations.empty());                               // spare's belong to spare
+  ASSERT_NE(partitionOf(index, "spare"), nullptr);
+  EXPECT_EQ(partitionOf(index, "spare")->tolerations.size(), 1U);
+
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  EXPECT_EQ(plan.starts[0].partition, "spare");
+  std::set<std::string> nodes;
+  for (core::NodeIndex i : plan.starts[0].nodes) nodes.insert(index.nodeNames[i]);
+  EXPECT_EQ(nodes, (std::set<std::string>{"gpu-3", "gpu-4"}));
+
+  // Without spare's tolerations its tainted nodes take no rank: the job waits.
+  objects.partitions[1].spec.tolerations.clear();
+  const SnapshotIndex untolerated = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(core::plan(untolerated.snapshot, kNow, core::Budget{}).starts.empty());
+}
+
+// One unknown name refuses the whole list, naming it (partition_mgr.c get_part_list).
+TEST(Snapshot, AnUnknownPartitionInAListIsAProblem) {
+  ClusterObjects objects = gpuCluster();
+  objects.jobs.push_back(slurmJob("typo", 70, "PENDING", {{"partition", "gpu,gpuu"}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(index.snapshot.jobs.empty());
+  ASSERT_EQ(index.problems.size(), 1U);
+  EXPECT_EQ(index.problems[0].message, "Invalid partition name specified: gpuu");
+}
+
+// A running job of several partitions is counted in the one its pods were made for (their
+// partition annotation), and keeps the time limit the first partition gave it (slurmctld sets
+// a job's limit at submission).
+TEST(Snapshot, ARunningJobOfSeveralPartitionsRunsInItsPodsPartition) {
+  ClusterObjects objects = gpuCluster();
+  objects.partitions[0].spec.defaultTime = api::SlurmDuration{"4:00:00", {4 * 3600}};
+  objects.partitions.push_back(partition("spare", {{"nodes", "gpu-[3-4]"}}));
+  objects.jobs.push_back(slurmJob("train", 8, "RUNNING", {{"partition", "gpu,spare"}},
+                                  {{"startTime", api::formatTimestamp(kNow - 60)}}));
+  for (int rank = 0; rank < 2; ++rank) {
+    api::Pod pod = rankPod("train", rank, "gpu-" + std::to_string(rank + 3));
+    pod.metadata.annotations["kubeslurm.io/partition"] = "spare";
+    objects.pods.push_back(std::move(pod));
+  }
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  const core::Job* job = jobOf(index, 8);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->phase, core::JobPhase::kRunning);
+  EXPECT_EQ(job->partition, "spare");
+  EXPECT_EQ(job->timeLimit, 4 * 3600);
+
+  // Where the first has no DefaultTime, the limit is set at the start, from the partition it
+  // started in (node_scheduler.c select_nodes): spare's MaxTime.
+  objects.partitions[0].spec.defaultTime.reset();
+  objects.partitions[1].spec.maxTime = api::SlurmDuration{"2:00:00", {2 * 3600}};
+  const SnapshotIndex later = buildSnapshot(objects, {}, kNow);
+  ASSERT_NE(jobOf(later, 8), nullptr);
+  EXPECT_EQ(jobOf(later, 8)->timeLimit, 2 * 3600);
+}
+
 TEST(Snapshot, PlanStartsAGangAroundAnInferencePod) {
   ClusterObjects objects;
   for (int i = 1; i <= 3; ++i) objects.nodes.push_back(node("gpu-" + std::to_string(i), 8));

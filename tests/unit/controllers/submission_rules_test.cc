@@ -204,6 +204,20 @@ TEST_F(SubmissionRules, AccountsAdmitTheirNamespacesUsersAndGroups) {
   expectRefused(validate(create({{"partition", "nowhere"}})), "Invalid partition name specified");
 }
 
+// sbatch -p a,b: one unknown name refuses the list (get_part_list); a partition that denies the
+// account does not, while another allows it (_valid_job_part under the default
+// EnforcePartLimits=NO: the scheduler leaves that partition out); all denying refuses. Each
+// partition's pods go through the API server's dry run, since the job may start in any.
+TEST_F(SubmissionRules, AJobOfSeveralPartitionsIsCheckedInEach) {
+  checks.dryRuns = 0;
+  EXPECT_TRUE(validate(create({{"partition", "urgent,gpu"}})).allowed);
+  EXPECT_EQ(checks.dryRuns, 2);
+  expectRefused(validate(create({{"partition", "gpu,nowhere"}})),
+                "Invalid partition name specified: nowhere");
+  expectRefused(validate(create({{"partition", "urgent,urgent"}})),
+                "partition urgent does not allow account nlp");
+}
+
 // ESLURM_INVALID_QOS: a QOS the account's association does not allow.
 TEST_F(SubmissionRules, TheQosMustBeTheAccounts) {
   EXPECT_TRUE(validate(create({{"qos", "long"}})).allowed);

@@ -89,6 +89,20 @@ TEST_F(TestOnly, MoreNodesThanThePartitionHasIsNotAvailable) {
   EXPECT_EQ(result.status().message(), "Requested node configuration is not available");
 }
 
+// sbatch --test-only -p small,train: slurmctld's job_start_data tries each partition and
+// answers with the one of the earliest start (job_scheduler.c); `small` holds one node.
+TEST_F(TestOnly, SeveralPartitionsAnswerWithTheOneWhereItStarts) {
+  objects.partitions.push_back(ok(api::decodePartition({{"apiVersion", "kubeslurm.io/v1alpha1"},
+                                                        {"kind", "Partition"},
+                                                        {"metadata", {{"name", "small"}}},
+                                                        {"spec", {{"nodes", "gpu-3"}}}})));
+  const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
+  EXPECT_EQ(ok(testOnly(request(1, "small,train"), index)).partition, "small");
+  const WillRunResult result = ok(testOnly(request(2, "small,train"), index));
+  EXPECT_EQ(result.partition, "train");
+  EXPECT_EQ(result.nodes, "gpu-[1-2]");
+}
+
 TEST_F(TestOnly, AnUnknownPartitionIsInvalid) {
   const SnapshotIndex index = buildSnapshot(objects, SnapshotOptions{}, kNow);
   const auto result = testOnly(request(1, "nope"), index);
