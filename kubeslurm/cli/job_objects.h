@@ -28,6 +28,16 @@ bool isArrayParent(const api::SlurmJobObject& job);
 // The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
 slurm::JobState stateOf(const api::SlurmJobStatus& status);
 
+// The partition squeue, scontrol and sacct show for a job: the one it started in
+// (status.partition) once it has, else what it asked for (sbatch -p a,b shows "a,b" while
+// pending, as slurmctld's job record does), else `defaultPartition`.
+std::string shownPartition(const api::SlurmJobObject& job, const std::string& defaultPartition);
+
+// The partition whose DefaultTime a job without --time gets: the first it names (slurmctld sets
+// the limit at submission), else `defaultPartition`.
+std::string timeLimitPartition(const slurm::JobRequest& request,
+                               const std::string& defaultPartition);
+
 struct PartitionDefaults {
   std::string defaultPartition;  // shown for a job that names none
   std::map<std::string, slurm::TimeLimit> defaultTime;

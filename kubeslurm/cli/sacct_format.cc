@@ -289,8 +289,7 @@ Row rowOf(const api::SlurmJobObject& job, const SacctContext& context) {
     row.jobIdText = std::to_string(row.arrayJobId) + "_" + std::to_string(row.arrayTaskId);
   }
   row.name = request.jobName;
-  row.partition =
-      nonEmpty(request.partition.empty() ? context.defaultPartition : request.partition);
+  row.partition = nonEmpty(shownPartition(job, context.defaultPartition));
   row.account = nonEmpty(request.account);
   row.user = job.user;
   row.state = stateOf(status);
@@ -315,7 +314,8 @@ Row rowOf(const api::SlurmJobObject& job, const SacctContext& context) {
   row.start = status.startTime.value_or(finished ? row.end : 0);
   std::optional<slurm::TimeLimit> limit = request.timeLimit;
   if (!limit) {
-    const auto it = context.partitionDefaultTime.find(row.partition.value_or(""));
+    const auto it =
+        context.partitionDefaultTime.find(timeLimitPartition(request, context.defaultPartition));
     limit = it != context.partitionDefaultTime.end() ? it->second : slurm::TimeLimit{};
   }
   row.timeLimitMinutes = slurm::timeLimitMinutes(*limit);

@@ -115,11 +115,11 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
            " Restarts=" + std::to_string(restarts) + " BatchFlag=" + (restarts > 0 ? "2" : "1") +
            " Reboot=0 ExitCode=" + (s.exitCode.empty() ? "0:0" : s.exitCode));
 
-  const std::string partition = q.partition.empty() ? view.defaultPartition : q.partition;
+  const std::string partition = shownPartition(job, view.defaultPartition);
   slurm::TimeLimit limit;
   if (q.timeLimit) {
     limit = *q.timeLimit;
-  } else if (auto it = view.partitionDefaultTime.find(partition);
+  } else if (auto it = view.partitionDefaultTime.find(timeLimitPartition(q, view.defaultPartition));
              it != view.partitionDefaultTime.end()) {
     limit = it->second;
   }

@@ -484,7 +484,7 @@ Row rowOf(const api::SlurmJobObject& job, const SqueueContext& context, const Jo
     row.arrayTaskId = status.arrayTaskId;
   }
   row.state = stateOf(status);
-  row.partition = request.partition.empty() ? context.defaultPartition : request.partition;
+  row.partition = shownPartition(job, context.defaultPartition);
   row.name = request.jobName;
   row.user = job.user;
   row.account = nonEmpty(request.account);
@@ -501,7 +501,8 @@ Row rowOf(const api::SlurmJobObject& job, const SqueueContext& context, const Jo
   row.numCpus = tasks * request.cpusPerTask.value_or(1);
   std::optional<slurm::TimeLimit> limit = request.timeLimit;
   if (!limit) {
-    const auto it = context.partitionDefaultTime.find(row.partition);
+    const auto it =
+        context.partitionDefaultTime.find(timeLimitPartition(request, context.defaultPartition));
     limit = it != context.partitionDefaultTime.end() ? it->second : slurm::TimeLimit{};
   }
   if (auto minutes = slurm::timeLimitMinutes(*limit)) row.timeLimit = *minutes * 60;
@@ -598,8 +599,19 @@ bool keep(const Row& row, const SqueueOptions& options) {
   }
   if (!options.users.empty() && !inList(options.users, row.user, false)) return false;
   if (!options.names.empty() && !inList(options.names, row.name, true)) return false;
-  if (!options.partitions.empty() && !inList(options.partitions, row.partition, false))
-    return false;
+  // A pending job of several partitions (a,b) is listed under each (squeue's _filter_job
+  // splits the job's partition list).
+  if (!options.partitions.empty()) {
+    std::string_view rest = row.partition;
+    bool listed = false;
+    while (!listed) {
+      const std::size_t comma = rest.find(',');
+      listed = inList(options.partitions, std::string(rest.substr(0, comma)), false);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    if (!listed) return false;
+  }
   return true;
 }
 

@@ -326,6 +326,20 @@ TEST(SqueueFormat, Filters) {
   EXPECT_EQ(squeue({"-h", "-o", "%i", "-p", "train"}, jobs).out, "4\n3\n2\n");
 }
 
+// sbatch -p debug,train: pending, the job shows the list as given and is listed under each of
+// its partitions (squeue's _filter_job splits it); running, the one it started in (pack_job
+// sends part_ptr's name for a job that is not pending). Its time limit is the first's default.
+TEST(SqueueFormat, AJobOfSeveralPartitions) {
+  std::vector<api::SlurmJobObject> jobs;
+  jobs.push_back(
+      JobBuilder(7, "w", "PENDING").partition("debug,train").reason("Resources").build());
+  jobs.push_back(JobBuilder(8, "r", "PENDING").partition("debug,train").running("n1", 5).build());
+  jobs.back().status->partition = "train";
+  EXPECT_EQ(squeue({"-h", "-o", "%i %P %l"}, jobs).out, "7 debug,train 1:00:00\n8 train 1:00:00\n");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-p", "train"}, jobs).out, "7\n8\n");
+  EXPECT_EQ(squeue({"-h", "-o", "%i", "-p", "debug"}, jobs).out, "7\n");
+}
+
 TEST(SqueueFormat, ArgumentErrors) {
   const CommandOutput state = squeue({"-t", "bogus"}, {});
   EXPECT_EQ(state.exitCode, 1);
