@@ -87,6 +87,13 @@ const api::Partition* jobPartition(const slurm::JobRequest& request,
   return named.empty() ? nullptr : named.front();
 }
 
+std::string submittedPartition(const slurm::JobRequest& request,
+                               const std::vector<api::Partition>& partitions) {
+  if (!request.partition.empty()) return request.partition;
+  const api::Partition* chosen = jobPartition(request, partitions, nullptr);
+  return chosen != nullptr ? chosen->metadata.name : std::string();
+}
+
 const api::Partition* runningPartition(const api::SlurmJobObject& job, const api::Pod* rankPod,
                                        const std::vector<api::Partition>& partitions,
                                        std::string& name) {
@@ -98,7 +105,10 @@ const api::Partition* runningPartition(const api::SlurmJobObject& job, const api
       name = it->second;
     }
   }
-  if (name.empty() && job.status) name = job.status->partition;
+  // While it waits its status holds the list it asked for (a,b), which names no partition.
+  if (name.empty() && job.status && job.status->partition.find(',') == std::string::npos) {
+    name = job.status->partition;
+  }
   if (name.empty()) {
     const api::Partition* first = jobPartition(job.request, partitions, nullptr);
     if (first != nullptr) {

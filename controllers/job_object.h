@@ -45,8 +45,15 @@ const api::Partition* jobPartition(const slurm::JobRequest& request,
                                    const std::vector<api::Partition>& partitions,
                                    std::string* message);
 
+// The partition a job's record shows while it waits (status.partition), as slurmctld's job
+// record holds it: the list as given (sbatch -p a,b), else the default partition it goes to;
+// "" when there is none.
+std::string submittedPartition(const slurm::JobRequest& request,
+                               const std::vector<api::Partition>& partitions);
+
 // The partition a started job runs in: the one its rank pods were made for (their partition
-// annotation), else status.partition, else the first it names (jobPartition). `name` gets its
+// annotation), else status.partition where it names one partition, else the first it names
+// (jobPartition). `name` gets its
 // name; nullptr when no such partition exists (any more: a deleted partition still has jobs
 // running in it).
 const api::Partition* runningPartition(const api::SlurmJobObject& job, const api::Pod* rankPod,

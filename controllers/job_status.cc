@@ -180,7 +180,23 @@ void finish(api::SlurmJobStatus& status, slurm::JobState state, std::string exit
 }
 
 // Back to the queue: the next run gets its own start time and nodes.
-void requeue(api::SlurmJobStatus& status, std::int64_t restarts, slurm::PendingReason reason) {
+// The partitions a requeued job waits for again, as slurmctld's rebuild_job_part_list leaves
+// its record: the one it started in first, then the others it asked for, in their order.
+std::string requeuedPartitions(const std::string& startedIn, const std::string& requested) {
+  if (startedIn.empty() || startedIn.find(',') != std::string::npos) return requested;
+  std::string out = startedIn;
+  std::string_view rest = requested;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (!name.empty() && name != startedIn) out.append(",").append(name);
+  }
+  return out;
+}
+
+void requeue(api::SlurmJobStatus& status, const slurm::JobRequest& request, std::int64_t restarts,
+             slurm::PendingReason reason) {
   setState(status, slurm::JobState::kRequeued);
   status.restarts = restarts;
   status.reason = reasonName(reason);
@@ -188,7 +204,8 @@ void requeue(api::SlurmJobStatus& status, std::int64_t restarts, slurm::PendingR
   status.startTime.reset();
   status.endTime.reset();
   status.nodeList.clear();
-  status.partition.clear();  // it may start in another of the partitions it names
+  // It may start in another of the partitions it names.
+  status.partition = requeuedPartitions(status.partition, request.partition);
   status.estimatedStart.reset();
   // sacct shows the steps of the job's last run.
   status.steps.clear();
@@ -367,7 +384,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     // A held job (requeuehold sets spec.hold with the request) waits for scontrol release;
     // otherwise BeginTime, which squeue shows for a requeued job (batch_requeue_fini).
     requeue(
-        d.status, before.restarts.value_or(0) + 1,
+        d.status, job.request, before.restarts.value_or(0) + 1,
         job.request.hold ? slurm::PendingReason::kJobHeldUser : slurm::PendingReason::kBeginTime);
     d.deletePods = podsToDelete(gang, /*liveOnly=*/false);
     return done(JobEvent{"Normal", "Requeued",
@@ -400,7 +417,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     // The gang never ran: roll it back whole (invariant 1) and queue the job again without
     // counting a restart; the kubelet's refusal means the scheduler's view was stale.
     requeue(
-        d.status, before.restarts.value_or(0),
+        d.status, job.request, before.restarts.value_or(0),
         gang.kubeletRejected ? slurm::PendingReason::kResources : slurm::PendingReason::kNodeDown);
     d.deletePods = podsToDelete(gang, /*liveOnly=*/false);
     return done(JobEvent{"Warning", "GangRolledBack",
@@ -429,7 +446,7 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
       d.status.reasonDetail = why + ", " + std::to_string(failures) + " times";
       return done(JobEvent{"Warning", "StartTimeout", d.status.reasonDetail + "; job failed"});
     }
-    requeue(d.status, before.restarts.value_or(0), slurm::PendingReason::kBeginTime);
+    requeue(d.status, job.request, before.restarts.value_or(0), slurm::PendingReason::kBeginTime);
     d.status.retryStartAfter = now + gangStartBackoff(failures);
     d.status.reasonDetail = why;
     return done(JobEvent{"Warning", "StartTimeout",
@@ -483,7 +500,8 @@ StatusDecision decideStatus(const api::SlurmJobObject& job, const GangObservatio
     if (job.request.requeue.value_or(true) && policy.requeueOnNodeFail) {
       // JobRequeue=1: slurmctld requeues a batch job whose node failed; the next attempt's pods
       // carry the new restart count.
-      requeue(d.status, before.restarts.value_or(0) + 1, slurm::PendingReason::kNodeDown);
+      requeue(d.status, job.request, before.restarts.value_or(0) + 1,
+              slurm::PendingReason::kNodeDown);
       return done(JobEvent{"Warning", "NodeFail", what + "; job requeued"});
     }
     finish(d.status, slurm::JobState::kNodeFail, "0:0", slurm::PendingReason::kNodeDown, now);
@@ -567,7 +585,8 @@ StatusDecision preemptStatus(const api::SlurmJobObject& job, core::PreemptMode m
     d.event =
         JobEvent{"Warning", "Preempted", "preempted by a higher-priority partition; cancelled"};
   } else {
-    requeue(d.status, before.restarts.value_or(0) + 1, slurm::PendingReason::kPreempted);
+    requeue(d.status, job.request, before.restarts.value_or(0) + 1,
+            slurm::PendingReason::kPreempted);
     d.event =
         JobEvent{"Warning", "Preempted", "preempted by a higher-priority partition; requeued"};
   }

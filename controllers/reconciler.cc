@@ -67,11 +67,15 @@ core::Duration unrequestedLimit(const api::SlurmJobObject& job,
 }
 
 // The partition a job counts in for the metrics: the one it runs (or ran) in, else the first it
-// names, else the name it asked for (a partition that does not exist, or no longer does), else
+// names (a pending job's status holds the whole list), else the name it asked for (a partition that
+// does not exist, or no longer does), else
 // "" (none asked and no default).
 std::string effectivePartition(const api::SlurmJobObject& job,
                                const std::vector<api::Partition>& partitions) {
-  if (job.status && !job.status->partition.empty()) return job.status->partition;
+  if (job.status && !job.status->partition.empty() &&
+      job.status->partition.find(',') == std::string::npos) {
+    return job.status->partition;
+  }
   const api::Partition* partition = jobPartition(job.request, partitions, nullptr);
   return partition != nullptr ? partition->metadata.name : job.request.partition;
 }
@@ -379,6 +383,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     }
     const api::ObjectMeta meta = jobMetadata(job);
     api::SlurmJobStatus status = submittedStatus(*id, meta.creationTimestamp, now);
+    status.partition = submittedPartition(job.request, input.objects.partitions);
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
       // A task was submitted with its array (the age factor counts from then): the array's own
       // status says when, and which ArrayJobId, never what the task's object claims.

@@ -62,8 +62,9 @@ struct SlurmJobStatus {
   std::string reason;
   std::string reasonDetail;
   std::string nodeList;
-  // The partition the job runs (or ran) in: of a job that names several (sbatch -p a,b), the one
-  // it started in, as slurmctld rewrites the job's partition at start. Empty before it starts.
+  // The job's partition as slurmctld's job record holds it: while it waits, the list it asked
+  // for (sbatch -p a,b) or the default partition it went to; once started, the one it runs (or
+  // ran) in; requeued, that one first, then the others.
   std::string partition;
   std::optional<slurm::EpochSeconds> submitTime;
   std::optional<slurm::EpochSeconds> startTime;

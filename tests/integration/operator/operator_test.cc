@@ -591,6 +591,23 @@ TEST_F(OperatorIT, AJobOfSeveralPartitionsRunsInTheOneWhereItFits) {
   const json done = job(name);
   EXPECT_EQ(done["spec"].value("partition", ""), small + ",batch");
   EXPECT_EQ(done["status"].value("partition", ""), "batch") << done.dump();
+
+  // While it waits, its record holds the list as given, and a job that names none the default
+  // partition it went to: what squeue and `kubectl get sj` show.
+  const std::string held = submit("held", "  partition: " + small +
+                                              ",batch\n  hold: true\n  nodes: 1\n"
+                                              "  script: |\n    #!/bin/sh\n    true\n");
+  const std::string plain = submit("plain",
+                                   "  hold: true\n  nodes: 1\n"
+                                   "  script: |\n    #!/bin/sh\n    true\n");
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return job(held)["status"].value("partition", "") == small + ",batch" &&
+               job(plain)["status"].value("partition", "") == "batch";
+      },
+      30s))
+      << job(held).dump() << job(plain).dump();
+  (void)kubectl("-n " + ns_ + " delete sj " + held + " " + plain);
   (void)kubectl("delete partition " + small);
 }
 

@@ -496,7 +496,7 @@ TEST(DecideStatus, CancelStopsTheGang) {
 
 // sbatch -p a,b: once it runs, the job's partition is the one it started in, as its pods say
 // (slurmctld's pack_job reports part_ptr's name for a job that is not pending); a requeue gives
-// the choice back, since the next start may be in another of its partitions.
+// the choice back, the partition it ran in first (rebuild_job_part_list).
 TEST(DecideStatus, ARunningJobReportsThePartitionItsPodsWereMadeFor) {
   const api::SlurmJobObject job = slurmJob("PENDING", {{"partition", "a,b"}});
   std::vector<api::Pod> pods = gang({"Running", "Running", "Running", "Running"});
@@ -512,7 +512,7 @@ TEST(DecideStatus, ARunningJobReportsThePartitionItsPodsWereMadeFor) {
   health["gpu-3"] = false;
   const StatusDecision requeued = decide(running, pods, kNow, {}, health);
   EXPECT_EQ(requeued.status.state, "REQUEUED");
-  EXPECT_TRUE(requeued.status.partition.empty());
+  EXPECT_EQ(requeued.status.partition, "b,a");
 }
 
 // JobRequeue=1: a batch job whose node fails is requeued (restart count + 1) unless it said
