@@ -34,6 +34,16 @@ api::ObjectMeta jobMetadata(const api::SlurmJobObject& job) {
 
 bool isRankPod(const api::Pod& pod) { return !podJobName(pod).empty(); }
 
+std::vector<std::string_view> partitionNames(std::string_view list) {
+  std::vector<std::string_view> names;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (comma != 0) names.push_back(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return names;
+}
+
 std::vector<const api::Partition*> jobPartitions(const slurm::JobRequest& request,
                                                  const std::vector<api::Partition>& partitions,
                                                  std::string* message) {
@@ -45,12 +55,7 @@ std::vector<const api::Partition*> jobPartitions(const slurm::JobRequest& reques
       }
       return nullptr;
     };
-    std::string_view rest = request.partition;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      const std::string_view name = rest.substr(0, comma);
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-      if (name.empty()) continue;
+    for (const std::string_view name : partitionNames(request.partition)) {
       const api::Partition* found = byName(name);
       if (found == nullptr) {
         // slurmctld's ESLURM_INVALID_PARTITION_NAME, with the name it could not find.

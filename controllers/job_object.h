@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kubeslurm/api/core_v1.h"
@@ -30,6 +31,9 @@ std::string podJobName(const api::Pod& pod);
 
 // A pod the operator made for a SlurmJob: owned by a SlurmJob or labelled with its name.
 bool isRankPod(const api::Pod& pod);
+
+// The names of a partition list as sbatch -p a,b writes it, in order, empty names skipped.
+std::vector<std::string_view> partitionNames(std::string_view list);
 
 // The partitions a job may run in: spec.partition as sbatch -p a,b writes it, each name once, in
 // the order given (empty names skipped), else the default one (spec.default, else the only

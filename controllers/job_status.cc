@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "controllers/job_object.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -185,12 +186,8 @@ void finish(api::SlurmJobStatus& status, slurm::JobState state, std::string exit
 std::string requeuedPartitions(const std::string& startedIn, const std::string& requested) {
   if (startedIn.empty() || startedIn.find(',') != std::string::npos) return requested;
   std::string out = startedIn;
-  std::string_view rest = requested;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view name = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    if (!name.empty() && name != startedIn) out.append(",").append(name);
+  for (const std::string_view name : partitionNames(requested)) {
+    if (name != startedIn) out.append(",").append(name);
   }
   return out;
 }

@@ -601,16 +601,11 @@ bool keep(const Row& row, const SqueueOptions& options) {
   if (!options.names.empty() && !inList(options.names, row.name, true)) return false;
   // A pending job of several partitions (a,b) is listed under each (squeue's _filter_job
   // splits the job's partition list).
-  if (!options.partitions.empty()) {
-    std::string_view rest = row.partition;
-    bool listed = false;
-    while (!listed) {
-      const std::size_t comma = rest.find(',');
-      listed = inList(options.partitions, std::string(rest.substr(0, comma)), false);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-    if (!listed) return false;
+  if (!options.partitions.empty() &&
+      std::ranges::none_of(splitCommaList(row.partition), [&](const std::string& name) {
+        return inList(options.partitions, name, false);
+      })) {
+    return false;
   }
   return true;
 }
