@@ -23,7 +23,7 @@
 #include "kubeslurm/cli/scontrol_show.h"
 #include "kubeslurm/kube/resource.h"
 #include "kubeslurm/slurm/dependency.h"
-#include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/hostlist_show.h"
 #include "kubeslurm/slurm/names.h"
 
 namespace kubeslurm::cli {
@@ -31,7 +31,6 @@ namespace {
 
 constexpr std::string_view kVersionLine = "slurm-wlm 22.05.8";  // as Debian 12's build prints it
 constexpr std::size_t kMaxInputFields = 128;                    // scontrol.h MAX_INPUT_FIELDS
-constexpr std::size_t kMaxHostlistFile = std::size_t{1024} * 1024;  // what scontrol reads of a file
 
 // Our own summary: Slurm's usage text is its (GPL) prose, so we do not reproduce it.
 constexpr std::string_view kUsage =
@@ -44,20 +43,7 @@ constexpr std::string_view kUsage =
     "Options: -a -d -F -o -Q -v (accepted), -h/--help, -V/--version.\n"
     "Without a command, reads commands from standard input.\n";
 
-// Slurm's xstrncasecmp(tag, name, n) == 0: the first n characters agree ignoring case, where a
-// string shorter than n ends in a NUL that must meet the other's NUL.
-bool keywordMatches(std::string_view tag, std::string_view name, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const char a = i < tag.size() ? tag[i] : '\0';
-    const char b = i < name.size() ? name[i] : '\0';
-    if (std::tolower(static_cast<unsigned char>(a)) !=
-        std::tolower(static_cast<unsigned char>(b))) {
-      return false;
-    }
-    if (a == '\0') return true;
-  }
-  return true;
-}
+using slurm::scontrolKeywordMatches;
 
 // Most keywords may be shortened to `minLength` characters (Slurm's MAX(tag_len, n)); a few are
 // compared on a fixed length, so anything starting with them matches ("holdXYZ" is "hold").
@@ -67,7 +53,7 @@ struct Keyword {
   bool fixedLength = false;
 
   bool matches(std::string_view tag, std::size_t tagLength) const {
-    return keywordMatches(tag, name, fixedLength ? length : std::max(tagLength, length));
+    return scontrolKeywordMatches(tag, name, fixedLength ? length : std::max(tagLength, length));
   }
 };
 
@@ -155,15 +141,8 @@ const std::vector<TopCommand>& topCommands() {
   return kCommands;
 }
 
-enum class Entity {
-  kHostnames,
-  kHostlist,
-  kHostlistSorted,
-  kJob,
-  kNode,
-  kPartition,
-  kNeedsCluster
-};
+// Besides the hostlist entities (slurm::hostlistEntity), which no other entity's keyword matches.
+enum class Entity { kJob, kNode, kPartition, kNeedsCluster };
 
 struct ShowEntity {
   Keyword keyword;
@@ -183,9 +162,6 @@ const std::vector<ShowEntity>& showEntities() {
       {{"daemons", 1}, Entity::kNeedsCluster, "daemons"},
       {{"Federations", 1}, Entity::kNeedsCluster, "federation"},
       {{"FrontendName", 1}, Entity::kNeedsCluster, "frontend"},
-      {{"hostnames", 5}, Entity::kHostnames, "hostnames"},
-      {{"hostlist", 5}, Entity::kHostlist, "hostlist"},
-      {{"hostlistsorted", 9}, Entity::kHostlistSorted, "hostlistsorted"},
       {{"jobs", 1}, Entity::kJob, "job"},
       {{"jobid", 1}, Entity::kJob, "job"},
       {{"licenses", 2}, Entity::kNeedsCluster, "licenses"},
@@ -243,7 +219,7 @@ class Scontrol {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& arg = args[i];
       // "setdebugflags -Backfill": flags there start with '-' and are not options.
-      if (arg == "--" || keywordMatches(arg, "setdebugflags", 8)) {
+      if (arg == "--" || scontrolKeywordMatches(arg, "setdebugflags", 8)) {
         if (arg != "--") operands.push_back(arg);
         operands.insert(operands.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                         args.end());
@@ -516,9 +492,9 @@ class Scontrol {
     }
     // Slurm tests these with a length of 2 (its tag length is not set yet): an entity starting
     // "as", "bb" or "dw" may take more arguments.
-    const bool allowOptions = keywordMatches(argv[1], "assoc_mgr", 2) ||
-                              keywordMatches(argv[1], "bbstat", 2) ||
-                              keywordMatches(argv[1], "dwstat", 2);
+    const bool allowOptions = scontrolKeywordMatches(argv[1], "assoc_mgr", 2) ||
+                              scontrolKeywordMatches(argv[1], "bbstat", 2) ||
+                              scontrolKeywordMatches(argv[1], "dwstat", 2);
     if (argc > 3 && !allowOptions) {
       tooMany(argv[0], true);
       return;
@@ -531,6 +507,16 @@ class Scontrol {
       value = tag.substr(equals + 1);
     } else if (argc == 3) {
       value = argv[2];
+    }
+    if (std::optional<slurm::HostlistEntity> hosts = slurm::hostlistEntity(tag, tagLength)) {
+      if (!value && *hosts == slurm::HostlistEntity::kHostnames)
+        value = io_.getenv("SLURM_NODELIST");
+      const slurm::HostlistShown shown =
+          slurm::showHostlistEntity(*hosts, value, io_.readFile, io_.out, io_.err);
+      if (shown.failed) exitCode_ = 1;
+      if (shown.fatal) fatal_ = true;
+      if (shown.failed && !value) io_.out << kUsage;
+      return;
     }
     const ShowEntity* entity = nullptr;
     for (const ShowEntity& candidate : showEntities()) {
@@ -545,19 +531,6 @@ class Scontrol {
       return;
     }
     switch (entity->entity) {
-      case Entity::kHostnames:
-        printHosts(value ? value : io_.getenv("SLURM_NODELIST"));
-        return;
-      case Entity::kHostlist:
-      case Entity::kHostlistSorted:
-        if (!value) {
-          exitCode_ = 1;
-          io_.err << "invalid encode argument\n";
-          io_.out << kUsage;
-          return;
-        }
-        if (!encodeHostlist(*value, entity->entity == Entity::kHostlistSorted)) exitCode_ = 1;
-        return;
       case Entity::kJob:
         showJobs(value);
         return;
@@ -571,78 +544,6 @@ class Scontrol {
                 << " needs a cluster connection (not available offline yet)\n";
         return;
     }
-  }
-
-  // Parses as Slurm does and prints its diagnostics. A fatal error ends scontrol at once.
-  std::optional<slurm::Hostlist> parseHostlist(const std::string& text) {
-    std::vector<std::string> diagnostics;
-    StatusOr<slurm::Hostlist> list = slurm::Hostlist::parse(text, &diagnostics);
-    for (const std::string& line : diagnostics) io_.err << "scontrol: error: " << line << "\n";
-    if (list.isOk()) return std::move(list).value();
-    switch (list.status().code()) {
-      case StatusCode::kResourceExhausted:
-        io_.err << "scontrol: fatal: " << list.status().message() << "\n";
-        fatal_ = true;
-        break;
-      case StatusCode::kOutOfRange:
-        io_.err << "scontrol: error: " << list.status().message() << "\n";
-        break;
-      default:
-        break;
-    }
-    return std::nullopt;
-  }
-
-  void printHosts(const std::optional<std::string>& nodeList) {
-    if (!nodeList) {
-      io_.err << "scontrol: error: host list is empty\n";
-      return;
-    }
-    std::optional<slurm::Hostlist> list = parseHostlist(*nodeList);
-    if (!list) {
-      if (!fatal_) io_.err << "Invalid hostlist: " << *nodeList << "\n";
-      return;
-    }
-    list->forEachHost([&](std::string_view host) {
-      io_.out << host << '\n';
-      return true;
-    });
-  }
-
-  bool encodeHostlist(const std::string& argument, bool sorted) {
-    std::string text = argument;
-    if (!text.empty() && text[0] == '/') {
-      StatusOr<std::string> contents = io_.readFile(text);
-      if (!contents.isOk()) {
-        io_.err << "Can not open " << text << "\n";
-        return false;
-      }
-      text = hostFileToList(*contents);
-    }
-    std::optional<slurm::Hostlist> list = parseHostlist(text);
-    if (!list) {
-      if (!fatal_) io_.err << "Invalid hostlist: " << text << "\n";
-      return false;
-    }
-    if (sorted) list->sort();
-    io_.out << list->ranged() << "\n";
-    return true;
-  }
-
-  // scontrol reads at most 1 MiB as a C string, turns newlines into commas and squeezes runs
-  // of commas into one.
-  static std::string hostFileToList(const std::string& contents) {
-    std::string_view text(contents);
-    text = text.substr(0, std::min(text.size(), kMaxHostlistFile));
-    text = text.substr(0, text.find('\0'));
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-      if (c == '\n') c = ',';
-      if (c == ',' && !out.empty() && out.back() == ',') continue;
-      out.push_back(c);
-    }
-    return out;
   }
 
   // ---- the commands the cluster answers ----
@@ -853,13 +754,14 @@ class Scontrol {
   // parse_requeue_flags: "Incomplete" may be shortened to any prefix; "State=" takes
   // "SpecialExit" or "SE", compared on their own lengths, so anything after them is ignored.
   static bool parseRequeueFlag(const std::string& word, RequeueFlags& flags) {
-    if (keywordMatches(word, "incomplete", word.size())) {
+    if (scontrolKeywordMatches(word, "incomplete", word.size())) {
       flags.incomplete = true;
       return true;
     }
-    if (!keywordMatches(word, "state=", 6)) return false;
+    if (!scontrolKeywordMatches(word, "state=", 6)) return false;
     const std::string value = word.substr(6);
-    if (keywordMatches(value, "specialexit", 11) || keywordMatches(value, "se", 2)) {
+    if (scontrolKeywordMatches(value, "specialexit", 11) ||
+        scontrolKeywordMatches(value, "se", 2)) {
       flags.specialExit = true;
       return true;
     }
@@ -887,9 +789,9 @@ class Scontrol {
       // scontrol_requeue takes "JobId=" and "Job=" before the list; scontrol_requeue_hold
       // does not.
       if (!hold) {
-        if (keywordMatches(word, "jobid=", 6)) {
+        if (scontrolKeywordMatches(word, "jobid=", 6)) {
           word.remove_prefix(6);
-        } else if (keywordMatches(word, "job=", 4)) {
+        } else if (scontrolKeywordMatches(word, "job=", 4)) {
           word.remove_prefix(4);
         }
       }
@@ -1069,7 +971,7 @@ class Scontrol {
     }
     const std::string& first = argv[1];
     const std::string firstTag = first.substr(0, first.find('='));
-    if (!keywordMatches(firstTag, "JobId", std::max<std::size_t>(firstTag.size(), 3))) {
+    if (!scontrolKeywordMatches(firstTag, "JobId", std::max<std::size_t>(firstTag.size(), 3))) {
       exitCode_ = 1;
       io_.err << "scontrol: error: update of " << firstTag
               << " is not supported by kubeslurm yet (only jobs: JobId=...)\n";
@@ -1089,7 +991,7 @@ class Scontrol {
       const std::string tag = word.substr(0, equals);
       const std::string value = word.substr(equals + 1);
       auto is = [&tag](std::string_view name, std::size_t minimum) {
-        return keywordMatches(tag, name, std::max(tag.size(), minimum));
+        return scontrolKeywordMatches(tag, name, std::max(tag.size(), minimum));
       };
       if (is("JobId", 3)) {
         jobId = value;
