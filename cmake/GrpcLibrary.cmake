@@ -2,9 +2,23 @@
 # (a path relative to the source root), with its headers at "<dir>/<name>.pb.h" and
 # "<dir>/<name>.grpc.pb.h" as the source tree names them. Generated sources compile without our
 # warning flags: they are protoc's code, not ours.
+#
+# A binary with the property KUBESLURM_STATIC_GRPC set links gRPC and protobuf (and what they
+# need) from Debian's static archives instead of the shared libraries: the in-pod tool, which
+# must carry everything it needs into the user's image. The property is read on the binary that
+# links (a usage requirement's $<TARGET_PROPERTY:prop> names the consumer), so one generated
+# library serves both kinds of binary.
 find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_program(KUBESLURM_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+if(NOT TARGET kubeslurm_grpc_static)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(KUBESLURM_GRPC_PC REQUIRED grpc++ protobuf)
+  add_library(kubeslurm_grpc_static INTERFACE)
+  # One group: the archives' order among absl's many parts is not worth spelling out.
+  target_link_libraries(kubeslurm_grpc_static INTERFACE
+    -Wl,--start-group ${KUBESLURM_GRPC_PC_STATIC_LDFLAGS} -Wl,--end-group)
+endif()
 
 function(kubeslurm_grpc_library target proto)
   get_filename_component(dir ${proto} DIRECTORY)
@@ -22,5 +36,8 @@ function(kubeslurm_grpc_library target proto)
     COMMENT "protoc ${proto}")
   add_library(${target} STATIC ${generated})
   target_include_directories(${target} SYSTEM PUBLIC ${generated_dir})
-  target_link_libraries(${target} PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+  set(static $<BOOL:$<TARGET_PROPERTY:KUBESLURM_STATIC_GRPC>>)
+  target_link_libraries(${target} PUBLIC
+    $<$<NOT:${static}>:gRPC::grpc++> $<$<NOT:${static}>:protobuf::libprotobuf>
+    $<${static}:kubeslurm_grpc_static>)
 endfunction()

@@ -34,13 +34,9 @@ int main(int argc, char** argv) {
     invoked = invoked.substr(slash + 1);
   }
   std::vector<std::string> args(argv + 1, argv + argc);
-  // The in-pod runtime owns real signals and threads, so it runs outside runCli().
+  // srun owns real signals and threads, so it runs outside runCli(). Outside a job it says that
+  // it runs steps inside one.
   if (invoked == "srun") return kubeslurm::inpod::srunMain(args);
-  if (!args.empty() && (args[0] == "step-agent" || args[0] == "batch-step")) {
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    return args[0] == "step-agent" ? kubeslurm::inpod::stepAgentMain(rest)
-                                   : kubeslurm::inpod::batchStepMain(rest);
-  }
   const std::time_t now = std::time(nullptr);
   kubeslurm::cli::CliIo io{
       .in = std::cin,

@@ -1,20 +1,18 @@
 # syntax=docker/dockerfile:1
-# The in-pod tools image: the `kubeslurm` CLI and its Slurm-named links (sbatch, squeue,
-# scontrol, srun, ...: one binary that acts on the name it is called by), which rank pods use:
-# `srun`, `scontrol show hostnames "$SLURM_JOB_NODELIST"`, and the step agent and batch launcher
-# (`kubeslurm step-agent`, `kubeslurm batch-step`). Debian 12, non-root (uid/gid 65532).
+# The in-pod tools image. Rank pods run the user's image, not this one: an init container copies
+# /opt/kubeslurm (bin/: the static `kubeslurm-inpod`, and its `srun` and `scontrol` links) into
+# the pod, where rank 0 runs `kubeslurm-inpod batch-step`, the other ranks `kubeslurm-inpod
+# step-agent`, and the batch script finds `srun` and `scontrol show hostnames` first on its
+# PATH. kubeslurm-inpod is linked statically (cmd/kubeslurm-inpod/CMakeLists.txt), so it runs in
+# any x86-64 image whatever its C library: an older glibc (Ubuntu 22.04's 2.35, Debian 11's
+# 2.31), musl, or none (busybox).
 #
-# Rank pods run the user's image, not this one: an init container copies /opt/kubeslurm (bin/
-# and lib/) into the pod. So the binary carries its own libraries: lib/ holds every shared
-# library it needs beyond glibc, found through an RPATH of $ORIGIN/../lib (DT_RPATH, not
-# RUNPATH, so that it also applies to the libraries' own dependencies). The user's image needs
-# glibc 2.36 or later (Debian 12, Ubuntu 22.10+; NGC PyTorch images since 23.xx are Ubuntu 22.04
-# with 2.35: build this image FROM ubuntu:22.04 for those).
+# The image also carries the full CLI (`kubeslurm` and its sbatch, squeue, ... links) in
+# /usr/local/bin, for running Slurm commands from a pod of this image; the init container does not
+# copy it. Debian 12, non-root (uid/gid 65532).
 #
 #   docker build -f deploy/docker/tools.Dockerfile -t kubeslurm/kubeslurm-tools:0.1.0 .
 #
-# A pod can run it directly, or copy /opt/kubeslurm/bin into a shared emptyDir from an init
-# container (`cp -a /opt/kubeslurm/bin/. /kubeslurm/`) so that the user's own image gets the tools.
 # Built and run by tests/integration/images_test.sh (label long; not in CI, whose machines have no
 # container engine): docs/deploy.md.
 
@@ -32,26 +30,24 @@ WORKDIR /src
 COPY . .
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DKUBESLURM_BUILD_TESTS=OFF -DKUBESLURM_BUILD_BENCH=OFF \
-      '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' '-DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags' \
- && cmake --build /build --target kubeslurm \
- && strip /build/bin/kubeslurm \
- && mkdir -p /out/bin /out/lib \
- && cp -a /build/bin/kubeslurm /out/bin/ \
- && find /build/bin -lname kubeslurm -exec cp -a {} /out/bin/ \; \
- && ldd /out/bin/kubeslurm | awk '$3 ~ /^\// {print $3}' \
-      | grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux-x86-64)\.so' \
-      | xargs -r -I{} cp -L {} /out/lib/ \
- && /out/bin/kubeslurm --help >/dev/null
+ && cmake --build /build --target kubeslurm kubeslurm-inpod \
+ && strip /build/bin/kubeslurm /build/bin/kubeslurm-inpod \
+ && mkdir -p /out/inpod /out/cli \
+ && cp -a /build/bin/kubeslurm-inpod /out/inpod/ \
+ && ln -s kubeslurm-inpod /out/inpod/srun && ln -s kubeslurm-inpod /out/inpod/scontrol \
+ && cp -a /build/bin/kubeslurm /out/cli/ \
+ && find /build/bin -lname kubeslurm -exec cp -a {} /out/cli/ \; \
+ && /out/inpod/kubeslurm-inpod --help >/dev/null && /out/cli/kubeslurm --help >/dev/null
 
 FROM ${DEBIAN_IMAGE}-slim
-# Runtime libraries of the binary (`ldd kubeslurm` mapped to Debian 12 packages).
+# Runtime libraries of the CLI (`ldd kubeslurm` mapped to Debian 12 packages); kubeslurm-inpod
+# needs none.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates libcpprest2.10 libyaml-cpp0.7 libssl3 libbrotli1 libstdc++6 \
       libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libc-ares2 libre2-9 \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /out/bin/ /opt/kubeslurm/bin/
-COPY --from=build /out/lib/ /opt/kubeslurm/lib/
-ENV PATH=/opt/kubeslurm/bin:$PATH
+COPY --from=build /out/inpod/ /opt/kubeslurm/bin/
+COPY --from=build /out/cli/ /usr/local/bin/
 USER 65532:65532
-ENTRYPOINT ["/opt/kubeslurm/bin/kubeslurm"]
+ENTRYPOINT ["/usr/local/bin/kubeslurm"]

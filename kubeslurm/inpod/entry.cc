@@ -211,7 +211,7 @@ int srunMain(const std::vector<std::string>& args) {
 
 int stepAgentMain(const std::vector<std::string>& args) {
   const auto env = processEnvironment();
-  auto options = parseLauncher("kubeslurm step-agent", args, env);
+  auto options = parseLauncher("kubeslurm-inpod step-agent", args, env);
   if (!options) return 2;
   std::atomic<bool> stop{false};
   SignalThread signals([&stop](int sig) {
@@ -222,7 +222,7 @@ int stepAgentMain(const std::vector<std::string>& args) {
                                        .token = token == env.end() ? "" : token->second,
                                        .killWait = options->killWait});
   if (!agent.isOk()) {
-    std::cerr << "kubeslurm step-agent: " << agent.status().message() << "\n";
+    std::cerr << "kubeslurm-inpod step-agent: " << agent.status().message() << "\n";
     return 1;
   }
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -244,17 +244,18 @@ void writeStepRecords(const std::map<std::string, std::string>& env,
   if (!std::filesystem::exists(path, error)) return;
   std::ofstream out(path, std::ios::trunc);
   out << step::encodeStepRecords(steps);
-  if (!out) std::cerr << "kubeslurm batch-step: cannot write the step records to " << path << "\n";
+  if (!out)
+    std::cerr << "kubeslurm-inpod batch-step: cannot write the step records to " << path << "\n";
 }
 
 }  // namespace
 
 int batchStepMain(const std::vector<std::string>& args) {
   const auto env = processEnvironment();
-  auto options = parseLauncher("kubeslurm batch-step", args, env);
+  auto options = parseLauncher("kubeslurm-inpod batch-step", args, env);
   if (!options) return 2;
   if (options->operands.empty()) {
-    std::cerr << "kubeslurm batch-step: no script to run\n";
+    std::cerr << "kubeslurm-inpod batch-step: no script to run\n";
     return 2;
   }
   if (!redirectBatchOutput(env)) return 1;
@@ -269,17 +270,17 @@ int batchStepMain(const std::vector<std::string>& args) {
     auto started = startAgent(AgentOptions{
         .listenAddress = options->listen, .token = token->second, .killWait = options->killWait});
     if (!started.isOk()) {
-      std::cerr << "kubeslurm batch-step: " << started.status().message() << "\n";
+      std::cerr << "kubeslurm-inpod batch-step: " << started.status().message() << "\n";
       return 1;
     }
     agent = std::move(*started);
   } else {
-    std::cerr << "kubeslurm batch-step: warning: no " << kTokenVariable
+    std::cerr << "kubeslurm-inpod batch-step: warning: no " << kTokenVariable
               << ": srun cannot start steps in this job\n";
   }
   auto script = startTask(options->operands, env, "", /*captureOutput=*/false);
   if (!script.isOk()) {
-    std::cerr << "kubeslurm batch-step: " << script.status().message() << "\n";
+    std::cerr << "kubeslurm-inpod batch-step: " << script.status().message() << "\n";
     return 1;
   }
   std::cerr << script->startMessages << std::flush;

@@ -10,6 +10,7 @@
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/inpod/agent.h"
+#include "kubeslurm/inpod/agent_address.h"
 #include "kubeslurm/inpod/srun_options.h"
 #include "kubeslurm/inpod/step.grpc.pb.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -268,6 +269,17 @@ int Srun::run(const std::vector<std::string>& args) {
     message("error: " + std::string(kAgentsVariable) + " names " + std::to_string(agents.size()) +
             " agents for " + std::to_string(allocation.nodes.size()) + " nodes");
     return 1;
+  }
+
+  // By address: a rank whose name does not resolve yet is asked again within the connect timeout.
+  const auto resolveBy = std::chrono::steady_clock::now() + settings_.connectTimeout;
+  for (std::string& agent : agents) {
+    StatusOr<std::string> target = resolveAgentAddress(agent, resolveBy);
+    if (!target.isOk()) {
+      message("error: " + target.status().message());
+      return 1;
+    }
+    agent = std::move(target).value();
   }
 
   auto step = std::make_shared<Step>();

@@ -22,8 +22,8 @@ constexpr std::string_view kHoldNode =
 // With the in-pod runtime: the script runs under the batch launcher (which serves rank 0's
 // step agent beside it), and the other ranks run their step agent. The tools go first on PATH so
 // that the script's `srun` and `scontrol` are ours.
-constexpr std::string_view kExecBatchStep = R"(exec kubeslurm batch-step "$f" "$@")";
-constexpr std::string_view kExecStepAgent = "exec kubeslurm step-agent";
+constexpr std::string_view kExecBatchStep = R"(exec kubeslurm-inpod batch-step "$f" "$@")";
+constexpr std::string_view kExecStepAgent = "exec kubeslurm-inpod step-agent";
 
 // The shell command of a script job's rank.
 std::string rankCommand(std::uint32_t rank, bool inPodRuntime) {

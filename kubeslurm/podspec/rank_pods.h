@@ -13,9 +13,9 @@
 // every rank and the job ends when all have.
 //
 // The in-pod runtime (GangInput::toolsImage; kubeslurm/inpod). An init container copies the tools
-// image's /opt/kubeslurm (the `kubeslurm` binary, its srun/scontrol links and the libraries it
-// needs beyond glibc) into an emptyDir at /kubeslurm; rank 0 runs the script under
-// `kubeslurm batch-step` and every other rank runs `kubeslurm step-agent`, so that `srun` in the
+// image's /opt/kubeslurm (the static `kubeslurm-inpod` binary and its srun/scontrol links) into
+// an emptyDir at /kubeslurm; rank 0 runs the script under `kubeslurm-inpod batch-step` and every
+// other rank runs `kubeslurm-inpod step-agent`, so that `srun` in the
 // script starts its tasks on every rank. The agents authenticate srun with the job's step token,
 // from the Secret `<job>-step` the operator creates beside the Service.
 #pragma once

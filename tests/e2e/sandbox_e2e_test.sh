@@ -73,13 +73,12 @@ ip link add "ksprobe$$" type bridge 2>/dev/null && ip link del "ksprobe$$" ||
   fail "python3-torch with gloo is not installed (./run deps installs it)"
 
 step "the tools image's content, and the user's image"
-# What the tools image holds in /opt/kubeslurm (deploy/docker/tools.Dockerfile): the binary and
-# its links; the host's libraries stand in for its lib/.
-mkdir -p "$WORK/tools/bin" "$SHARED"
-cp -a "$BIN/kubeslurm" "$WORK/tools/bin/"
-for link in sbatch squeue scancel sinfo sacct scontrol sprio sshare sdiag srun; do
-  ln -s kubeslurm "$WORK/tools/bin/$link"
-done
+# What the tools image holds in /opt/kubeslurm (deploy/docker/tools.Dockerfile): the static
+# in-pod tool and its srun and scontrol links.
+mkdir -p "$SHARED"
+# shellcheck source=tests/support/inpod_tools.sh
+. "$ROOT/tests/support/inpod_tools.sh"
+inpod_tools "$BIN/kubeslurm-inpod" "$WORK/tools/bin"
 # The user's image is this host, whose Debian torchrun fails on Python 3.11 before it starts a
 # worker (torchrun_py311_fix.py): the image e2e/pytorch carries a fixed /usr/local/bin/torchrun.
 install -m 755 "$HERE/torchrun_py311_fix.py" "$WORK/torchrun"

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # The issue's canonical script end to end through the in-pod runtime, with a real PyTorch from
-# Debian (python3-torch, gloo on CPU): two ranks as rank pods run them (rank 1 `kubeslurm
-# step-agent`, rank 0 `kubeslurm batch-step` running the sbatch script), on two loopback
+# Debian (python3-torch, gloo on CPU): two ranks as rank pods run them (rank 1 `kubeslurm-inpod
+# step-agent`, rank 0 `kubeslurm-inpod batch-step` running the sbatch script), on two loopback
 # addresses of this host standing in for the pods' IPs. The script finds MASTER_ADDR with
 # `scontrol show hostnames`, `srun torchrun` starts one torchrun per rank through the agents,
 # torchrun's c10d rendezvous makes the 4 workers one process group, and their all_reduce must
 # give 1+2+3+4 = 10 on every worker.
 #
-#   torchrun_test.sh BIN_DIR     (BIN_DIR holds kubeslurm and its srun/scontrol links)
+#   torchrun_test.sh KUBESLURM_INPOD
 set -euo pipefail
 
-BIN=$(cd "$1" && pwd)
+TOOL=$(realpath "$1")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-torchrun.XXXXXX")
+BIN=$WORK/tools
+# shellcheck source=tests/support/inpod_tools.sh
+. "$HERE/../support/inpod_tools.sh"
+inpod_tools "$TOOL" "$BIN"
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
@@ -59,11 +63,11 @@ export KUBESLURM_STEP_TOKEN=torchrun-e2e KUBESLURM_STEP_PORT=$PORT
 export GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1
 
 SLURM_NODEID=1 SLURM_PROCID=1 SLURMD_NODENAME=127.0.0.2 \
-  "$BIN/kubeslurm" step-agent --listen "127.0.0.2:$PORT" > "$WORK/rank1.out" 2> "$WORK/rank1.err" &
+  "$BIN/kubeslurm-inpod" step-agent --listen "127.0.0.2:$PORT" > "$WORK/rank1.out" 2> "$WORK/rank1.err" &
 PIDS+=("$!")
 set +e
 SLURM_NODEID=0 SLURM_PROCID=0 SLURMD_NODENAME=127.0.0.1 timeout 240 \
-  "$BIN/kubeslurm" batch-step --listen "127.0.0.1:$PORT" "$WORK/train.sbatch" \
+  "$BIN/kubeslurm-inpod" batch-step --listen "127.0.0.1:$PORT" "$WORK/train.sbatch" \
   > "$WORK/batch.out" 2> "$WORK/batch.err"
 rc=$?
 set -e

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # How long a job step takes to launch and how fast its output comes back, through the in-pod
-# runtime: two `kubeslurm step-agent`s on this host as a job's two ranks, then `srun true`
+# runtime: two `kubeslurm-inpod step-agent`s on this host as a job's two ranks, then `srun true`
 # ROUNDS x RUNS times, with a fork+exec of /bin/true measured in the same round as the baseline,
 # and one 200 MB output relay. Reports figures; asserts nothing.
 #
-#   tests/bench/step/step_launch.sh BIN_DIR [RUNS] [ROUNDS]
+#   tests/bench/step/step_launch.sh build/bin/kubeslurm-inpod [RUNS] [ROUNDS]
 set -euo pipefail
 
-BIN=$(cd "$1" && pwd)
+BIN=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-bench-tools.XXXXXX")
+# shellcheck source=tests/support/inpod_tools.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../support/inpod_tools.sh"
+inpod_tools "$(realpath "$1")" "$BIN"
 RUNS=${2:-20}
 ROUNDS=${3:-3}
 while :; do
@@ -18,11 +21,11 @@ done
 export PATH="$BIN:$PATH" SLURM_JOB_ID=5 SLURM_JOB_NODELIST='n-[0-1]' SLURM_JOB_NUM_NODES=2
 export SLURM_NNODES=2 SLURM_NTASKS=2 SLURM_CPUS_ON_NODE=2 KUBESLURM_STEP_TOKEN=bench
 export KUBESLURM_STEP_AGENTS="127.0.0.1:$P0,127.0.0.1:$P1"
-"$BIN/kubeslurm" step-agent --listen "127.0.0.1:$P0" &
+"$BIN/kubeslurm-inpod" step-agent --listen "127.0.0.1:$P0" &
 A0=$!
-"$BIN/kubeslurm" step-agent --listen "127.0.0.1:$P1" &
+"$BIN/kubeslurm-inpod" step-agent --listen "127.0.0.1:$P1" &
 A1=$!
-trap 'kill $A0 $A1 2>/dev/null; wait 2>/dev/null || true' EXIT
+trap 'kill $A0 $A1 2>/dev/null; wait 2>/dev/null || true; rm -rf "$BIN"' EXIT
 srun true  # waits for both agents to answer
 
 now_ns() { date +%s%N; }

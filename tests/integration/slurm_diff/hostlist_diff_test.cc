@@ -1,7 +1,8 @@
 // Differential test: our `scontrol show hostnames|hostlist|hostlistsorted` against the REAL
 // Slurm 22.05 scontrol (Debian's slurm-client, /usr/bin/scontrol), byte for byte on stdout and
 // stderr and on the exit code, over a fixed-seed corpus of expressions and host lists that
-// covers the whole syntax (../shared/reference/slurm-22.05.md, "Hostlists").
+// covers the whole syntax (../shared/reference/slurm-22.05.md, "Hostlists"). Both of ours: the
+// CLI's scontrol and the in-pod tool's, for every case the in-pod tool answers itself.
 //
 // The real binary needs only a slurm.conf (no daemons). A missing scontrol FAILS the test: CI
 // installs slurm-client, and a silent skip would hide every regression.
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "kubeslurm/cli/cli.h"
+#include "kubeslurm/inpod/scontrol.h"
 
 namespace kubeslurm {
 namespace {
@@ -189,6 +191,20 @@ class RealScontrol {
   std::string conf_;
 };
 
+StatusOr<std::string> readWholeFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return notFound("Unable to open file " + path);
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+std::optional<std::string> caseVariable(const Case& c, std::string_view name) {
+  auto it = c.env.find(std::string(name));
+  if (it == c.env.end()) return std::nullopt;
+  return it->second;
+}
+
 Outcome runOurs(const Case& c) {
   std::istringstream in;
   std::ostringstream out;
@@ -197,24 +213,29 @@ Outcome runOurs(const Case& c) {
       .in = in,
       .out = out,
       .err = err,
-      .getenv = [&](std::string_view name) -> std::optional<std::string> {
-        auto it = c.env.find(std::string(name));
-        if (it == c.env.end()) return std::nullopt;
-        return it->second;
-      },
-      .readFile = [](const std::string& path) -> StatusOr<std::string> {
-        std::ifstream file(path, std::ios::binary);
-        if (!file) return notFound("Unable to open file " + path);
-        std::ostringstream contents;
-        contents << file.rdbuf();
-        return contents.str();
-      },
+      .getenv = [&](std::string_view name) { return caseVariable(c, name); },
+      .readFile = readWholeFile,
   };
   Outcome outcome;
   outcome.rc = cli::runCli("scontrol", c.args, io);
   outcome.out = out.str();
   outcome.err = err.str();
   return outcome;
+}
+
+// The in-pod tool's scontrol; nullopt where it would hand the command to the full CLI.
+std::optional<Outcome> runInPod(const Case& c) {
+  std::ostringstream out;
+  std::ostringstream err;
+  inpod::ScontrolIo io{
+      .out = out,
+      .err = err,
+      .getenv = [&](std::string_view name) { return caseVariable(c, name); },
+      .readFile = readWholeFile,
+  };
+  const std::optional<int> rc = inpod::runOfflineScontrol(c.args, io);
+  if (!rc) return std::nullopt;
+  return Outcome{.out = out.str(), .err = err.str(), .rc = *rc};
 }
 
 std::string quoted(const std::vector<std::string>& args) {
@@ -234,6 +255,7 @@ struct Coverage {
   std::size_t withStderr = 0;
   std::size_t failing = 0;  // rc != 0
   std::size_t emptyStdout = 0;
+  std::size_t inPod = 0;  // cases the in-pod tool's scontrol answered too
 };
 
 // Compares every case and reports the first few differences in full.
@@ -257,20 +279,26 @@ Coverage expectSameAsReal(const std::vector<Case>& cases) {
     coverage.withStderr += expected[i].err.empty() ? 0U : 1U;
     coverage.failing += expected[i].rc != 0 ? 1U : 0U;
     coverage.emptyStdout += expected[i].out.empty() ? 1U : 0U;
-    const Outcome ours = runOurs(cases[i]);
-    if (ours == expected[i]) continue;
-    if (++differences <= 15) {
-      ADD_FAILURE() << quoted(cases[i].args) << "\n  real rc=" << expected[i].rc << " stdout=["
-                    << clip(expected[i].out) << "] stderr=[" << clip(expected[i].err)
-                    << "]\n  ours rc=" << ours.rc << " stdout=[" << clip(ours.out) << "] stderr=["
-                    << clip(ours.err) << "]";
+    std::vector<std::pair<const char*, Outcome>> ours = {{"cli", runOurs(cases[i])}};
+    if (std::optional<Outcome> inPod = runInPod(cases[i])) {
+      ++coverage.inPod;
+      ours.emplace_back("in-pod", std::move(*inPod));
+    }
+    for (const auto& [who, outcome] : ours) {
+      if (outcome == expected[i]) continue;
+      if (++differences <= 15) {
+        ADD_FAILURE() << quoted(cases[i].args) << "\n  real rc=" << expected[i].rc << " stdout=["
+                      << clip(expected[i].out) << "] stderr=[" << clip(expected[i].err) << "]\n  "
+                      << who << " rc=" << outcome.rc << " stdout=[" << clip(outcome.out)
+                      << "] stderr=[" << clip(outcome.err) << "]";
+      }
     }
   }
   EXPECT_EQ(differences, 0) << "of " << cases.size() << " cases";
   std::cout << "[ corpus   ] " << coverage.cases
             << " runs of the real scontrol: " << coverage.withStderr << " wrote to stderr, "
             << coverage.failing << " exited non-zero, " << coverage.emptyStdout
-            << " printed nothing\n";
+            << " printed nothing; the in-pod scontrol answered " << coverage.inPod << "\n";
   return coverage;
 }
 

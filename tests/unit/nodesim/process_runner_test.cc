@@ -40,7 +40,7 @@ TEST(ExpandReferencesTest, AsTheKubeletExpandsThem) {
 
 TEST(ContainerSpecTest, RoundTrips) {
   ContainerSpec spec;
-  spec.argv = {"/bin/sh", "-c", "exec kubeslurm step-agent"};
+  spec.argv = {"/bin/sh", "-c", "exec kubeslurm-inpod step-agent"};
   spec.env = {"PATH=/usr/bin", "SLURM_JOB_ID=7"};
   spec.hostname = "train-1";
   spec.netns = "/run/netns/ksim-1";

@@ -320,11 +320,11 @@ TEST(RankPods, InPodRuntimeWiresToolsLauncherAgentsAndToken) {
     const std::string& command = pod.spec.containers[0].command.at(2);
     EXPECT_TRUE(command.starts_with("export PATH=\"/kubeslurm/bin:$PATH\" && ")) << command;
     if (rank == 0) {
-      EXPECT_TRUE(command.ends_with("exec kubeslurm batch-step \"$f\" \"$@\"")) << command;
+      EXPECT_TRUE(command.ends_with("exec kubeslurm-inpod batch-step \"$f\" \"$@\"")) << command;
       EXPECT_EQ(pod.spec.containers[0].args,
                 (std::vector<std::string>{"slurm_script", "--epochs", "3"}));
     } else {
-      EXPECT_TRUE(command.ends_with("exec kubeslurm step-agent")) << command;
+      EXPECT_TRUE(command.ends_with("exec kubeslurm-inpod step-agent")) << command;
     }
     const auto env = envOf(pod.spec.containers[0]);
     EXPECT_EQ(env.at("KUBESLURM_STEP_PORT"), "6818");

@@ -1,0 +1,88 @@
+#include "kubeslurm/inpod/scontrol.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "kubeslurm/slurm/hostlist_show.h"
+
+namespace kubeslurm::inpod {
+namespace {
+
+// The full CLI's name: in the job's image, from the kubeslurm-client package. The tools the
+// init container copies hold no file of that name, so a PATH lookup never finds this binary.
+constexpr const char* kFullCli = "kubeslurm";
+
+}  // namespace
+
+std::optional<int> runOfflineScontrol(const std::vector<std::string>& args, ScontrolIo& io) {
+  // Only `show ENTITY[=VALUE] [VALUE]`, nothing before or after: options and interactive mode
+  // are the full scontrol's. "sho" is the shortest `show` scontrol takes.
+  if (args.size() < 2 || args.size() > 3 ||
+      !slurm::scontrolKeywordMatches(args[0], "show", std::max<std::size_t>(args[0].size(), 3))) {
+    return std::nullopt;
+  }
+  const std::string& tag = args[1];
+  std::size_t tagLength = tag.size();
+  std::optional<std::string> value;
+  if (const std::size_t equals = tag.find('='); equals != std::string::npos) {
+    tagLength = equals;
+    value = tag.substr(equals + 1);
+  } else if (args.size() == 3) {
+    value = args[2];
+  }
+  const std::optional<slurm::HostlistEntity> entity = slurm::hostlistEntity(tag, tagLength);
+  if (!entity) return std::nullopt;
+  if (!value && *entity == slurm::HostlistEntity::kHostnames) value = io.getenv("SLURM_NODELIST");
+  const slurm::HostlistShown shown =
+      slurm::showHostlistEntity(*entity, value, io.readFile, io.out, io.err);
+  return shown.failed || shown.fatal ? 1 : 0;
+}
+
+int scontrolMain(const std::vector<std::string>& args) {
+  ScontrolIo io{
+      .out = std::cout,
+      .err = std::cerr,
+      .getenv = [](std::string_view name) -> std::optional<std::string> {
+        // Single-threaded here, and nothing sets variables: getenv cannot race.
+        const char* value =
+            std::getenv(std::string(name).c_str());  // NOLINT(concurrency-mt-unsafe)
+        if (value == nullptr) return std::nullopt;
+        return std::string(value);
+      },
+      .readFile = [](const std::string& path) -> StatusOr<std::string> {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) return notFound("Unable to open file " + path);
+        std::ostringstream contents;
+        contents << in.rdbuf();
+        return contents.str();
+      },
+  };
+  if (std::optional<int> code = runOfflineScontrol(args, io)) return *code;
+  std::vector<std::string> argv = {"scontrol"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  pointers.reserve(argv.size() + 1);
+  for (std::string& arg : argv) pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  std::cout.flush();
+  ::execvp(kFullCli, pointers.data());
+  if (errno != ENOENT) {
+    // One thread here: strerror's static buffer cannot race.
+    const char* why = std::strerror(errno);  // NOLINT(concurrency-mt-unsafe)
+    std::cerr << "scontrol: error: " << kFullCli << ": " << why << "\n";
+    return 1;
+  }
+  std::cerr << "scontrol: error: this job's image has kubeslurm's in-pod tools only, which answer "
+               "`scontrol show hostnames|hostlist|hostlistsorted`; the commands the cluster "
+               "answers need the full CLI (the kubeslurm-client package) in the image\n";
+  return 1;
+}
+
+}  // namespace kubeslurm::inpod
