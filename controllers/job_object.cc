@@ -99,17 +99,16 @@ std::string submittedPartition(const slurm::JobRequest& request,
   return chosen != nullptr ? chosen->metadata.name : std::string();
 }
 
-const api::Partition* runningPartition(const api::SlurmJobObject& job, const api::Pod* rankPod,
+std::string admittedPartition(const api::Pod& rankPod) {
+  const auto& annotations = rankPod.metadata.annotations;
+  const auto it = annotations.find(std::string(podspec::kPartitionAnnotation));
+  return it != annotations.end() ? it->second : std::string();
+}
+
+const api::Partition* runningPartition(const api::SlurmJobObject& job, std::string_view admittedIn,
                                        const std::vector<api::Partition>& partitions,
                                        std::string& name) {
-  name.clear();
-  if (rankPod != nullptr) {
-    const auto& annotations = rankPod->metadata.annotations;
-    if (const auto it = annotations.find(std::string(podspec::kPartitionAnnotation));
-        it != annotations.end()) {
-      name = it->second;
-    }
-  }
+  name = admittedIn;
   // While it waits its status holds the list it asked for (a,b), which names no partition.
   if (name.empty() && job.status && job.status->partition.find(',') == std::string::npos) {
     name = job.status->partition;

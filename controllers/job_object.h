@@ -55,12 +55,14 @@ const api::Partition* jobPartition(const slurm::JobRequest& request,
 std::string submittedPartition(const slurm::JobRequest& request,
                                const std::vector<api::Partition>& partitions);
 
-// The partition a started job runs in: the one its rank pods were made for (their partition
-// annotation), else status.partition where it names one partition, else the first it names
-// (jobPartition). `name` gets its
-// name; nullptr when no such partition exists (any more: a deleted partition still has jobs
-// running in it).
-const api::Partition* runningPartition(const api::SlurmJobObject& job, const api::Pod* rankPod,
+// The partition a rank pod was made for (its partition annotation); "" without one.
+std::string admittedPartition(const api::Pod& rankPod);
+
+// The partition a job runs in: `admittedIn` (admittedPartition of its current attempt's ranks)
+// when it has started, else status.partition where it names one partition, else the first it
+// names (jobPartition), else the first name it asked for. `name` gets its name; nullptr when no
+// such partition exists (any more: a deleted partition still has jobs running in it).
+const api::Partition* runningPartition(const api::SlurmJobObject& job, std::string_view admittedIn,
                                        const std::vector<api::Partition>& partitions,
                                        std::string& name);
 

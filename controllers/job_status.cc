@@ -182,11 +182,16 @@ void finish(api::SlurmJobStatus& status, slurm::JobState state, std::string exit
 
 // Back to the queue: the next run gets its own start time and nodes.
 // The partitions a requeued job waits for again, as slurmctld's rebuild_job_part_list leaves
-// its record: the one it started in first, then the others it asked for, in their order.
+// its record: the one it started in first, then the others it asked for, in their order. Slurm
+// lets no one move a running job to other partitions; here its spec may change while it runs, and
+// a partition it no longer asks for is not put back (which also keeps the list within the
+// request's length).
 std::string requeuedPartitions(const std::string& startedIn, const std::string& requested) {
   if (startedIn.empty() || startedIn.find(',') != std::string::npos) return requested;
+  const std::vector<std::string_view> names = partitionNames(requested);
+  if (std::ranges::find(names, startedIn) == names.end()) return requested;
   std::string out = startedIn;
-  for (const std::string_view name : partitionNames(requested)) {
+  for (const std::string_view name : names) {
     if (name != startedIn) out.append(",").append(name);
   }
   return out;
@@ -249,12 +254,7 @@ GangObservation observeGang(const api::SlurmJobObject& job, std::span<const api:
     }
     if (gang.nodes.size() <= rank) gang.nodes.resize(rank + 1);
     gang.nodes[rank] = pod.spec.nodeName;
-    if (gang.partition.empty()) {
-      if (const auto it = pod.metadata.annotations.find(std::string(podspec::kPartitionAnnotation));
-          it != pod.metadata.annotations.end()) {
-        gang.partition = it->second;
-      }
-    }
+    if (gang.partition.empty()) gang.partition = admittedPartition(pod);
     if (!pod.spec.nodeName.empty()) ++gang.bound;
     if (!pod.spec.nodeName.empty() && pod.metadata.creationTimestamp) {
       gang.boundSince = gang.boundSince

@@ -57,27 +57,22 @@ const json& conditionsOf(const json& raw) {
 }
 
 // The time limit TIMEOUT is measured against when the job asked for none (defaultTimeLimit).
+// `gang`: the current attempt's ranks, whose partition is the one it runs in.
 core::Duration unrequestedLimit(const api::SlurmJobObject& job,
                                 const std::vector<api::Partition>& partitions,
-                                const std::vector<api::Pod>& pods) {
+                                const GangObservation& gang) {
   std::string name;
-  const api::Partition* runsIn =
-      runningPartition(job, pods.empty() ? nullptr : &pods.front(), partitions, name);
+  const api::Partition* runsIn = runningPartition(job, gang.partition, partitions, name);
   return defaultTimeLimit(jobPartition(job.request, partitions, nullptr), runsIn);
 }
 
-// The partition a job counts in for the metrics: the one it runs (or ran) in, else the first it
-// names (a pending job's status holds the whole list), else the name it asked for (a partition that
-// does not exist, or no longer does), else
-// "" (none asked and no default).
+// The partition a job counts in for the metrics (runningPartition's name); "" when it asked for
+// none and there is no default.
 std::string effectivePartition(const api::SlurmJobObject& job,
                                const std::vector<api::Partition>& partitions) {
-  if (job.status && !job.status->partition.empty() &&
-      job.status->partition.find(',') == std::string::npos) {
-    return job.status->partition;
-  }
-  const api::Partition* partition = jobPartition(job.request, partitions, nullptr);
-  return partition != nullptr ? partition->metadata.name : job.request.partition;
+  std::string name;
+  runningPartition(job, "", partitions, name);
+  return name;
 }
 
 std::string podJob(const api::Pod& pod) {
@@ -511,7 +506,7 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
     const std::vector<api::Pod>& pods = podsByJob[jobKey(job)];
     const GangObservation gang = observeGang(job, pods, health);
     JobStatusPolicy policy;
-    policy.defaultTimeLimit = unrequestedLimit(job, objects.partitions, pods);
+    policy.defaultTimeLimit = unrequestedLimit(job, objects.partitions, gang);
     policy.gracePeriodSeconds = options_.admission.killWaitSeconds;
     policy.requeueOnNodeFail = options_.requeueOnNodeFail;
     policy.gangStartTimeout = options_.gangStartTimeout;

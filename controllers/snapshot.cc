@@ -640,7 +640,8 @@ class Builder {
                                                     : nullptr;
     // Counted in the partition it runs in; a limit it did not ask for is defaultTimeLimit's.
     std::string runsIn;
-    const api::Partition* running = runningPartition(job, anyRank, objects_.partitions, runsIn);
+    const api::Partition* running = runningPartition(
+        job, anyRank != nullptr ? admittedPartition(*anyRank) : "", objects_.partitions, runsIn);
     api::Partition fallback;  // a deleted partition still has jobs running in it
     fallback.metadata.name = runsIn;
     const api::Partition* first = jobPartition(job.request, objects_.partitions, nullptr);

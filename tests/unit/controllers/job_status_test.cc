@@ -513,6 +513,14 @@ TEST(DecideStatus, ARunningJobReportsThePartitionItsPodsWereMadeFor) {
   const StatusDecision requeued = decide(running, pods, kNow, {}, health);
   EXPECT_EQ(requeued.status.state, "REQUEUED");
   EXPECT_EQ(requeued.status.partition, "b,a");
+
+  // Its spec changed while it ran (an admin's kubectl edit; Slurm refuses that for a running
+  // job): requeued, it waits for what it asks now, and the status stays within the CRD's 253.
+  const std::string longList = std::string(120, 'c') + "," + std::string(132, 'd');
+  running.request.partition = longList;
+  const StatusDecision moved = decide(running, pods, kNow, {}, health);
+  EXPECT_EQ(moved.status.state, "REQUEUED");
+  EXPECT_EQ(moved.status.partition, longList);
 }
 
 // JobRequeue=1: a batch job whose node fails is requeued (restart count + 1) unless it said
