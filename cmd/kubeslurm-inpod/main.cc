@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "kubeslurm/inpod/entry.h"
-#include "kubeslurm/inpod/scontrol.h"
 
 namespace {
 

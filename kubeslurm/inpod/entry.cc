@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/inpod/agent.h"
+#include "kubeslurm/inpod/scontrol.h"
 #include "kubeslurm/inpod/srun.h"
 #include "kubeslurm/inpod/task_process.h"
 #include "kubeslurm/step/pod_contract.h"
@@ -207,6 +209,28 @@ int srunMain(const std::vector<std::string>& args) {
             std::cout, std::cerr);
   SignalThread signals([&srun](int sig) { srun.onSignal(sig); });
   return srun.run(args);
+}
+
+int scontrolMain(const std::vector<std::string>& args) {
+  const std::map<std::string, std::string> environment = processEnvironment();
+  ScontrolIo io{
+      .out = std::cout,
+      .err = std::cerr,
+      .getenv = [&environment](std::string_view name) -> std::optional<std::string> {
+        const auto it = environment.find(std::string(name));
+        if (it == environment.end()) return std::nullopt;
+        return it->second;
+      },
+      .readFile = [](const std::string& path) -> StatusOr<std::string> {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) return notFound("Unable to open file " + path);
+        std::ostringstream contents;
+        contents << in.rdbuf();
+        return contents.str();
+      },
+  };
+  if (std::optional<int> code = runOfflineScontrol(args, io)) return *code;
+  return runFullScontrol(args);
 }
 
 int stepAgentMain(const std::vector<std::string>& args) {

@@ -11,6 +11,10 @@ namespace kubeslurm::inpod {
 // `srun [options] command...` (invoked by that name).
 int srunMain(const std::vector<std::string>& args);
 
+// `scontrol ...` (invoked by that name): what needs no controller here (inpod/scontrol.h), the
+// rest through the full CLI.
+int scontrolMain(const std::vector<std::string>& args);
+
 // `kubeslurm-inpod step-agent [--listen ADDRESS] [--kill-wait SECONDS]`: every rank but 0. Serves
 // until SIGTERM (the pod being deleted when rank 0 ends or the job is cancelled).
 int stepAgentMain(const std::vector<std::string>& args);

@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <unistd.h>
 
@@ -45,26 +42,7 @@ std::optional<int> runOfflineScontrol(const std::vector<std::string>& args, Scon
   return shown.failed || shown.fatal ? 1 : 0;
 }
 
-int scontrolMain(const std::vector<std::string>& args) {
-  ScontrolIo io{
-      .out = std::cout,
-      .err = std::cerr,
-      .getenv = [](std::string_view name) -> std::optional<std::string> {
-        // Single-threaded here, and nothing sets variables: getenv cannot race.
-        const char* value =
-            std::getenv(std::string(name).c_str());  // NOLINT(concurrency-mt-unsafe)
-        if (value == nullptr) return std::nullopt;
-        return std::string(value);
-      },
-      .readFile = [](const std::string& path) -> StatusOr<std::string> {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) return notFound("Unable to open file " + path);
-        std::ostringstream contents;
-        contents << in.rdbuf();
-        return contents.str();
-      },
-  };
-  if (std::optional<int> code = runOfflineScontrol(args, io)) return *code;
+int runFullScontrol(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"scontrol"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> pointers;

@@ -26,8 +26,8 @@ struct ScontrolIo {
 // and returns its exit code. nullopt: any other command line, which needs the cluster.
 std::optional<int> runOfflineScontrol(const std::vector<std::string>& args, ScontrolIo& io);
 
-// The process entry point (invoked as `scontrol`): runOfflineScontrol, or exec of the full CLI
-// found on PATH as `scontrol`, or scontrol's error that this pod cannot reach the cluster.
-int scontrolMain(const std::vector<std::string>& args);
+// What runOfflineScontrol leaves to the full CLI: exec of `kubeslurm` found on PATH, as
+// `scontrol`; where the image has none, scontrol's error saying so (exit code 1).
+int runFullScontrol(const std::vector<std::string>& args);
 
 }  // namespace kubeslurm::inpod

@@ -15,9 +15,6 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOL=$(realpath "$1")
-CACHE=${KUBESLURM_CACHE:-$HOME/.cache/kubeslurm}
-MIRROR=${KUBESLURM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-BULLSEYE=$CACHE/rootfs/bullseye-minbase
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-inpod-rootfs.XXXXXX")
 MOUNTS=()
 cleanup() {
@@ -66,14 +63,10 @@ run_scenarios() {
     "$CHROOT" --userspec=65532:65532 "$root" /bin/sh /t/step_scenarios.sh /kubeslurm/bin
 }
 
-step "a Debian 11 root filesystem (glibc 2.31; debootstrap once into $BULLSEYE)"
-if [ ! -x "$BULLSEYE/usr/bin/apt-get" ]; then
-  rm -rf "$BULLSEYE.partial"
-  mkdir -p "$(dirname "$BULLSEYE")"
-  debootstrap --variant=minbase bullseye "$BULLSEYE.partial" "$MIRROR" >&2
-  mv "$BULLSEYE.partial" "$BULLSEYE"
-fi
-cp -a "$BULLSEYE" "$WORK/bullseye"
+step "a Debian 11 root filesystem (glibc 2.31; debootstrap once into ~/.cache/kubeslurm/rootfs)"
+# shellcheck source=tests/support/debian_root.sh
+. "$HERE/../support/debian_root.sh"
+debian_root bullseye "$WORK/bullseye"
 ls "$WORK/bullseye"/lib/x86_64-linux-gnu/libc-2.31.so >/dev/null || fail "the root's glibc is not 2.31"
 install_tool "$WORK/bullseye"
 step "the step scenarios in Debian 11, as uid 65532"

@@ -16,7 +16,6 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$(cd "${1:?usage: package_test.sh BUILD_DIR}" && pwd)
 SANDBOX=$ROOT/sandbox/sandbox
 CACHE=${KUBESLURM_CACHE:-$HOME/.cache/kubeslurm}
-BASE=$CACHE/rootfs/bookworm-minbase
 MIRROR=${KUBESLURM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 START=$SECONDS
@@ -61,14 +60,10 @@ for cmd in kubeslurm sbatch squeue scancel sinfo sacct scontrol sprio sshare sdi
 done
 echo "$(basename "$DEB"): $(stat -c %s "$DEB") bytes" >&2
 
-step "a clean Debian 12 root filesystem (debootstrap once into $BASE)"
-if [ ! -x "$BASE/usr/bin/apt-get" ]; then
-  rm -rf "$BASE.partial"
-  mkdir -p "$(dirname "$BASE")"
-  debootstrap --variant=minbase bookworm "$BASE.partial" "$MIRROR" >&2
-  mv "$BASE.partial" "$BASE"
-fi
-cp -a "$BASE" "$ROOTFS"
+step "a clean Debian 12 root filesystem (debootstrap once into $CACHE/rootfs)"
+# shellcheck source=tests/support/debian_root.sh
+. "$ROOT/tests/support/debian_root.sh"
+debian_root bookworm "$ROOTFS"
 [ ! -e "$ROOTFS/usr/bin/sbatch" ] || fail "the base root filesystem already has an sbatch"
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
 mount -t proc proc "$ROOTFS/proc"
