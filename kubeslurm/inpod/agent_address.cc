@@ -1,8 +1,10 @@
 #include "kubeslurm/inpod/agent_address.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -56,16 +58,23 @@ StatusOr<std::string> resolveAgentAddress(std::string_view hostPort,
       // gRPC takes one scheme per target: the family of getaddrinfo's first answer (RFC 6724's
       // preference), every address of it.
       int family = AF_UNSPEC;
-      std::string addresses;
+      std::vector<std::string> addresses;  // getaddrinfo repeats an address per protocol
       for (const addrinfo* entry = list.get(); entry != nullptr; entry = entry->ai_next) {
         if (entry->ai_family != AF_INET && entry->ai_family != AF_INET6) continue;
         if (family == AF_UNSPEC) family = entry->ai_family;
         if (entry->ai_family != family) continue;
-        const std::string address = targetAddress(*entry, port);
-        if (addresses.find(address) != std::string::npos) continue;
-        addresses += (addresses.empty() ? "" : ",") + address;
+        std::string address = targetAddress(*entry, port);
+        if (std::ranges::find(addresses, address) == addresses.end()) {
+          addresses.push_back(std::move(address));
+        }
       }
-      if (family != AF_UNSPEC) return (family == AF_INET ? "ipv4:" : "ipv6:") + addresses;
+      if (family != AF_UNSPEC) {
+        std::string target = family == AF_INET ? "ipv4:" : "ipv6:";
+        for (std::size_t i = 0; i < addresses.size(); ++i) {
+          target += (i == 0 ? "" : ",") + addresses[i];
+        }
+        return target;
+      }
     }
     const bool retry = error == EAI_AGAIN || error == EAI_NONAME || error == 0;
     if (!retry || std::chrono::steady_clock::now() + kRetryInterval >= deadline) {

@@ -271,15 +271,20 @@ int Srun::run(const std::vector<std::string>& args) {
     return 1;
   }
 
-  // By address: a rank whose name does not resolve yet is asked again within the connect timeout.
+  // By address, for the ranks this step talks to (rank 0 and the step's nodes): a rank whose name
+  // does not resolve yet is asked again within the connect timeout.
   const auto resolveBy = std::chrono::steady_clock::now() + settings_.connectTimeout;
-  for (std::string& agent : agents) {
-    StatusOr<std::string> target = resolveAgentAddress(agent, resolveBy);
+  std::vector<bool> used(agents.size(), false);
+  used[0] = true;
+  for (const auto& node : layout->nodes) used[node.rank] = true;
+  for (std::size_t rank = 0; rank < agents.size(); ++rank) {
+    if (!used[rank]) continue;
+    StatusOr<std::string> target = resolveAgentAddress(agents[rank], resolveBy);
     if (!target.isOk()) {
       message("error: " + target.status().message());
       return 1;
     }
-    agent = std::move(target).value();
+    agents[rank] = std::move(target).value();
   }
 
   auto step = std::make_shared<Step>();
