@@ -268,8 +268,9 @@ void writeStepRecords(const std::map<std::string, std::string>& env,
   if (!std::filesystem::exists(path, error)) return;
   std::ofstream out(path, std::ios::trunc);
   out << step::encodeStepRecords(steps);
-  if (!out)
+  if (!out) {
     std::cerr << "kubeslurm-inpod batch-step: cannot write the step records to " << path << "\n";
+  }
 }
 
 }  // namespace
