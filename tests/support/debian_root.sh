@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the tests that run something inside a clean Debian root filesystem.
 # debian_root SUITE DEST: copies a minimal root filesystem of Debian SUITE (bookworm, bullseye)
 # to DEST. The root is made once (debootstrap --variant=minbase from $KUBESLURM_DEBIAN_MIRROR,
