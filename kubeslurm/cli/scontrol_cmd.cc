@@ -500,19 +500,10 @@ class Scontrol {
       return;
     }
     const std::string& tag = argv[1];
-    std::size_t tagLength = tag.size();
-    std::optional<std::string> value;
-    if (const std::size_t equals = tag.find('='); equals != std::string::npos) {
-      tagLength = equals;
-      value = tag.substr(equals + 1);
-    } else if (argc == 3) {
-      value = argv[2];
-    }
+    const auto [tagLength, value] = slurm::splitShowOperand(tag, argc == 3 ? &argv[2] : nullptr);
     if (std::optional<slurm::HostlistEntity> hosts = slurm::hostlistEntity(tag, tagLength)) {
-      if (!value && *hosts == slurm::HostlistEntity::kHostnames)
-        value = io_.getenv("SLURM_NODELIST");
       const slurm::HostlistShown shown =
-          slurm::showHostlistEntity(*hosts, value, io_.readFile, io_.out, io_.err);
+          slurm::showHostlistEntity(*hosts, value, io_.getenv, io_.readFile, io_.out, io_.err);
       if (shown.failed) exitCode_ = 1;
       if (shown.fatal) fatal_ = true;
       if (shown.failed && !value) io_.out << kUsage;

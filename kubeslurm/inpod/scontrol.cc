@@ -25,20 +25,13 @@ std::optional<int> runOfflineScontrol(const std::vector<std::string>& args, Scon
       !slurm::scontrolKeywordMatches(args[0], "show", std::max<std::size_t>(args[0].size(), 3))) {
     return std::nullopt;
   }
-  const std::string& tag = args[1];
-  std::size_t tagLength = tag.size();
-  std::optional<std::string> value;
-  if (const std::size_t equals = tag.find('='); equals != std::string::npos) {
-    tagLength = equals;
-    value = tag.substr(equals + 1);
-  } else if (args.size() == 3) {
-    value = args[2];
-  }
-  const std::optional<slurm::HostlistEntity> entity = slurm::hostlistEntity(tag, tagLength);
+  const slurm::ShowOperand operand =
+      slurm::splitShowOperand(args[1], args.size() == 3 ? &args[2] : nullptr);
+  const std::optional<slurm::HostlistEntity> entity =
+      slurm::hostlistEntity(args[1], operand.tagLength);
   if (!entity) return std::nullopt;
-  if (!value && *entity == slurm::HostlistEntity::kHostnames) value = io.getenv("SLURM_NODELIST");
   const slurm::HostlistShown shown =
-      slurm::showHostlistEntity(*entity, value, io.readFile, io.out, io.err);
+      slurm::showHostlistEntity(*entity, operand.value, io.getenv, io.readFile, io.out, io.err);
   return shown.failed || shown.fatal ? 1 : 0;
 }
 

@@ -111,6 +111,18 @@ bool scontrolKeywordMatches(std::string_view tag, std::string_view name, std::si
   return true;
 }
 
+ShowOperand splitShowOperand(const std::string& tag, const std::string* next) {
+  ShowOperand operand;
+  operand.tagLength = tag.size();
+  if (const std::size_t equals = tag.find('='); equals != std::string::npos) {
+    operand.tagLength = equals;
+    operand.value = tag.substr(equals + 1);
+  } else if (next != nullptr) {
+    operand.value = *next;
+  }
+  return operand;
+}
+
 std::optional<HostlistEntity> hostlistEntity(std::string_view tag, std::size_t tagLength) {
   struct Entry {
     std::string_view name;
@@ -133,9 +145,12 @@ std::optional<HostlistEntity> hostlistEntity(std::string_view tag, std::size_t t
 
 HostlistShown showHostlistEntity(
     HostlistEntity entity, const std::optional<std::string>& value,
+    const std::function<std::optional<std::string>(std::string_view)>& getenv,
     const std::function<StatusOr<std::string>(const std::string&)>& readFile, std::ostream& out,
     std::ostream& err) {
-  if (entity == HostlistEntity::kHostnames) return printHosts(value, out, err);
+  if (entity == HostlistEntity::kHostnames) {
+    return printHosts(value ? value : getenv("SLURM_NODELIST"), out, err);
+  }
   if (!value) {
     err << "invalid encode argument\n";
     return {.failed = true};

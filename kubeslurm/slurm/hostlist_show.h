@@ -21,6 +21,14 @@ namespace kubeslurm::slurm {
 // other's NUL.
 bool scontrolKeywordMatches(std::string_view tag, std::string_view name, std::size_t n);
 
+// scontrol's `show ENTITY[=VALUE] [VALUE]`: how much of the entity word `tag` is the keyword,
+// and the value: what follows '=', else `next` (the word after `tag`; nullptr when none).
+struct ShowOperand {
+  std::size_t tagLength = 0;
+  std::optional<std::string> value;
+};
+ShowOperand splitShowOperand(const std::string& tag, const std::string* next);
+
 enum class HostlistEntity { kHostnames, kHostlist, kHostlistSorted };
 
 // The hostlist entity the first `tagLength` characters of `tag` name, as scontrol's `show`
@@ -32,11 +40,12 @@ struct HostlistShown {
   bool fatal = false;   // scontrol called fatal(): it exits at once, even in interactive mode
 };
 
-// Prints `show <entity> <value>`. `value`: the entity's argument; for hostnames without one,
-// the caller passes $SLURM_NODELIST. hostlist and hostlistsorted read `value` as a file when it
+// Prints `show <entity> <value>`. `value`: the entity's argument; hostnames without one reads
+// $SLURM_NODELIST through `getenv`. hostlist and hostlistsorted read `value` as a file when it
 // starts with '/' (through `readFile`); without a value they fail with scontrol's message.
 HostlistShown showHostlistEntity(
     HostlistEntity entity, const std::optional<std::string>& value,
+    const std::function<std::optional<std::string>(std::string_view)>& getenv,
     const std::function<StatusOr<std::string>(const std::string&)>& readFile, std::ostream& out,
     std::ostream& err);
 
