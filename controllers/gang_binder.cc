@@ -388,6 +388,20 @@ std::string stepSecretOf(const std::vector<api::Pod>& pods, const podspec::GangI
 
 }  // namespace
 
+StatusOr<std::vector<api::Pod>> GangBinder::plannedPods(const podspec::GangInput& input) {
+  if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
+  podspec::GangInput gang = input;
+  if (podspec::usesStepRuntime(gang) && gang.stepSecretName.empty()) {
+    gang.stepSecretName = podspec::stepTokenSecretPrefix(gang.jobName) + "planned";
+  }
+  auto pods = podspec::rankPods(gang);
+  if (!pods.isOk()) return pods.status();
+  for (std::size_t rank = 0; rank < pods->size(); ++rank) {
+    (*pods)[rank].spec.nodeName = gang.nodes[rank];
+  }
+  return pods;
+}
+
 Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
                          std::vector<api::Pod>* admitted) {
   if (!fenceOpen()) return fenceClosed();
@@ -409,15 +423,8 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
     existingPods = std::move(decoded).value();
   }
   if (stepRuntime) gang.stepSecretName = stepSecretOf(existingPods, gang);
-  // The pods are checked before anything is written (the Secret's name, when it is still to be
-  // made, stands in for the one the API server will give it).
-  {
-    podspec::GangInput check = gang;
-    if (stepRuntime && check.stepSecretName.empty()) {
-      check.stepSecretName = podspec::stepTokenSecretPrefix(gang.jobName) + "check";
-    }
-    if (auto made = podspec::rankPods(check); !made.isOk()) return made.status();
-  }
+  // The pods are checked before anything is written.
+  if (auto made = plannedPods(gang); !made.isOk()) return made.status();
   // A fresh admission takes back what it created and nothing else: its caches showed no pod of
   // the job, but they may be behind a gang that runs (a 409 on a rank's name is one way to find
   // out). An observed one rolls the whole attempt back.

@@ -159,6 +159,10 @@ class GangBinder {
   Status admit(const podspec::GangInput& input, KnownPods known = KnownPods::kUnknown,
                std::vector<api::Pod>* admitted = nullptr);
 
+  // PURE. The rank pods admit() writes for `input`, each on its planned node. With the in-pod
+  // runtime and no step Secret named yet, a stand-in names the one the API server will name.
+  static StatusOr<std::vector<api::Pod>> plannedPods(const podspec::GangInput& input);
+
   // Deletes every pod of `jobName` in `ns` with that attempt (or any attempt <= it): listed by
   // the job-name label, deleted by name with a uid precondition and propagation Background;
   // pods never bound or already terminal with gracePeriodSeconds 0, running ones with their own

@@ -177,16 +177,19 @@ Reconciler::Reconciler(kube::Reader& reader, kube::Writer& writer, kube::StatusW
       ids_(ids),
       events_(events),
       options_(std::move(options)),
-      binder_(reader, writer, binder, [this] {
-        GangBinderOptions binderOptions = options_.binder;
-        if (!binderOptions.canWrite) binderOptions.canWrite = options_.canWrite;
-        return binderOptions;
-      }()) {}
+      binder_(reader, writer, binder,
+              [this] {
+                GangBinderOptions binderOptions = options_.binder;
+                if (!binderOptions.canWrite) binderOptions.canWrite = options_.canWrite;
+                return binderOptions;
+              }()),
+      assumed_(options_.admissionParallelism,
+               options_.admitInBackground ? options_.admissionEnded : std::function<void()>()) {}
 
 bool Reconciler::fenceOpen() const { return !options_.canWrite || options_.canWrite(); }
 
 void Reconciler::reset() {
-  expectations_.clear();
+  assumed_.clear();
   usage_.clear();
   usageLoaded_ = false;  // the next term starts from what was persisted
   holds_.reset();
@@ -222,29 +225,6 @@ StatusOr<std::uint32_t> Reconciler::recover(const SharedList<api::SlurmJobObject
     ++removed;
   }
   return removed;
-}
-
-void Reconciler::applyExpectations(ClusterObjects& objects, core::Time now) {
-  std::map<std::string, std::set<std::string>> seen;  // job key -> pod names of any attempt
-  for (const api::Pod& pod : objects.pods) {
-    if (!isRankPod(pod)) continue;
-    seen[pod.metadata.namespaceName + "/" + podJob(pod)].insert(pod.metadata.name);
-  }
-  for (auto it = expectations_.begin(); it != expectations_.end();) {
-    Expectation& e = it->second;
-    const std::set<std::string>& names = seen[it->first];
-    std::vector<const api::Pod*> missing;
-    for (const api::Pod& pod : e.pods) {
-      if (!names.contains(pod.metadata.name)) missing.push_back(&pod);
-    }
-    if (e.admittedAt == 0) e.admittedAt = now;
-    if (missing.empty() || now - e.admittedAt > options_.expectationTimeout) {
-      it = expectations_.erase(it);
-      continue;
-    }
-    for (const api::Pod* pod : missing) objects.pods.push_back(*pod);
-    ++it;
-  }
 }
 
 const api::SlurmJobObject* Reconciler::findJob(const std::string& key) const {
@@ -503,6 +483,8 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
     if (job.request.array && isArrayParent(job)) continue;  // expandArrays keeps its status
+    // Its pods stand in for a gang still being written: what they show decides nothing yet.
+    if (assumed_.admitting(jobKey(job))) continue;
     const std::vector<api::Pod>& pods = podsByJob[jobKey(job)];
     const GangObservation gang = observeGang(job, pods, health);
     JobStatusPolicy policy;
@@ -549,7 +531,7 @@ void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now
         leftRunning_.insert(jobKey(job));
       }
       if (decision.event) recordEvent(job, *decision.event);
-      expectations_.erase(jobKey(job));
+      assumed_.forget(jobKey(job));
     }
     if (report.fenceClosed) return;
     deletePods(job.namespaceName, outcome.graceful, decision.gracePeriodSeconds, report);
@@ -611,18 +593,8 @@ void Reconciler::applyPreemptions(const core::Plan& plan, const SnapshotIndex& i
 void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objects,
                              const SnapshotIndex& index, core::Time now, CycleReport& report) {
   if (plan.starts.empty()) return;
-  struct Admission {
-    const core::Start* start = nullptr;
-    const api::SlurmJobObject* job = nullptr;
-    std::string key;
-    podspec::GangInput gang;
-    KnownPods known = KnownPods::kUnknown;
-    Status result;
-    std::vector<api::Pod> admitted;  // the rank pods as written, for the expectation
-    double seconds = 0;
-  };
-  // What the caches show of each job's pods (the expectations included: applyExpectations put
-  // them in): a gang none of whose pods or names appear is admitted without a list.
+  // What the caches show of each job's pods (the assumed gangs included: they were added to the
+  // input): a gang none of whose pods or names appear is admitted without a list.
   std::unordered_set<std::string> podNames;
   std::unordered_set<std::string> jobsWithPods;
   for (const api::Pod& pod : objects.pods) {
@@ -641,85 +613,82 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
     }
     return KnownPods::kNone;
   };
-  std::vector<Admission> admissions;
+  const auto refused = [&](const api::SlurmJobObject& job, const std::string& key,
+                           const Status& why) {
+    ++report.admissionFailures;
+    if (why.code() == StatusCode::kInvalidArgument) {
+      // The job cannot run as written (no image, a template that sets our variables...).
+      admissionFailed(job, why, now, report);
+    } else {
+      report.errors.push_back("start of " + key + ": " + why.toString());
+    }
+  };
+  // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
+  // a cycle that starts 200 gangs would take 200 admissions' round trips while the first jobs'
+  // nodes sit bound and idle. Each admission is still all or nothing.
   for (const core::Start& start : plan.starts) {
     auto key = index.jobKeys.find(start.jobId);
-    if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
+    if (key == index.jobKeys.end() || written_.contains(key->second) ||
+        assumed_.admitting(key->second)) {
+      continue;
+    }
     const api::SlurmJobObject* job = findJob(key->second);
     if (job == nullptr) continue;
     auto gang = gangForStart(start, index, objects, options_.admission);
     if (!gang.isOk()) {
-      ++report.admissionFailures;
-      if (gang.status().code() == StatusCode::kInvalidArgument) {
-        // The job cannot run as written (no image, a template that sets our variables...).
-        admissionFailed(*job, gang.status(), now, report);
-      } else {
-        report.errors.push_back("start of " + key->second + ": " + gang.status().toString());
-      }
+      refused(*job, key->second, gang.status());
+      continue;
+    }
+    auto pods = GangBinder::plannedPods(*gang);
+    if (!pods.isOk()) {
+      refused(*job, key->second, pods.status());
       continue;
     }
     const KnownPods known = knownPods(*gang);
-    admissions.push_back(
-        Admission{&start, job, key->second, std::move(gang).value(), known, {}, {}, 0});
+    StartedGang started{key->second, gang->nodes, gang->environment.partition, start.backfilled};
+    assumed_.assume(std::move(started), std::move(pods).value(),
+                    [this, gang = std::move(gang).value(), known](std::vector<api::Pod>* admitted) {
+                      if (!fenceOpen()) {
+                        return Status(StatusCode::kAborted, "leadership lost before admission");
+                      }
+                      return binder_.admit(gang, known, admitted);
+                    });
   }
+  if (!options_.admitInBackground) {
+    assumed_.waitIdle();
+    admissionsEnded(assumed_.finished(), now, report);
+  }
+}
 
-  // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
-  // a cycle that starts 200 gangs would take 200 admissions' round trips while the first jobs'
-  // nodes sit bound and idle. Each admission is still all or nothing.
-  (void)kube::runBounded(
-      admissions.size(), options_.admissionParallelism, false, [&](std::size_t i) {
-        Admission& a = admissions[i];
-        if (!fenceOpen()) {
-          a.result = Status(StatusCode::kAborted, "leadership lost before admission");
-          return Status::ok();
-        }
-        const auto began = std::chrono::steady_clock::now();
-        // A worker thread: nothing a job's objects make a library throw may end the operator.
-        try {
-          a.result = binder_.admit(a.gang, a.known, &a.admitted);
-        } catch (const std::exception& e) {
-          a.result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
-        }
-        a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-        return Status::ok();
-      });
-
-  for (Admission& a : admissions) {
+void Reconciler::admissionsEnded(std::vector<FinishedAdmission> ended, core::Time now,
+                                 CycleReport& report) {
+  for (FinishedAdmission& a : ended) {
     report.admissions.push_back({a.result.isOk(), a.seconds});
+    const std::string& key = a.gang.key;
+    // Gone since (scancel, retention): its pods go with it, by owner reference.
+    const api::SlurmJobObject* job = findJob(key);
     if (!a.result.isOk()) {
       ++report.admissionFailures;
       if (a.result.code() == StatusCode::kAborted && !fenceOpen()) {
         report.fenceClosed = true;
         continue;
       }
-      report.errors.push_back("gang of " + a.key + " rolled back: " + a.result.toString());
-      admissionFailed(*a.job, a.result, now, report);
+      report.errors.push_back("gang of " + key + " rolled back: " + a.result.toString());
+      if (job != nullptr) admissionFailed(*job, a.result, now, report);
       continue;
     }
-    holds_.succeeded(a.key);
+    holds_.succeeded(key);
     ++report.starts;
-    if (a.start->backfilled) ++report.backfilled;
-    if (a.job->status && a.job->status->submitTime) {
-      report.queueWaits.push_back(
-          {a.gang.environment.partition,
-           static_cast<double>(std::max<core::Time>(now - *a.job->status->submitTime, 0))});
+    if (a.gang.backfilled) ++report.backfilled;
+    if (job == nullptr) continue;
+    if (job->status && job->status->submitTime) {
+      report.queueWaits.push_back({a.gang.partition, static_cast<double>(std::max<core::Time>(
+                                                         now - *job->status->submitTime, 0))});
     }
-    Expectation expectation;
-    expectation.namespaceName = a.gang.namespaceName;
-    expectation.jobName = a.gang.jobName;
-    expectation.attempt = a.gang.attempt;
-    // The timeout runs from the next cycle's start: a long cycle must not age it before the
-    // informer has had a chance to deliver the pods (the nodes would be planned twice).
-    expectation.admittedAt = 0;
-    // The pods as the binder wrote them: rebuilt here from the gang, a job with the in-pod
-    // runtime makes none (its step-token Secret is named by the API server, in admit()), and an
-    // expectation without pods would let the next cycle plan the job a second time.
-    expectation.pods = std::move(a.admitted);
-    expectations_[a.key] = std::move(expectation);
-    recordEvent(*a.job, JobEvent{"Normal", "Scheduled",
-                                 "allocated " + std::to_string(a.gang.nodes.size()) +
-                                     " node(s): " + slurm::compressHostlist(a.gang.nodes) +
-                                     (a.start->backfilled ? " (backfill)" : "")});
+    recordEvent(*job, JobEvent{"Normal", "Scheduled",
+                               "allocated " + std::to_string(a.gang.nodes.size()) +
+                                   " node(s): " + slurm::compressHostlist(a.gang.nodes) +
+                                   (a.gang.backfilled ? " (backfill)" : "")});
   }
 }
 
@@ -1116,7 +1085,7 @@ void Reconciler::sweepStuckGangs(const ClusterObjects& objects, const SnapshotIn
   for (const api::Pod& pod : objects.pods) {
     if (!isRankPod(pod)) continue;
     const std::string key = pod.metadata.namespaceName + "/" + podJob(pod);
-    if (index.gangsInFlight.contains(key) && !expectations_.contains(key)) pods.push_back(pod);
+    if (index.gangsInFlight.contains(key) && !assumed_.contains(key)) pods.push_back(pod);
   }
   // Young gangs may be a cache that lags an admission: only the newest pod's age tells.
   const auto youngerThanStuck = [&](const std::string& ns, const std::string& job) {
@@ -1185,11 +1154,14 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
     report.fenceClosed = true;
     return report;
   }
-  applyExpectations(input.objects, now);
+  std::vector<FinishedAdmission> ended = assumed_.finished();
+  assumed_.addUnseen(input.objects.pods, now, options_.expectationTimeout);
   assignIds(input, now, report);
   // One lookup per start, preemption and pending decision: a scan each was O(jobs x decisions).
   jobsByKey_.clear();
   for (const api::SlurmJobObject& job : input.objects.jobs) jobsByKey_.emplace(jobKey(job), &job);
+  // Before the holds are read: a failed admission's backoff applies to this cycle's plan.
+  admissionsEnded(std::move(ended), now, report);
   expandArrays(input.objects, now, report);
 
   const auto began = std::chrono::steady_clock::now();

@@ -2,9 +2,10 @@
 // of docs/operator.md, level-triggered (DESIGN.md invariant 3).
 //
 //   cycle(input, now), in this order (Reconciler::cycle):
-//     1. expectations    gangs this leader admitted that the caches do not show yet are added to
-//                        the input as the pods it wrote, so they hold their nodes and are not
-//                        planned twice (client-go's ControllerExpectations, for the same race)
+//     1. assumed gangs   admissions that ended since the last cycle are counted and acted on
+//                        (an event, a backoff); the gangs this leader started that the caches
+//                        do not show whole are added to the input as their pods, so they hold
+//                        their nodes and are not planned twice (controllers/assumed_gangs.h)
 //     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING
 //     3. arrays          an array's tasks are created as SlurmJobs of their own, and the
 //                        array's status sums theirs up (controllers/arrays.h)
@@ -15,7 +16,9 @@
 //                        gangs no admission explains are swept; snapshot problems become a
 //                        Valid=False condition
 //     6. preemptions     victims' status (REQUEUED next attempt, or PREEMPTED)
-//     7. starts          gangForStart + GangBinder::admit, all or nothing (invariant 1)
+//     7. starts          gangForStart, assumed at once; GangBinder::admit, all or nothing
+//                        (invariant 1), runs on the assumed gangs' workers (admitInBackground)
+//                        or before the cycle goes on
 //     8. pending         reason as status when it changes, with the estimated start and
 //                        priority of that moment (their drift is served live by the query API)
 //     9. bookkeeping     Account usage and Partition status written, finished jobs past their
@@ -26,7 +29,8 @@
 // A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
 // Steps 2, 5 and 8 decide every job first, then send their status writes together
 // (sendStatusWrites, statusWriteParallelism in flight), then do what follows each write in job
-// order; step 7 admits admissionParallelism gangs at once.
+// order; step 7 admits admissionParallelism gangs at once, and a job whose admission runs is
+// left out of steps 5 to 7 until its outcome is collected.
 // Every status write is a merge PATCH of /status carrying the cached resourceVersion (what
 // changed, not the spec and script a PUT would carry), so a write based on a stale read fails
 // with 409 and the next cycle reads again. Every write is behind the leader-election fence
@@ -51,6 +55,7 @@
 
 #include "controllers/admission.h"
 #include "controllers/admission_holds.h"
+#include "controllers/assumed_gangs.h"
 #include "controllers/gang_binder.h"
 #include "controllers/job_ids.h"
 #include "controllers/job_status.h"
@@ -69,8 +74,15 @@ struct ReconcilerOptions {
   // bf_max_time: wall time backfill may take in one cycle; zero: no cap.
   std::chrono::milliseconds backfillMaxTime{30000};
   GangBinderOptions binder;
-  // Gangs of one plan admitted at once (each binds its ranks bindParallelism at a time).
+  // Gangs admitted at once (each binds its ranks bindParallelism at a time).
   std::size_t admissionParallelism = 8;
+  // Admissions run while later cycles go on (their gangs assumed meanwhile): a cycle that starts
+  // 200 gangs does not hold every other job's status and plan for their round trips. False: the
+  // cycle waits for its admissions (they still run admissionParallelism at once).
+  bool admitInBackground = true;
+  // Called on an admission's worker when it ends, so that the loop runs the cycle that collects
+  // it (a failed admission may change nothing the informers would report). Empty: nothing.
+  std::function<void()> admissionEnded;
   // Job status writes of one cycle step in flight at once: a burst of 200 submissions would
   // otherwise wait for 200 round trips before the first of them is planned.
   std::size_t statusWriteParallelism = 16;
@@ -81,8 +93,8 @@ struct ReconcilerOptions {
   // JobStatusPolicy's gang start timeout (seconds; 0 = none) and the retries before failing.
   core::Duration gangStartTimeout = 600;
   std::int64_t gangStartRetries = 3;
-  // A gang admitted but not seen by the pod informer after this long is forgotten (its pods were
-  // deleted by someone else, or the watch is far behind and will relist).
+  // A gang admitted but not seen whole by the pod informer after this long is forgotten (its pods
+  // were deleted by someone else, or the watch is far behind and will relist).
   core::Duration expectationTimeout = 60;
   // A partial gang (findPartialGangs) whose newest pod is this old, and that this leader is not
   // admitting, is removed: a rollback that failed (the API server refused the deletes) would
@@ -201,22 +213,17 @@ class Reconciler {
 
   CycleReport cycle(ReconcileInput input, core::Time now);
 
-  // Leadership ended: what this leader expected to see belongs to no one now.
+  // Leadership ended: what this leader expected to see belongs to no one now. Waits for the
+  // admissions that run (the closed fence stops them at their next write).
   void reset();
+
+  // Until no admission runs (before the clients it writes through go away).
+  void waitForAdmissions() { assumed_.waitIdle(); }
 
   const GangBinder& binder() const { return binder_; }
 
  private:
-  struct Expectation {
-    std::string namespaceName;
-    std::string jobName;
-    std::uint32_t attempt = 0;
-    std::vector<api::Pod> pods;  // as admitted, bound
-    core::Time admittedAt = 0;
-  };
-
   bool fenceOpen() const;
-  void applyExpectations(ClusterObjects& objects, core::Time now);
   void assignIds(ReconcileInput& input, core::Time now, CycleReport& report);
   void expandArrays(const ClusterObjects& objects, core::Time now, CycleReport& report);
   void reconcileStatuses(const ClusterObjects& objects, core::Time now, CycleReport& report);
@@ -226,6 +233,8 @@ class Reconciler {
                         CycleReport& report);
   void applyStarts(const core::Plan& plan, const ClusterObjects& objects,
                    const SnapshotIndex& index, core::Time now, CycleReport& report);
+  // The admissions that ended: counted, their jobs told (an event, or admissionFailed).
+  void admissionsEnded(std::vector<FinishedAdmission> ended, core::Time now, CycleReport& report);
   // A failed start: a refusal as written holds the job as InvalidPodSpec (its Valid condition
   // says why), anything else backs it off; either way the job hears of it.
   void admissionFailed(const api::SlurmJobObject& job, const Status& cause, core::Time now,
@@ -282,7 +291,6 @@ class Reconciler {
   ReconcilerOptions options_;
   GangBinder binder_;
 
-  std::map<std::string, Expectation> expectations_;                        // by job key
   std::unordered_map<std::string, const api::SlurmJobObject*> jobsByKey_;  // during a cycle
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
   core::Time lastUsageWrite_ = 0;
@@ -294,6 +302,8 @@ class Reconciler {
   bool usageLoaded_ = false;
   std::set<std::string> leftRunning_;  // jobs this cycle moved out of RUNNING
   AdmissionHolds holds_;               // jobs held out of the plan (admission_holds.h)
+  // Last: its workers admit through binder_, so they stop before it goes.
+  AssumedGangs assumed_;
 };
 
 // What a node offers and holds, from a snapshot: per NodeIndex, GPUs held by running SlurmJobs

@@ -38,7 +38,9 @@ Scheduling:
                                  retried after a backoff (600; 0 = never)
   --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
   --gang-write-parallelism N     pod creates and binds in flight for one gang (16)
-  --admission-parallelism N      gangs of one plan admitted at once (8)
+  --admission-parallelism N      gangs admitted at once (8)
+  --admissions background|in-cycle   admissions run while later cycles plan, their gangs
+                                 assumed meanwhile (background), or each cycle waits for its own
   --gang-placement create|binding   rank pods created on their nodes (create, one write per
                                  rank) or created unbound, then bound (binding)
 Serving:
@@ -176,6 +178,9 @@ int parseFlags(int argc, char** argv, Flags& f) {
       ok = parseNumber(value, number) && number >= 1 && number <= 256 &&
            number == static_cast<double>(static_cast<std::size_t>(number));
       f.admissionParallelism = static_cast<std::size_t>(number);
+    } else if (flag == "--admissions") {
+      ok = value == "background" || value == "in-cycle";
+      f.admitInBackground = value == "background";
     } else if (flag == "--gang-placement") {
       ok = value == "create" || value == "binding";
       f.gangPlacement = value == "binding" ? controllers::GangPlacement::kBinding

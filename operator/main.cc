@@ -363,6 +363,8 @@ void setUpControllers(Operator& o) {
   options.gangStartRetries = f.gangStartRetries;
   options.binder.bindParallelism = f.gangWriteParallelism;
   options.admissionParallelism = f.admissionParallelism;
+  options.admitInBackground = f.admitInBackground;
+  options.admissionEnded = [&o] { o.wakeup.notify(); };
   options.binder.placement = f.gangPlacement;
   if (f.crashAtStep) {
     // A crash at a chosen write, where the tests of invariant 1 need one: the kill lands
@@ -602,6 +604,9 @@ void runSchedulingLoop(Operator& o) {
     // Writes made this cycle come back through the informers and wake the loop again; a
     // time-driven change (a time limit, an estimated start) needs the periodic wake only.
   }
+  // An admission stopped half-way by the shutdown would leave a partial gang for the next
+  // leader's recovery; the fence is still open here, so each one finishes (or rolls back).
+  o.reconciler->waitForAdmissions();
 }
 
 void shutDown(Operator& o) {
