@@ -4,7 +4,7 @@
 #
 #   tests/bench/scale/operator_scale.sh BUILD_DIR [--nodes 1000] [--gpus 8] [--leaves 8]
 #       [--gangs 200] [--ranks 4] [--fast-qps 1000,2000|none] [--threads 16] [--timeout 300]
-#       [--binding-phase] [--operator-args 'ARGS'] [--keep-logs DIR]
+#       [--binding-phase] [--in-cycle-phase] [--operator-args 'ARGS'] [--keep-logs DIR]
 #
 # BUILD_DIR holds bin/kubeslurm-operator and bin/kubeslurm-nodesim ($KUBESLURM_NODESIM wins;
 # `ninja -C BUILD_DIR -j2 kubeslurm-operator kubeslurm-nodesim` if one is missing). The
@@ -26,6 +26,9 @@
 #   operator-binding (with --binding-phase) the operator phase again with --gang-placement
 #                  binding (pods created unbound, then bound), to compare with the default
 #                  create placement (one write per rank) in the same run.
+#   operator-in-cycle (with --in-cycle-phase) the operator phase again with --admissions
+#                  in-cycle (each cycle waits for its own admissions), to compare with the default
+#                  background admissions (controllers/assumed_gangs.h) in the same run.
 # Between phases every SlurmJob and pod is deleted (pods with grace 0) and the lists are empty.
 # After each operator phase, with its pods still there: VmRSS/VmHWM from /proc/PID/status, and
 # the means of its cycle/plan/gang-admission histograms from /metrics. Each phase also counts the
@@ -54,8 +57,10 @@ THREADS=16
 TIMEOUT=300
 KEEP_LOGS=
 BINDING_PHASE=
+IN_CYCLE_PHASE=
 OPERATOR_ARGS=
 PLACEMENT=create
+ADMISSIONS=background
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
@@ -68,6 +73,7 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift 2 ;;
     --keep-logs) KEEP_LOGS=$2; shift 2 ;;
     --binding-phase) BINDING_PHASE=1; shift ;;
+    --in-cycle-phase) IN_CYCLE_PHASE=1; shift ;;
     --operator-args) OPERATOR_ARGS=$2; shift 2 ;;
     *) usage ;;
   esac
@@ -132,6 +138,7 @@ start_operator() {
   [ -z "$OPERATOR_ARGS" ] || extra+=($OPERATOR_ARGS)
   "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system \
     --scheduling-interval 1 --min-cycle-interval 0.2 --gang-placement "$PLACEMENT" \
+    --admissions "$ADMISSIONS" \
     --metrics-bind-address "127.0.0.1:$mport" --health-probe-bind-address "127.0.0.1:$hport" \
     "${extra[@]+"${extra[@]}"}" > "$log" 2>&1 < /dev/null &
   OP_PID=$!
@@ -159,7 +166,7 @@ operator_phase() {
     --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" \
     --cpu "$(cpu_pids),operator=$OP_PID" > /dev/null ||
     echo "$label: not every pod was bound (see the summary)" >&2
-  python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT)" \
+  python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT, $ADMISSIONS)" \
     --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
   PHASES+=("$out")
   stop_operator # first: it would admit gangs of jobs being deleted
@@ -227,8 +234,9 @@ spec:
   topology:
     labelKeys: [kubeslurm.io/spine, kubeslurm.io/leaf]
 EOF
-for ns in bench-op bench-ks bench-op-fast bench-op-binding; do kubectl create namespace "$ns" > /dev/null; done
-for ns in bench-op bench-ks bench-op-fast bench-op-binding; do wait_sa "$ns"; done
+NAMESPACES=(bench-op bench-ks bench-op-fast bench-op-binding bench-op-in-cycle)
+for ns in "${NAMESPACES[@]}"; do kubectl create namespace "$ns" > /dev/null; done
+for ns in "${NAMESPACES[@]}"; do wait_sa "$ns"; done
 
 PHASES=()
 operator_phase operator bench-op
@@ -251,6 +259,12 @@ if [ -n "$BINDING_PHASE" ]; then
   PLACEMENT=binding
   operator_phase operator-binding bench-op-binding
   PLACEMENT=create
+fi
+
+if [ -n "$IN_CYCLE_PHASE" ]; then
+  ADMISSIONS=in-cycle
+  operator_phase operator-in-cycle bench-op-in-cycle
+  ADMISSIONS=background
 fi
 
 python3 "$HELPER" report --nodes "$NODES" "${PHASES[@]}"
