@@ -190,8 +190,7 @@ bool Reconciler::fenceOpen() const { return !options_.canWrite || options_.canWr
 
 void Reconciler::reset() {
   assumed_.clear();
-  usage_.clear();
-  usageLoaded_ = false;  // the next term starts from what was persisted
+  usage_.reset();
   holds_.reset();
 }
 
@@ -786,33 +785,6 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
   sendStatusWrites(writes, report);
 }
 
-NodeLoad nodeLoad(const core::Snapshot& snapshot) {
-  NodeLoad load;
-  load.jobGpus.assign(snapshot.nodes.size(), 0);
-  load.foreignGpus.assign(snapshot.nodes.size(), 0);
-  for (const core::Job& job : snapshot.jobs) {
-    if (job.phase != core::JobPhase::kRunning) continue;
-    const std::uint32_t perNode = job.perNodeAllocation().gpus;
-    for (const core::NodeIndex node : job.allocatedNodes) {
-      if (node < load.jobGpus.size()) load.jobGpus[node] += perNode;
-    }
-  }
-  for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
-    const core::Node& node = snapshot.nodes[i];
-    load.jobGpus[i] = std::min(load.jobGpus[i], node.allocatable.gpus);
-    load.foreignGpus[i] = std::min(node.foreignUsed.gpus, node.allocatable.gpus - load.jobGpus[i]);
-  }
-  return load;
-}
-
-std::string nodeStateName(const core::Node& node, std::uint32_t jobGpus,
-                          std::uint32_t foreignGpus) {
-  if (node.state == core::NodeState::kDrain) return "drain";
-  if (node.state != core::NodeState::kUp) return "down";
-  if (jobGpus == 0 && foreignGpus == 0) return "idle";
-  return jobGpus + foreignGpus >= node.allocatable.gpus ? "allocated" : "mixed";
-}
-
 void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                            CycleReport& report) const {
   for (const api::SlurmJobObject& job : objects.jobs) {
@@ -838,55 +810,17 @@ void Reconciler::summarize(const ClusterObjects& objects, const SnapshotIndex& i
   }
 }
 
-void Reconciler::trackUsage(core::Snapshot& snapshot, core::Time now) {
-  const auto key = [](const core::Account& a) { return a.name + '\0' + a.user; };
-  if (usageLoaded_) {
-    for (core::Account& a : snapshot.accounts) {
-      if (auto it = usage_.find(key(a)); it != usage_.end()) a.rawUsage = it->second;
-    }
-    snapshot.usageTime = usageAsOf_;
-  }
-  const std::vector<core::Account> advanced = core::advanceUsage(snapshot, now);
-  usage_.clear();
-  for (std::size_t i = 0; i < advanced.size() && i < snapshot.accounts.size(); ++i) {
-    snapshot.accounts[i].rawUsage = advanced[i].rawUsage;
-    usage_[key(advanced[i])] = advanced[i].rawUsage;
-  }
-  snapshot.usageTime = std::max(now, snapshot.usageTime);
-  usageAsOf_ = snapshot.usageTime;
-  usageLoaded_ = true;
-}
-
 void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
                               const core::Plan& plan, core::Time now, CycleReport& report) {
   if (objects.accounts.empty()) return;
   if (leftRunning_.empty() && now - lastUsageWrite_ < options_.usagePersistPeriod) return;
-  std::map<std::string, std::pair<std::int32_t, std::int32_t>> jobs;  // running, pending
-  for (const core::Job& job : index.snapshot.jobs) {
-    auto key = index.jobKeys.find(job.id);
-    if (key != index.jobKeys.end() && leftRunning_.contains(key->second)) continue;
-    auto& counts = jobs[job.account];
-    (job.phase == core::JobPhase::kRunning ? counts.first : counts.second) += 1;
-  }
   bool allWritten = true;
-  for (const api::Account& account : objects.accounts) {
+  for (const api::Account& next :
+       accountStatuses(objects.accounts, index, plan.fairShare, leftRunning_, now)) {
     if (!fenceOpen()) {
       report.fenceClosed = true;
       return;
     }
-    api::Account next = account;
-    for (const core::Account& a : index.snapshot.accounts) {
-      if (a.name == account.metadata.name && a.user.empty()) next.status.rawUsage = a.rawUsage;
-    }
-    for (const core::FairShareRow& row : plan.fairShare) {
-      if (row.account != account.metadata.name || !row.user.empty()) continue;
-      next.status.normShares = row.normShares;
-      next.status.effectiveUsage = row.effectiveUsage;
-      next.status.fairShare = row.fairShare;
-    }
-    next.status.runningJobs = jobs[account.metadata.name].first;
-    next.status.pendingJobs = jobs[account.metadata.name].second;
-    next.status.lastDecay = now;
     auto written =
         statusWriter_.updateStatus(kube::resources::accounts(), "", api::encodeAccount(next));
     if (!written.isOk()) {
@@ -894,80 +828,28 @@ void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex
       if (written.status().code() == StatusCode::kAborted) {
         ++report.writeConflicts;
       } else {
-        report.errors.push_back("status of account " + account.metadata.name + ": " +
+        report.errors.push_back("status of account " + next.metadata.name + ": " +
                                 written.status().toString());
       }
     }
   }
-  // A failed write is retried next cycle, from the usage kept in memory.
+  // A failed write is retried next cycle, from the usage the ledger keeps.
   if (allWritten) lastUsageWrite_ = now;
 }
 
 void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
                                   CycleReport& report) {
-  const core::Snapshot& snapshot = index.snapshot;
-  const NodeLoad load = nodeLoad(snapshot);
+  const NodeLoad load = nodeLoad(index.snapshot);
   for (const api::Partition& partition : objects.partitions) {
     if (!fenceOpen()) {
       report.fenceClosed = true;
       return;
     }
-    const auto core =
-        std::find_if(snapshot.partitions.begin(), snapshot.partitions.end(),
-                     [&](const core::Partition& p) { return p.name == partition.metadata.name; });
-    api::PartitionStatus status;
-    status.conditions = partition.status.conditions;
-    CycleReport::PartitionLoad& figures = report.partitions[partition.metadata.name];
-    if (core != snapshot.partitions.end()) {
-      for (const core::NodeIndex i : core->nodes) {
-        if (i >= snapshot.nodes.size()) continue;
-        const core::Node& node = snapshot.nodes[i];
-        const std::string state = nodeStateName(node, load.jobGpus[i], load.foreignGpus[i]);
-        const auto gpus = static_cast<std::int32_t>(node.allocatable.gpus);
-        const auto used = static_cast<std::int32_t>(load.jobGpus[i] + load.foreignGpus[i]);
-        ++status.nodes;
-        status.gpus += gpus;
-        if (state == "drain") {
-          ++status.drainedNodes;
-          figures.gpusUnavailable += gpus;
-        } else if (state == "down") {
-          ++status.downNodes;
-          figures.gpusUnavailable += gpus;
-        } else {
-          status.allocatedGpus += used;
-          status.idleGpus += gpus - used;
-          figures.gpusAllocated += load.jobGpus[i];
-          figures.gpusForeign += load.foreignGpus[i];
-          figures.gpusFree += gpus - used;
-          ++(state == "idle"    ? status.idleNodes
-             : state == "mixed" ? status.mixedNodes
-                                : status.allocatedNodes);
-        }
-      }
-      // A pending job that names several partitions waits in each (squeue -p lists it there).
-      for (const core::Job& job : snapshot.jobs) {
-        if (job.partition != partition.metadata.name &&
-            (job.phase == core::JobPhase::kRunning ||
-             std::ranges::find(job.otherPartitions, partition.metadata.name) ==
-                 job.otherPartitions.end())) {
-          continue;
-        }
-        ++(job.phase == core::JobPhase::kRunning ? status.runningJobs : status.pendingJobs);
-      }
-      figures.pendingJobs = status.pendingJobs;
-      figures.runningJobs = status.runningJobs;
-    }
-    const api::PartitionStatus& before = partition.status;
-    const bool same =
-        status.nodes == before.nodes && status.idleNodes == before.idleNodes &&
-        status.mixedNodes == before.mixedNodes && status.allocatedNodes == before.allocatedNodes &&
-        status.downNodes == before.downNodes && status.drainedNodes == before.drainedNodes &&
-        status.gpus == before.gpus && status.allocatedGpus == before.allocatedGpus &&
-        status.idleGpus == before.idleGpus && status.pendingJobs == before.pendingJobs &&
-        status.runningJobs == before.runningJobs;
-    if (same) continue;
+    PartitionFigures figures = partitionFigures(partition, index.snapshot, load);
+    report.partitions[partition.metadata.name] = figures.load;
+    if (sameFigures(figures.status, partition.status)) continue;
     api::Partition next = partition;
-    next.status = std::move(status);
+    next.status = std::move(figures.status);
     auto written =
         statusWriter_.updateStatus(kube::resources::partitions(), "", api::encodePartition(next));
     if (!written.isOk() && written.status().code() != StatusCode::kAborted) {
@@ -1175,7 +1057,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
         return checkJobPods(job, partition, who, options_.admission);
       });
   SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now, holds);
-  trackUsage(index.snapshot, now);
+  usage_.advance(index.snapshot, now);
   core::Budget budget = options_.budget;
   std::optional<SteadyDeadline> deadline;
   if (options_.backfillMaxTime.count() > 0) {

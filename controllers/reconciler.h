@@ -10,7 +10,7 @@
 //     3. arrays          an array's tasks are created as SlurmJobs of their own, and the
 //                        array's status sums theirs up (controllers/arrays.h)
 //     4. plan            buildSnapshot + core::plan on the cluster as the caches show it;
-//                        fair-share usage is tracked from the snapshot
+//                        fair-share usage advanced by the UsageLedger (account_usage.h)
 //     5. job status      observeGang + decideStatus for every job: RUNNING, COMPLETED, FAILED,
 //                        TIMEOUT, NODE_FAIL/REQUEUED, CANCELLED; pod deletes; events; partial
 //                        gangs no admission explains are swept; snapshot problems become a
@@ -21,7 +21,8 @@
 //                        or before the cycle goes on
 //     8. pending         reason as status when it changes, with the estimated start and
 //                        priority of that moment (their drift is served live by the query API)
-//     9. bookkeeping     Account usage and Partition status written, finished jobs past their
+//     9. bookkeeping     Account usage (accountStatuses) and Partition status
+//                        (partitionFigures, partition_status.h) written, finished jobs past their
 //                        retention removed, rank pods whose end is recorded released from
 //                        their job-tracking finalizer, the report's counts, and the cluster as
 //                        the plan leaves it (for sbatch --test-only)
@@ -53,12 +54,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "controllers/account_usage.h"
 #include "controllers/admission.h"
 #include "controllers/admission_holds.h"
 #include "controllers/assumed_gangs.h"
 #include "controllers/gang_binder.h"
 #include "controllers/job_ids.h"
 #include "controllers/job_status.h"
+#include "controllers/partition_status.h"
 #include "controllers/snapshot.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/core/model.h"
@@ -160,14 +163,7 @@ struct CycleReport {
   std::int64_t gpusForeign = 0;                      // held by pods kubeslurm does not run
   std::int64_t gpusUnavailable = 0;                  // on drained, down or not-ready nodes
   // Per partition, as its status counts them (nodes in two partitions count in both).
-  struct PartitionLoad {
-    std::int64_t gpusAllocated = 0;    // held by running SlurmJobs
-    std::int64_t gpusForeign = 0;      // held by other pods
-    std::int64_t gpusFree = 0;         // on nodes that are up
-    std::int64_t gpusUnavailable = 0;  // on drained or down nodes
-    std::int64_t pendingJobs = 0;
-    std::int64_t runningJobs = 0;
-  };
+  using PartitionLoad = controllers::PartitionLoad;
   std::map<std::string, PartitionLoad> partitions;
   struct QueueWait {
     std::string partition;
@@ -242,7 +238,6 @@ class Reconciler {
   void applyPending(const core::Plan& plan, const SnapshotIndex& index, CycleReport& report);
   void summarize(const ClusterObjects& objects, const SnapshotIndex& index,
                  CycleReport& report) const;
-  void trackUsage(core::Snapshot& snapshot, core::Time now);
   void persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
                     const core::Plan& plan, core::Time now, CycleReport& report);
   void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
@@ -294,33 +289,16 @@ class Reconciler {
   std::unordered_map<std::string, const api::SlurmJobObject*> jobsByKey_;  // during a cycle
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
   core::Time lastUsageWrite_ = 0;
-  // Accounts' decayed usage as this leader keeps it (by account and user), as of usageAsOf_.
-  // The persisted status is its checkpoint: a write lost to a conflict must not lose the usage
-  // of a job that ended meanwhile, so the figure lives here and is advanced every cycle.
-  std::map<std::string, double> usage_;
-  core::Time usageAsOf_ = 0;
-  bool usageLoaded_ = false;
+  UsageLedger usage_;                  // fair-share usage, carried from cycle to cycle
   std::set<std::string> leftRunning_;  // jobs this cycle moved out of RUNNING
   AdmissionHolds holds_;               // jobs held out of the plan (admission_holds.h)
   // Last: its workers admit through binder_, so they stop before it goes.
   AssumedGangs assumed_;
 };
 
-// What a node offers and holds, from a snapshot: per NodeIndex, GPUs held by running SlurmJobs
-// and by everything else.
-struct NodeLoad {
-  std::vector<std::uint32_t> jobGpus;
-  std::vector<std::uint32_t> foreignGpus;
-};
-NodeLoad nodeLoad(const core::Snapshot& snapshot);
-
 // The plan's pending jobs with their names, priorities and estimated starts (CycleReport).
 std::vector<CycleReport::PendingJob> pendingJobsOf(const core::Plan& plan,
                                                    const SnapshotIndex& index);
-
-// sinfo's node states as Partition status and the metrics count them: idle, mixed, allocated,
-// drain, down.
-std::string nodeStateName(const core::Node& node, std::uint32_t jobGpus, std::uint32_t foreignGpus);
 
 // The reconciler's condition type: False with the problem's reason and message while a job
 // cannot be scheduled as written; True once it can.
