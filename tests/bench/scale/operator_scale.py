@@ -463,13 +463,15 @@ def cmd_cleanup(a):
     deadline = time.time() + a.timeout
     grace0 = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
               "propagationPolicy": "Background"}
-    api.request("DELETE", SJ_PATH.format(ns=ns), {"kind": "DeleteOptions", "apiVersion": "v1",
-                                                  "propagationPolicy": "Background"})
     while time.time() < deadline:
+        # Again each round: a collection delete that outlives the API server's request timeout
+        # (200 jobs on a loaded machine) ends part-way, and what it left is never deleted.
+        api.request("DELETE", SJ_PATH.format(ns=ns), {"kind": "DeleteOptions", "apiVersion": "v1",
+                                                      "propagationPolicy": "Background"})
         status, jobs = api.request("GET", SJ_PATH.format(ns=ns) + "?limit=1")
         if status == 404 or not jobs.get("items"):
             break
-        time.sleep(0.5)
+        time.sleep(1)
     while time.time() < deadline:
         api.request("DELETE", POD_PATH.format(ns=ns), grace0)
         status, pods = api.request("GET", POD_PATH.format(ns=ns))
@@ -493,7 +495,19 @@ def cmd_cleanup(a):
         if left == 0:
             return 0
         time.sleep(0.5)
-    print(f"cleanup of {ns}: objects left after {a.timeout} s", file=sys.stderr)
+    left = []
+    for kind, path in (("slurmjobs", SJ_PATH.format(ns=ns)), ("pods", POD_PATH.format(ns=ns)),
+                       ("services", f"/api/v1/namespaces/{ns}/services"),
+                       ("networkpolicies",
+                        f"/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies")):
+        status, listed = api.request("GET", path)
+        items = (listed or {}).get("items", []) if status == 200 else []
+        if items:
+            first = items[0]["metadata"]
+            left.append(f"{len(items)} {kind} (e.g. {first.get('name')}, finalizers "
+                        f"{first.get('finalizers')}, deleting {'deletionTimestamp' in first})")
+    print(f"cleanup of {ns}: objects left after {a.timeout} s: {'; '.join(left)}",
+          file=sys.stderr)
     return 1
 
 
