@@ -72,7 +72,7 @@ void AssumedGangs::assume(StartedGang gang, std::vector<api::Pod> pods, Admissio
   };
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(task));
+    queue_.emplace_back(std::move(task));
   }
   wake_.notify_one();
 }

@@ -44,7 +44,8 @@ StartedGang started(const std::string& job) {
 // An admission that ends when the test says so.
 class Gate {
  public:
-  AssumedGangs::Admission admission(Status result, std::vector<api::Pod> written = {}) {
+  AssumedGangs::Admission admission(const Status& result,
+                                    const std::vector<api::Pod>& written = {}) {
     return [this, result, written](std::vector<api::Pod>* admitted) {
       gate_.wait();
       *admitted = written;
