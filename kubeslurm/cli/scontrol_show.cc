@@ -61,6 +61,25 @@ std::string gresList(const std::vector<slurm::GresRequest>& gres, std::string_vi
   return out;
 }
 
+// slurm_protocol_defs.c job_share_string(): --exclusive is JOB_SHARED_NONE ("NO"),
+// --oversubscribe JOB_SHARED_OK ("YES"), --exclusive=user and =mcs "USER" and "MCS"; a job that
+// asked for neither keeps NO_VAL16, printed "OK".
+std::string_view overSubscribeName(slurm::SharedMode mode) {
+  switch (mode) {
+    case slurm::SharedMode::kExclusive:
+      return "NO";
+    case slurm::SharedMode::kOversubscribe:
+      return "YES";
+    case slurm::SharedMode::kExclusiveUser:
+      return "USER";
+    case slurm::SharedMode::kExclusiveMcs:
+      return "MCS";
+    case slurm::SharedMode::kDefault:
+      break;
+  }
+  return "OK";
+}
+
 // What the job's record holds, with an array's pending tasks folded into one.
 struct JobRecord {
   const api::SlurmJobObject* job = nullptr;
@@ -211,8 +230,7 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
            (q.memPerCpuMb || q.memPerNodeMb.value_or(0) != 0 ? memory : "MinMemoryNode=0") +
            " MinTmpDiskNode=0");
   out.line("Features=" + orNull(q.constraint) + " DelayBoot=00:00:00");
-  const bool exclusive = q.shared == slurm::SharedMode::kExclusive;
-  out.line(std::string("OverSubscribe=") + (exclusive ? "NO" : "OK") +
+  out.line("OverSubscribe=" + std::string(overSubscribeName(q.shared)) +
            " Contiguous=0 Licenses=(null) Network=(null)");
   out.line("Command=" + orNull(job.scriptPath));
   std::string workDir = "WorkDir=" + orNull(q.workDir);
@@ -222,7 +240,13 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   slurm::FilenamePatternValues values;
   values.jobId = static_cast<std::uint64_t>(r.jobId);
   if (s.arrayJobId) values.arrayJobId = static_cast<std::uint64_t>(*s.arrayJobId);
-  if (s.arrayTaskId) values.arrayTaskId = static_cast<std::uint32_t>(*s.arrayTaskId);
+  // The record of an array's pending tasks is the array's own, whose task id is NO_VAL: %a
+  // expands to 4294967294 there (job_mgr.c keeps array_task_id NO_VAL on the meta record).
+  const bool pendingTasks = r.arrayJobId && !r.arrayTask.empty() &&
+                            r.arrayTask.find_first_not_of("0123456789") != std::string::npos;
+  if (s.arrayTaskId && !pendingTasks) {
+    values.arrayTaskId = static_cast<std::uint32_t>(*s.arrayTaskId);
+  }
   values.jobName = q.jobName;
   values.userName = job.user;
   auto path = [&](const std::string& pattern) {

@@ -175,6 +175,48 @@ TEST(ScontrolShow, ArrayFirstLines) {
             "JobId=8 ArrayJobId=6 ArrayTaskId=1 ArrayTaskThrottle=2 JobName=arr");
 }
 
+// Issue 20: a pending array's record is the array's own, whose array_task_id is NO_VAL, so its
+// StdOut expands %a to 4294967294 as Slurm 22.05's does; a task's record expands its own index.
+TEST(ScontrolShow, ThePendingArrayRecordExpandsPercentAAsNoVal) {
+  json parent = api::encodeSlurmJob(referenceJob());
+  parent["metadata"]["name"] = "arr";
+  parent["spec"]["array"] = "0-3";
+  parent["spec"]["output"] = "arr-%A_%a.out";
+  parent["status"] = {{"jobId", 6}, {"state", "PENDING"}};
+  std::vector<api::SlurmJobObject> jobs = {*api::decodeSlurmJob(parent)};
+  for (int task = 0; task <= 3; ++task) {
+    json object = arrayTask(task == 3 ? 6 : 100 + task, task, task == 0 ? "RUNNING" : "PENDING");
+    object["spec"]["array"] = "0-3";
+    object["spec"]["output"] = "arr-%A_%a.out";
+    jobs.push_back(*api::decodeSlurmJob(object));
+  }
+  const std::string all = formatShowJobs(jobs, partitions(), "6", context()).out;
+  EXPECT_NE(all.find("ArrayTaskId=1-3 JobName=arr\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("   StdOut=/home/alice/jobs/arr-6_4294967294.out\n"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("   StdOut=/home/alice/jobs/arr-6_0.out\n"), std::string::npos) << all;
+}
+
+// Issue 20: OverSubscribe as slurm_protocol_defs.c job_share_string() names the job's sharing:
+// --exclusive NO, --oversubscribe YES, --exclusive=user USER, --exclusive=mcs MCS, neither OK.
+TEST(ScontrolShow, OverSubscribeNamesEachSharingMode) {
+  const std::vector<std::pair<slurm::SharedMode, std::string>> cases = {
+      {slurm::SharedMode::kDefault, "OK"},
+      {slurm::SharedMode::kExclusive, "NO"},
+      {slurm::SharedMode::kOversubscribe, "YES"},
+      {slurm::SharedMode::kExclusiveUser, "USER"},
+      {slurm::SharedMode::kExclusiveMcs, "MCS"}};
+  for (const auto& [mode, name] : cases) {
+    api::SlurmJobObject job = referenceJob();
+    job.request.shared = mode;
+    job = *api::decodeSlurmJob(api::encodeSlurmJob(job));
+    const std::string text = formatShowJobs({job}, partitions(), "2", context()).out;
+    EXPECT_NE(text.find("\n   OverSubscribe=" + name + " Contiguous=0 "), std::string::npos)
+        << name << "\n"
+        << text;
+  }
+}
+
 // Reference "sbatch and squeue": scontrol show job 99999 -> "slurm_load_jobs error: Invalid
 // job id specified", rc=1. info_job.c: nothing to list is "No jobs in the system".
 TEST(ScontrolShow, UnknownAndNoJobs) {
