@@ -644,6 +644,7 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       continue;
     }
     const KnownPods known = knownPods(*gang);
+    ++report.gangsAssumed;
     StartedGang started{key->second, gang->nodes, gang->environment.partition, start.backfilled};
     assumed_.assume(std::move(started), std::move(pods).value(),
                     [this, gang = std::move(gang).value(), known](std::vector<api::Pod>* admitted) {

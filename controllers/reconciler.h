@@ -138,7 +138,8 @@ struct CycleReport {
   std::uint32_t idsAssigned = 0;
   std::uint32_t statusWrites = 0;
   std::uint32_t writeConflicts = 0;  // 409: the cache was stale; the next cycle reads again
-  std::uint32_t starts = 0;          // gangs admitted
+  std::uint32_t gangsAssumed = 0;    // gangs this plan started, handed to admission
+  std::uint32_t starts = 0;          // gangs whose admission ended bound
   std::uint32_t backfilled = 0;      // of which started by backfill
   struct Admission {
     bool bound = false;  // false: rolled back (or stopped by the fence)

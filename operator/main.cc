@@ -531,16 +531,18 @@ void logCycle(const controllers::CycleReport& report, double seconds) {
   if (report.stuckGangsRemoved > 0) {
     spdlog::warn("removed {} partial gang(s) left by failed rollbacks", report.stuckGangsRemoved);
   }
-  if (report.idsAssigned + report.starts + report.statusWrites + report.podsDeleted +
-          report.arrayTasksCreated >
+  if (report.idsAssigned + report.gangsAssumed + report.starts + report.statusWrites +
+          report.podsDeleted + report.arrayTasksCreated >
       0) {
+    // "assumed": gangs this cycle's plan started, handed to admission; "started": admissions
+    // that ended bound since the last cycle (controllers/assumed_gangs.h).
     spdlog::info(
-        "cycle {:.1f} ms (plan {:.1f} ms): {} considered, {} started ({} backfilled), "
-        "{} ids, {} array tasks created, {} status writes, {} conflicts, {} pods deleted, "
-        "{} admission failures",
-        seconds * 1e3, report.planSeconds * 1e3, report.stats.jobsConsidered, report.starts,
-        report.backfilled, report.idsAssigned, report.arrayTasksCreated, report.statusWrites,
-        report.writeConflicts, report.podsDeleted, report.admissionFailures);
+        "cycle {:.1f} ms (plan {:.1f} ms): {} considered, {} assumed, {} started ({} "
+        "backfilled), {} ids, {} array tasks created, {} status writes, {} conflicts, {} pods "
+        "deleted, {} admission failures",
+        seconds * 1e3, report.planSeconds * 1e3, report.stats.jobsConsidered, report.gangsAssumed,
+        report.starts, report.backfilled, report.idsAssigned, report.arrayTasksCreated,
+        report.statusWrites, report.writeConflicts, report.podsDeleted, report.admissionFailures);
   } else {
     spdlog::debug("cycle {:.1f} ms: nothing to do", seconds * 1e3);
   }
