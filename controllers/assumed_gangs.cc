@@ -53,11 +53,20 @@ void AssumedGangs::assume(StartedGang gang, std::vector<api::Pod> pods, Admissio
     const auto began = std::chrono::steady_clock::now();
     Status result;
     std::vector<api::Pod> admitted;
-    // A worker thread: nothing a job's objects make a library throw may end the operator.
-    try {
-      result = admission(&admitted);
-    } catch (const std::exception& e) {
-      result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
+    bool dropped = false;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      dropped = dropQueued_;
+    }
+    if (dropped) {
+      result = Status(StatusCode::kAborted, "admission not started: the operator is stopping");
+    } else {
+      // A worker thread: nothing a job's objects make a library throw may end the operator.
+      try {
+        result = admission(&admitted);
+      } catch (const std::exception& e) {
+        result = Status(StatusCode::kInternal, std::string("admission threw: ") + e.what());
+      }
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -159,6 +168,14 @@ void AssumedGangs::forget(const std::string& key) {
 void AssumedGangs::waitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return running_ == 0 && queue_.empty(); });
+}
+
+void AssumedGangs::finishRunning() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    dropQueued_ = true;
+  }
+  waitIdle();
 }
 
 void AssumedGangs::clear() {

@@ -10,11 +10,12 @@
 //                  │                         │
 //                  │                         └──forget(): a status was written,
 //                  │                            or `timeout` after its first look ─> gone
-//                  └──admission failed, or the fence closed ──────────────────────> gone
+//                  └──admission failed, the fence closed, or never started ───────> gone
 //
-//  - Assumed: the admission runs. The plan's pods that the caches do not show stand in for the
-//    gang, and the job is neither planned, nor given a status, nor swept as a partial gang
-//    (the caches may show some of its pods already).
+//  - Assumed: the admission is queued or runs. The plan's pods that the caches do not show
+//    stand in for the gang, and the job is neither planned, nor given a status, nor swept as a
+//    partial gang (the caches may show some of its pods already).
+//  - never started: finishRunning() (a shutdown) drops the admissions still queued.
 //  - Admitted: the pods as written (each bound), until the caches show them all. The timeout
 //    runs from the first addUnseen() after the admission ended: the pods were deleted by
 //    someone else, or the watch is far behind and will relist.
@@ -93,6 +94,10 @@ class AssumedGangs {
   void forget(const std::string& key);
   // Until no admission runs.
   void waitIdle();
+  // Lets the admissions that run finish; those still queued never start (they end kAborted,
+  // having written nothing). For a shutdown: a queue of 200 starts would outlast the grace
+  // period, and a SIGKILL mid-admission leaves a partial gang for the next leader.
+  void finishRunning();
   // waitIdle(), then every gang forgotten and every uncollected outcome dropped (leadership
   // ended: what this leader expected belongs to no one now).
   void clear();
@@ -126,6 +131,7 @@ class AssumedGangs {
   std::deque<std::function<void()>> queue_;
   std::size_t running_ = 0;
   bool stopping_ = false;
+  bool dropQueued_ = false;           // finishRunning(): queued admissions end without starting
   std::vector<std::thread> workers_;  // last: they start once the rest exists
 };
 

@@ -214,8 +214,9 @@ class Reconciler {
   // admissions that run (the closed fence stops them at their next write).
   void reset();
 
-  // Until no admission runs (before the clients it writes through go away).
-  void waitForAdmissions() { assumed_.waitIdle(); }
+  // Shutting down: the admissions that run finish, queued ones never start (nothing of theirs
+  // was written), and nothing is admitted after. Before the clients it writes through go away.
+  void finishAdmissions() { assumed_.finishRunning(); }
 
   const GangBinder& binder() const { return binder_; }
 

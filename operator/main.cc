@@ -607,8 +607,9 @@ void runSchedulingLoop(Operator& o) {
     // time-driven change (a time limit, an estimated start) needs the periodic wake only.
   }
   // An admission stopped half-way by the shutdown would leave a partial gang for the next
-  // leader's recovery; the fence is still open here, so each one finishes (or rolls back).
-  o.reconciler->waitForAdmissions();
+  // leader's recovery; the fence is still open here, so each one that runs finishes (or rolls
+  // back). Queued ones never start: their jobs are still PENDING for the next leader.
+  o.reconciler->finishAdmissions();
 }
 
 void shutDown(Operator& o) {

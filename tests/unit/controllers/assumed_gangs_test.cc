@@ -233,6 +233,35 @@ TEST(AssumedGangsTest, TheLoopIsWokenWhenAnAdmissionEnds) {
   EXPECT_EQ(woken.load(), 1);
 }
 
+TEST(AssumedGangsTest, FinishRunningLetsTheRunningAdmissionEndAndStartsNoQueuedOne) {
+  AssumedGangs gangs(1);
+  Gate gate;
+  std::promise<void> running;
+  const AssumedGangs::Admission gated = gate.admission(Status::ok());
+  std::atomic<int> queuedRan{0};
+  gangs.assume(started("a"), gangPods("a"), [&running, gated](std::vector<api::Pod>* admitted) {
+    running.set_value();
+    return gated(admitted);
+  });
+  gangs.assume(started("b"), gangPods("b"), [&queuedRan](std::vector<api::Pod>*) {
+    ++queuedRan;
+    return Status::ok();
+  });
+  running.get_future().wait();  // a runs (on the only worker); b is queued behind it
+  std::thread opener([&gate] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gate.open();
+  });
+  gangs.finishRunning();
+  opener.join();
+  EXPECT_EQ(queuedRan.load(), 0);
+  const std::vector<FinishedAdmission> ended = gangs.finished();
+  ASSERT_EQ(ended.size(), 2U);
+  EXPECT_TRUE(ended[0].result.isOk()) << "a ran to its end";
+  EXPECT_EQ(ended[1].result.code(), StatusCode::kAborted);
+  EXPECT_FALSE(gangs.contains("team-a/b")) << "nothing of b was written";
+}
+
 TEST(AssumedGangsTest, ClearWaitsForRunningAdmissionsAndForgetsEverything) {
   AssumedGangs gangs(1);
   Gate gate;
