@@ -87,6 +87,11 @@ struct JobRecord {
   std::optional<std::int64_t> arrayJobId;
   std::string arrayTask;  // "0" or "2-7%2"
   std::optional<std::uint32_t> throttle;
+
+  // The record of an array's pending tasks ("2-7%2"): the array's meta record, not one task's.
+  bool foldsTasks() const {
+    return arrayJobId && arrayTask.find_first_not_of("0123456789") != std::string::npos;
+  }
 };
 
 struct JobsView {
@@ -122,7 +127,7 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
     if (std::isspace(static_cast<unsigned char>(ch)) != 0) ch = '_';
   }
   std::string idText = std::to_string(r.jobId);
-  if (r.arrayJobId && r.arrayTask.find_first_not_of("0123456789") == std::string::npos) {
+  if (r.arrayJobId && !r.foldsTasks()) {
     idText = std::to_string(*r.arrayJobId) + "_" + r.arrayTask;
   }
   const auto dep = view.dependencies.find(idText);
@@ -240,11 +245,9 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   slurm::FilenamePatternValues values;
   values.jobId = static_cast<std::uint64_t>(r.jobId);
   if (s.arrayJobId) values.arrayJobId = static_cast<std::uint64_t>(*s.arrayJobId);
-  // The record of an array's pending tasks is the array's own, whose task id is NO_VAL: %a
-  // expands to 4294967294 there (job_mgr.c keeps array_task_id NO_VAL on the meta record).
-  const bool pendingTasks = r.arrayJobId && !r.arrayTask.empty() &&
-                            r.arrayTask.find_first_not_of("0123456789") != std::string::npos;
-  if (s.arrayTaskId && !pendingTasks) {
+  // The meta record's task id is NO_VAL: %a expands to 4294967294 there (job_mgr.c keeps
+  // array_task_id NO_VAL on the record of the pending tasks).
+  if (s.arrayTaskId && !r.foldsTasks()) {
     values.arrayTaskId = static_cast<std::uint32_t>(*s.arrayTaskId);
   }
   values.jobName = q.jobName;
