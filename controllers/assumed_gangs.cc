@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "controllers/job_object.h"
-#include "kubeslurm/podspec/rank_pods.h"
 
 namespace kubeslurm::controllers {
 
@@ -126,12 +125,14 @@ std::vector<std::shared_ptr<api::Pod>> AssumedGangs::share(std::vector<api::Pod>
 
 void AssumedGangs::addUnseen(SharedList<api::Pod>& pods, core::Time now, core::Duration timeout) {
   if (gangs_.empty()) return;
-  std::map<std::string, std::set<std::string>> seen;  // job key -> pod names of any attempt
+  // Job key -> pod names of any attempt, for the gangs held here only: a cycle's input holds
+  // every pod of the cluster.
+  std::map<std::string, std::set<std::string>> seen;
   for (const api::Pod& pod : pods) {
     if (!isRankPod(pod)) continue;
-    const auto label = pod.metadata.labels.find(std::string(podspec::kJobNameLabel));
-    if (label == pod.metadata.labels.end()) continue;
-    seen[pod.metadata.namespaceName + "/" + label->second].insert(pod.metadata.name);
+    std::string key = pod.metadata.namespaceName + "/" + podJobName(pod);
+    if (!gangs_.contains(key)) continue;
+    seen[std::move(key)].insert(pod.metadata.name);
   }
   std::vector<std::shared_ptr<api::Pod>> unseen;
   for (auto it = gangs_.begin(); it != gangs_.end();) {
