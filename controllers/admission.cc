@@ -131,8 +131,8 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
                                      const api::Partition& partition, const GangIdentity& who,
                                      std::vector<std::string> nodes,
                                      const AdmissionOptions& options) {
-  auto meta = api::decodeObjectMeta(job.raw.contains("metadata") ? job.raw["metadata"]
-                                                                 : api::Json::object());
+  auto meta = api::decodeObjectMeta(job.raw->contains("metadata") ? (*job.raw)["metadata"]
+                                                                  : api::Json::object());
   if (!meta.isOk()) return meta.status();
   auto request = nodeRequest(job.request);
   if (!request.isOk()) return request.status();
@@ -156,9 +156,9 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   gang.scriptArgs = job.scriptArgs;
   gang.workDir = job.request.workDir;
   gang.containerWorkdir = job.request.container.workdir;
-  if (job.raw.contains("spec") && job.raw["spec"].is_object() &&
-      job.raw["spec"].contains("podTemplate")) {
-    gang.podTemplate = job.raw["spec"]["podTemplate"];
+  if (job.raw->contains("spec") && (*job.raw)["spec"].is_object() &&
+      (*job.raw)["spec"].contains("podTemplate")) {
+    gang.podTemplate = (*job.raw)["spec"]["podTemplate"];
   }
   // The partition's pod policy holds the template to its Pod Security level and lists
   // (security review C1): the operator creates these pods, so it checks what a tenant put in.
@@ -206,7 +206,7 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
         std::min<std::uint64_t>(gpuCount(job.request.gpusPerNode), UINT32_MAX));
   env.array = arrayInfo(job);
   env.ncclSettings = partition.spec.nccl;
-  if (Status applied = applyRendezvous(job.raw, request->gpusPerNode, env); !applied.isOk()) {
+  if (Status applied = applyRendezvous(*job.raw, request->gpusPerNode, env); !applied.isOk()) {
     return applied;
   }
   return gang;

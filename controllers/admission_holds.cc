@@ -20,9 +20,9 @@ bool pendingWithId(const api::SlurmJobObject& job) {
 
 // The job's Valid condition says the API server refused its pods at this generation.
 std::optional<JobProblem> refusalOnRecord(const api::SlurmJobObject& job, std::int64_t generation) {
-  if (!job.raw.is_object()) return std::nullopt;
-  const auto status = job.raw.find("status");
-  if (status == job.raw.end() || !status->is_object()) return std::nullopt;
+  if (!job.raw->is_object()) return std::nullopt;
+  const auto status = job.raw->find("status");
+  if (status == job.raw->end() || !status->is_object()) return std::nullopt;
   const auto conditions = status->find("conditions");
   if (conditions == status->end() || !conditions->is_array()) return std::nullopt;
   for (const api::Json& condition : *conditions) {

@@ -76,12 +76,12 @@ std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
   if (!job.request.array) return std::nullopt;
   // Called for every array job several times a cycle: read the entries where they are rather
   // than decoding the whole metadata each time.
-  const std::string* array = metadataEntry(job.raw, "labels", kArrayJobLabel);
-  const std::string* task = metadataEntry(job.raw, "labels", kArrayTaskLabel);
+  const std::string* array = metadataEntry(*job.raw, "labels", kArrayJobLabel);
+  const std::string* task = metadataEntry(*job.raw, "labels", kArrayTaskLabel);
   if (array == nullptr || task == nullptr || array->empty()) return std::nullopt;
   const auto index = parseDecimal<std::uint32_t>(*task);
   if (!index) return std::nullopt;
-  const json* owners = metadataMember(job.raw, "ownerReferences");
+  const json* owners = metadataMember(*job.raw, "ownerReferences");
   if (owners == nullptr || !owners->is_array()) return std::nullopt;
   for (const json& owner : *owners) {
     if (api::stringMember(owner, "kind") != api::kSlurmJobKind ||
@@ -126,7 +126,7 @@ json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId) {
                 {"uid", parent.uid},
                 {"controller", true}};
   json spec = json::object();
-  if (array.raw.is_object() && array.raw.contains("spec")) spec = array.raw.at("spec");
+  if (array.raw->is_object() && array.raw->contains("spec")) spec = array.raw->at("spec");
   return json{{"apiVersion", std::string(api::kSlurmJobApiVersion)},
               {"kind", std::string(api::kSlurmJobKind)},
               {"metadata",

@@ -15,7 +15,8 @@ namespace kubeslurm::controllers {
 namespace {
 
 // Brings `cache` up to date with `store` and appends its records to `out`; objects that fail to
-// decode go to `onFailure` instead. `keep` makes the cache's record of a decoded object.
+// decode go to `onFailure` instead. `decode` takes the stored object (kube::ObjectPtr); `keep`
+// makes the cache's record of a decoded object.
 template <typename Record, typename Decode, typename Keep, typename Out, typename OnFailure>
 void refresh(const kube::ObjectStore& store, ViewCache<Record>& cache, Decode decode, Keep keep,
              Out& out, ViewStats& stats, OnFailure onFailure) {
@@ -27,7 +28,7 @@ void refresh(const kube::ObjectStore& store, ViewCache<Record>& cache, Decode de
     if (it != cache.entries.end()) {
       ++stats.reused;
     } else {
-      auto decoded = decode(*object);
+      auto decoded = decode(object);
       if (!decoded.isOk()) {
         ++stats.failed;
         onFailure(*object, decoded.status());
@@ -57,14 +58,25 @@ std::shared_ptr<T> shared(T record) {
 
 void ignore(const nlohmann::json&, const Status&) {}
 
+// `decode` of the stored object's JSON.
+template <typename T>
+auto fromJson(StatusOr<T> (*decode)(const api::Json&)) {
+  return [decode](const kube::ObjectPtr& object) { return decode(*object); };
+}
+
 // `decode`, then dropRaw on what it decoded.
 template <typename T>
 auto withoutRaw(StatusOr<T> (*decode)(const api::Json&)) {
-  return [decode](const api::Json& object) {
-    StatusOr<T> decoded = decode(object);
+  return [decode](const kube::ObjectPtr& object) {
+    StatusOr<T> decoded = decode(*object);
     if (decoded.isOk()) dropRaw(*decoded);
     return decoded;
   };
+}
+
+// A job shares the stored object as its `raw` (shared_json.h): the store never changes it.
+StatusOr<api::SlurmJobObject> decodeStoredJob(const kube::ObjectPtr& object) {
+  return api::decodeSlurmJob(object);
 }
 
 // Moves the members of `from` named in `keys` into a new object that replaces it.
@@ -185,11 +197,11 @@ ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::Obj
           stats_, ignore);
   refresh(pods, pods_, withoutRaw(api::decodePod), shared<api::Pod>, input.objects.pods, stats_,
           ignore);
-  refresh(partitions, partitions_, api::decodePartition, asIs<api::Partition>,
+  refresh(partitions, partitions_, fromJson(api::decodePartition), asIs<api::Partition>,
           input.objects.partitions, stats_, ignore);
-  refresh(accounts, accounts_, api::decodeAccount, asIs<api::Account>, input.objects.accounts,
-          stats_, ignore);
-  refresh(jobs, jobs_, api::decodeSlurmJob, shared<api::SlurmJobObject>, input.objects.jobs, stats_,
+  refresh(accounts, accounts_, fromJson(api::decodeAccount), asIs<api::Account>,
+          input.objects.accounts, stats_, ignore);
+  refresh(jobs, jobs_, decodeStoredJob, shared<api::SlurmJobObject>, input.objects.jobs, stats_,
           [&](const nlohmann::json& object, const Status& failure) {
             UndecodableJob bad;
             const nlohmann::json& meta =

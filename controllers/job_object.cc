@@ -19,8 +19,8 @@ std::string podJobName(const api::Pod& pod) {
 std::string jobKey(const api::SlurmJobObject& job) { return job.namespaceName + "/" + job.name; }
 
 api::ObjectMeta jobMetadata(const api::SlurmJobObject& job) {
-  if (job.raw.is_object()) {
-    const auto& members = job.raw.get_ref<const api::Json::object_t&>();
+  if (job.raw->is_object()) {
+    const auto& members = job.raw->get_ref<const api::Json::object_t&>();
     if (auto it = members.find("metadata"); it != members.end()) {
       auto meta = api::decodeObjectMeta(it->second);
       if (meta.isOk()) return std::move(meta).value();

@@ -140,7 +140,7 @@ const api::Json* member(const api::Json& object, const std::string& key) {
 }
 
 const api::Json* specMember(const api::SlurmJobObject& job, const std::string& key) {
-  const api::Json* spec = member(job.raw, "spec");
+  const api::Json* spec = member(*job.raw, "spec");
   return spec == nullptr ? nullptr : member(*spec, key);
 }
 

@@ -250,7 +250,7 @@ Reconciler::StatusWrite Reconciler::statusWrite(
 }
 
 json Reconciler::statusPatch(const StatusWrite& write) {
-  const json& cached = write.job->raw;
+  const json& cached = *write.job->raw;
   const json& from =
       cached.is_object() && cached.contains("status") ? cached.at("status") : json::object();
   const json& to = write.object.contains("status") ? write.object.at("status") : json::object();
@@ -545,7 +545,7 @@ void Reconciler::reportProblems(const ClusterObjects& objects, const SnapshotInd
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (report.fenceClosed) return;
     if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
-    const json& current = conditionsOf(job.raw);
+    const json& current = conditionsOf(*job.raw);
     const json* valid = findCondition(current, kValidCondition);
     auto problem = problems.find(jobKey(job));
     json next = current;
@@ -704,7 +704,7 @@ void Reconciler::admissionFailed(const api::SlurmJobObject& job, const Status& c
   }
   recordEvent(job, JobEvent{"Warning", std::string(kInvalidPodSpecReason), problem->message});
   if (!job.status) return;
-  json next = conditionsOf(job.raw);
+  json next = conditionsOf(*job.raw);
   if (setCondition(next, kValidCondition, "False", problem->reason, problem->message, now,
                    jobMetadata(job).generation)) {
     api::SlurmJobStatus status = *job.status;
@@ -893,7 +893,7 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     const api::SlurmJobObject& array = *family.array;
     if (!array.status || !array.status->jobId || written_.contains(key)) continue;
     const bool cancel = cancelRequested(array);
-    const json* created = findCondition(conditionsOf(array.raw), kTasksCreatedCondition);
+    const json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
     const bool allCreated = created != nullptr && created->value("status", "") == "True";
     // Tasks are created until all have been once: one deleted by hand afterwards stays deleted
     // (Slurm has no way back for a task either), and an array being deleted gets no new ones.

@@ -122,7 +122,7 @@ std::optional<AdmissionResponse> checkShape(const api::SlurmJobObject& job,
     return refuse(what(kTooLong, "spec.environment: at most " +
                                      std::to_string(limits.maxEnvironmentBytes) + " bytes"));
   }
-  if (const auto spec = job.raw.find("spec"); spec != job.raw.end() && spec->is_object()) {
+  if (const auto spec = job.raw->find("spec"); spec != job.raw->end() && spec->is_object()) {
     if (const auto tmpl = spec->find("podTemplate"); tmpl != spec->end()) {
       const std::size_t bytes = tmpl->dump().size();
       if (bytes > limits.maxTemplateBytes) {
@@ -198,8 +198,8 @@ std::optional<AdmissionResponse> checkPods(const api::SlurmJobObject& job,
   const std::vector<const api::Partition*> partitions =
       jobPartitions(job.request, context.partitions, &message);
   if (partitions.empty()) return refuse(message);
-  const bool hasTemplate = job.raw.contains("spec") && job.raw["spec"].is_object() &&
-                           job.raw["spec"].contains("podTemplate");
+  const bool hasTemplate = job.raw->contains("spec") && (*job.raw)["spec"].is_object() &&
+                           (*job.raw)["spec"].contains("podTemplate");
   if (hasTemplate && templateChanged) {
     if (Status may = checks.mayCreatePods(request.user, request.namespaceName); !may.isOk()) {
       return refuse(what(kAccessDenied, "a pod template needs `create pods` in namespace " +
@@ -209,8 +209,9 @@ std::optional<AdmissionResponse> checkPods(const api::SlurmJobObject& job,
   }
   api::SlurmJobObject named = job;
   if (named.name.empty()) named.name = "dry-run";  // generateName: not resolved before admission
-  if (!named.raw.is_object()) named.raw = Json::object();
-  Json& meta = named.raw["metadata"];
+  Json& object = named.raw.edit();
+  if (!object.is_object()) object = Json::object();
+  Json& meta = object["metadata"];
   if (!meta.is_object()) meta = Json::object();
   if (!meta.contains("uid")) meta["uid"] = "dry-run";
   const GangIdentity who{0, 0, named.user, named.request.account, named.request.qos};
@@ -323,7 +324,7 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
   if (placementChanged) {
     if (auto refused = checkPlacementRights(job, request, context)) return *refused;
   }
-  const Json* now = templateOf(job.raw);
+  const Json* now = templateOf(*job.raw);
   const Json* was = templateOf(request.oldObject);
   const bool templateChanged = now != nullptr && (was == nullptr || *now != *was);
   if (templateChanged) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <utility>
 
 #include "kubeslurm/slurm/time_format.h"
@@ -697,7 +698,7 @@ bool operator==(const SlurmJobObject& a, const SlurmJobObject& b) {
 }
 
 nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {
-  json object = job.raw.is_object() ? job.raw : json::object();
+  json object = job.raw->is_object() ? *job.raw : json::object();
   object["apiVersion"] = kSlurmJobApiVersion;
   object["kind"] = kSlurmJobKind;
 
@@ -725,7 +726,10 @@ nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {
   return object;
 }
 
-StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object) {
+namespace {
+
+// decodeSlurmJob without `raw`.
+StatusOr<SlurmJobObject> decodeFields(const nlohmann::json& object) {
   if (!object.is_object()) return invalidArgument("a SlurmJob must be an object");
   if (memberText(object, "apiVersion") != kSlurmJobApiVersion ||
       memberText(object, "kind") != kSlurmJobKind) {
@@ -747,7 +751,21 @@ StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object) {
   if (auto status = object.find("status"); status != object.end() && status->is_object()) {
     job.status = decodeStatus(*status);
   }
-  job.raw = object;
+  return job;
+}
+
+}  // namespace
+
+StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object) {
+  StatusOr<SlurmJobObject> job = decodeFields(object);
+  if (job.isOk()) job->raw = object;
+  return job;
+}
+
+StatusOr<SlurmJobObject> decodeSlurmJob(std::shared_ptr<const nlohmann::json> object) {
+  if (!object) return invalidArgument("a SlurmJob must be an object");
+  StatusOr<SlurmJobObject> job = decodeFields(*object);
+  if (job.isOk()) job->raw = SharedJson(std::move(object));
   return job;
 }
 

@@ -1,13 +1,13 @@
 // A JobRequest as a SlurmJob object (kubeslurm.io/v1alpha1, crds/kubeslurm.io_slurmjobs.yaml)
 // and back.
 //
-// Round trip. As for the core kinds (core_v1.h), `raw` keeps the object as decoded and
-// encodeSlurmJob() writes the modelled fields over it: what the codec does not model
-// (metadata.labels, resourceVersion, spec.podTemplate, spec.rendezvous, status.conditions...)
-// survives, and a field that still decodes to the same value keeps its text ("60" stays "60"
-// rather than becoming "01:00:00"). So the operator can decode a job, set its status and write
-// it back without losing what the user wrote. Metadata beyond name, generateName and namespace
-// is read with decodeObjectMeta(job.raw["metadata"]).
+// Round trip. As for the core kinds (core_v1.h), `raw` keeps the object as decoded (shared, not
+// copied: shared_json.h) and encodeSlurmJob() writes the modelled fields over it: what the codec
+// does not model (metadata.labels, resourceVersion, spec.podTemplate, spec.rendezvous,
+// status.conditions...) survives, and a field that still decodes to the same value keeps its text
+// ("60" stays "60" rather than becoming "01:00:00"). So the operator can decode a job, set its
+// status and write it back without losing what the user wrote. Metadata beyond name, generateName
+// and namespace is read with decodeObjectMeta((*job.raw)["metadata"]).
 //
 // Naming. A Slurm job name is free text and need not be unique; a Kubernetes name must be unique
 // and DNS-safe, and a job's rank pods (`<name>-<rank>`) and headless Service (`<name>`) are named
@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kubeslurm/api/shared_json.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/slurm/sbatch_options.h"
 
@@ -113,7 +115,7 @@ struct SlurmJobObject {
   // above status.requeuesHandled once.
   std::optional<std::int64_t> requeueRequests;
   std::optional<SlurmJobStatus> status;
-  nlohmann::json raw = nlohmann::json::object();  // the object as decoded; {} for a new one
+  SharedJson raw;  // the object as decoded; {} for a new one
   // The job's content: every field but `raw`.
   friend bool operator==(const SlurmJobObject& a, const SlurmJobObject& b);
 };
@@ -131,5 +133,8 @@ nlohmann::json encodeSlurmJob(const SlurmJobObject& job);
 // Reads an object the API server returned (or one a user wrote). Errors name the field:
 // "spec.timeLimit: invalid time limit \"xx\"". Never throws.
 StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);
+// The same for an object nobody changes while the job lives (an informer's stored object): the
+// job's `raw` shares it instead of copying it.
+StatusOr<SlurmJobObject> decodeSlurmJob(std::shared_ptr<const nlohmann::json> object);
 
 }  // namespace kubeslurm::api

@@ -18,7 +18,7 @@ std::vector<api::SlurmJobObject> decodeJobList(const kube::Json& list) {
 }
 
 std::string labelOf(const api::SlurmJobObject& job, std::string_view key) {
-  const nlohmann::json& raw = job.raw;
+  const nlohmann::json& raw = *job.raw;
   if (!raw.is_object() || !raw.contains("metadata") || !raw["metadata"].is_object()) return {};
   const nlohmann::json& meta = raw["metadata"];
   if (!meta.contains("labels") || !meta["labels"].is_object()) return {};

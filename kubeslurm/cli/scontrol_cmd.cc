@@ -899,7 +899,7 @@ class Scontrol {
   // 409 to a stale one, and the count is read again).
   bool addRequeueRequest(const api::SlurmJobObject& listed, bool hold) {
     ClusterSession* s = session();
-    kube::Json object = listed.raw;
+    kube::Json object = *listed.raw;
     constexpr int kAttempts = 5;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       auto current = api::decodeSlurmJob(object);

@@ -3,6 +3,7 @@
 #include "kubeslurm/api/slurmjob.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -146,10 +147,53 @@ TEST(SlurmJobRoundTrip, ServerObjectComesBackExactly) {
   EXPECT_EQ(job->request.memPerNodeMb, 4096U);
   EXPECT_EQ(encodeSlurmJob(*job), in) << json::diff(in, encodeSlurmJob(*job)).dump(1);
   // Metadata the struct does not carry is there for decodeObjectMeta.
-  const StatusOr<ObjectMeta> meta = decodeObjectMeta(job->raw["metadata"]);
+  const StatusOr<ObjectMeta> meta = decodeObjectMeta((*job->raw)["metadata"]);
   ASSERT_TRUE(meta.isOk());
   EXPECT_EQ(meta->resourceVersion, "48100");
   EXPECT_EQ(meta->labels.at("team"), "nlp");
+}
+
+// The operator's view decodes each stored job once and must not hold a second copy of its
+// JSON (shared_json.h): the decoded job reads the stored object, and copies of the job share it
+// until one is changed.
+TEST(SlurmJobRoundTrip, JobDecodedFromAStoredObjectSharesIt) {
+  const auto stored = std::make_shared<const json>(json::parse(kServerJob));
+  const StatusOr<SlurmJobObject> job = decodeSlurmJob(stored);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(&*job->raw, stored.get());
+  EXPECT_EQ(encodeSlurmJob(*job), *stored);
+
+  SlurmJobObject copy = *job;
+  EXPECT_TRUE(copy.raw.sharesWith(job->raw));
+  copy.raw.edit()["metadata"]["labels"]["team"] = "vision";
+  EXPECT_FALSE(copy.raw.sharesWith(job->raw));
+  EXPECT_EQ((*stored)["metadata"]["labels"]["team"], "nlp");
+  EXPECT_EQ((*copy.raw)["metadata"]["labels"]["team"], "vision");
+
+  EXPECT_FALSE(decodeSlurmJob(std::shared_ptr<const json>()).isOk());
+}
+
+TEST(SharedJson, CopiesOnlyWhatIsSharedWhenChanged) {
+  SharedJson fresh;
+  EXPECT_EQ(*fresh, json::object());
+  fresh.edit()["a"] = 1;  // nothing shared: made here
+  const json* made = &*fresh;
+  fresh.edit()["b"] = 2;  // its only holder changes it in place
+  EXPECT_EQ(&*fresh, made);
+
+  SharedJson other = fresh;
+  other.edit()["c"] = 3;  // shared: copied first
+  EXPECT_EQ(*fresh, json({{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(*other, json({{"a", 1}, {"b", 2}, {"c", 3}}));
+
+  // A document shared from outside is never changed in place, even by its last holder here.
+  auto outside = std::make_shared<const json>(json{{"x", 1}});
+  SharedJson held(outside);
+  outside.reset();
+  const json* before = &*held;
+  held.edit()["y"] = 2;
+  EXPECT_NE(&*held, before);
+  EXPECT_EQ(*held, json({{"x", 1}, {"y", 2}}));
 }
 
 TEST(SlurmJobRoundTrip, StatusUpdateTouchesOnlyStatus) {

@@ -47,7 +47,7 @@ api::SlurmJobObject task(std::int64_t id, std::int64_t arrayId, std::int64_t tas
   j.status->arrayJobId = arrayId;
   j.status->arrayTaskId = taskId;
   if (state != "PENDING") j.status->nodeList = "gpu-node-00" + std::to_string(taskId + 1);
-  j.raw["metadata"]["labels"]["kubeslurm.io/array-task"] = std::to_string(taskId);
+  j.raw.edit()["metadata"]["labels"]["kubeslurm.io/array-task"] = std::to_string(taskId);
   return j;
 }
 

@@ -53,8 +53,8 @@ struct JobBuilder {
   JobBuilder& task(std::int64_t arrayJobId, std::int64_t taskId) {
     job.status->arrayJobId = arrayJobId;
     job.status->arrayTaskId = taskId;
-    job.raw["metadata"]["labels"]["kubeslurm.io/array-job"] = "arr";
-    job.raw["metadata"]["labels"]["kubeslurm.io/array-task"] = std::to_string(taskId);
+    job.raw.edit()["metadata"]["labels"]["kubeslurm.io/array-job"] = "arr";
+    job.raw.edit()["metadata"]["labels"]["kubeslurm.io/array-task"] = std::to_string(taskId);
     return *this;
   }
   JobBuilder& dependency(const std::string& text) {
