@@ -193,7 +193,9 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
       nodeList = hosts->ranged();
     }
   }
-  out.line("NodeList=" + orNull(pending ? std::string() : nodeList));
+  // A pending job's node list is empty, not NULL (slurmctld 22.05, held or not: the slurmctld
+  // differential test).
+  out.line("NodeList=" + (pending ? std::string() : orNull(nodeList)));
   if (!pending && !nodeList.empty()) {
     auto hosts = slurm::expandHostlist(nodeList);
     if (hosts.isOk() && !hosts->empty()) out.line("BatchHost=" + hosts->front());
@@ -201,31 +203,57 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
 
   const std::int64_t minNodes = q.nodes ? q.nodes->min : 1;
   const std::int64_t numNodes = pending || s.nodeList.empty() ? minNodes : hostCount(s.nodeList);
+  // job_info.c _sprint_range: a pending job that asked for nodes prints min-max, where -N 4 asked
+  // for at most 4 too ("4-4"); one that did not, or --nodes=0 (no maximum), prints its count.
   std::string nodesText = std::to_string(numNodes);
-  if (pending && q.nodes && q.nodes->max && *q.nodes->max != q.nodes->min) {
-    nodesText = std::to_string(q.nodes->min) + "-" + std::to_string(*q.nodes->max);
+  const std::uint32_t maxNodes = q.nodes ? q.nodes->max.value_or(q.nodes->min) : 0;
+  if (pending && q.nodes && maxNodes > 0) {
+    nodesText = std::to_string(q.nodes->min) + "-" + std::to_string(maxNodes);
   }
   const std::int64_t tasks =
       q.ntasks ? *q.ntasks : (q.ntasksPerNode ? *q.ntasksPerNode : 1) * numNodes;
   const std::int64_t cpusPerTask = q.cpusPerTask.value_or(1);
-  const std::int64_t cpus = tasks * cpusPerTask;
+  // A node range with no task count asks slurmctld for one task's CPUs (min_cpus), however
+  // many tasks its minimum of nodes implies: -N 2-4 is NumTasks=2 NumCPUs=1.
+  const bool openRange =
+      pending && maxNodes > (q.nodes ? q.nodes->min : 0) && !q.ntasks && !q.ntasksPerNode;
+  const std::int64_t cpus = openRange ? cpusPerTask : tasks * cpusPerTask;
   out.line("NumNodes=" + nodesText + " NumCPUs=" + std::to_string(cpus) +
            " NumTasks=" + std::to_string(tasks) + " CPUs/Task=" + std::to_string(cpusPerTask) +
            " ReqB:S:C:T=0:0:*:*");
 
+  // The job's GPUs: per job, else per node times nodes, else per task times tasks. Given
+  // together, these options must agree (sbatch refuses them otherwise), so one of them says it.
   std::int64_t gpus = 0;
-  for (const slurm::GresRequest& g : q.gpus) gpus += static_cast<std::int64_t>(g.count);
   const auto& perNode = q.gres.empty() ? q.gpusPerNode : q.gres;
-  for (const slurm::GresRequest& g : perNode) gpus += static_cast<std::int64_t>(g.count) * numNodes;
-  for (const slurm::GresRequest& g : q.gpusPerTask)
-    gpus += static_cast<std::int64_t>(g.count) * tasks;
-  std::string tres = "cpu=" + std::to_string(cpus);
-  if (q.memPerNodeMb && *q.memPerNodeMb > 0) {
-    tres += ",mem=" + megabytes(*q.memPerNodeMb * static_cast<std::uint64_t>(numNodes));
+  if (!q.gpus.empty()) {
+    for (const slurm::GresRequest& g : q.gpus) gpus += static_cast<std::int64_t>(g.count);
+  } else if (!perNode.empty()) {
+    for (const slurm::GresRequest& g : perNode) {
+      gpus += static_cast<std::int64_t>(g.count) * numNodes;
+    }
+  } else {
+    for (const slurm::GresRequest& g : q.gpusPerTask) {
+      gpus += static_cast<std::int64_t>(g.count) * tasks;
+    }
   }
+  // Memory as slurmctld counts what was asked: per node times nodes, per CPU times CPUs, per GPU
+  // times GPUs. A job that asks for none gets all of each node's memory on Slurm (no
+  // DefMemPer*), which we neither allocate nor show (docs/cli.md).
+  std::optional<std::uint64_t> memoryMb;
+  if (q.memPerNodeMb && *q.memPerNodeMb > 0) {
+    memoryMb = *q.memPerNodeMb * static_cast<std::uint64_t>(numNodes);
+  } else if (q.memPerCpuMb && *q.memPerCpuMb > 0) {
+    memoryMb = *q.memPerCpuMb * static_cast<std::uint64_t>(cpus);
+  } else if (q.memPerGpuMb && *q.memPerGpuMb > 0) {
+    memoryMb = *q.memPerGpuMb * static_cast<std::uint64_t>(gpus);
+  }
+  std::string tres = "cpu=" + std::to_string(cpus);
+  if (memoryMb) tres += ",mem=" + megabytes(*memoryMb);
   tres += ",node=" + std::to_string(numNodes) + ",billing=" + std::to_string(cpus);
   if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
-  out.line("TRES=" + tres);
+  // --nodes=0 asks for nothing: slurmctld keeps no TRES.
+  out.line("TRES=" + (numNodes == 0 && cpus == 0 ? std::string("(null)") : tres));
   out.line("Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(q.ntasksPerNode.value_or(0)) +
            ":0:*:* CoreSpec=*");
   const std::string memory = q.memPerCpuMb
@@ -262,8 +290,14 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   out.line("StdIn=" + (q.input.empty() ? std::string("/dev/null") : path(q.input)));
   out.line("StdOut=" + stdOut);
   out.line("Power=");
+  if (q.memPerGpuMb && *q.memPerGpuMb > 0) {
+    out.line("MemPerTres=gres:gpu:" + std::to_string(*q.memPerGpuMb));
+  }
   if (!q.gpus.empty()) out.line("TresPerJob=" + gresList(q.gpus, "gres:"));
-  if (!perNode.empty()) out.line("TresPerNode=" + gresList(perNode, "gres:"));
+  // Both --gpus-per-node and --gres, in that order, when both were given.
+  std::vector<slurm::GresRequest> tresPerNode = q.gpusPerNode;
+  tresPerNode.insert(tresPerNode.end(), q.gres.begin(), q.gres.end());
+  if (!tresPerNode.empty()) out.line("TresPerNode=" + gresList(tresPerNode, "gres:"));
   if (!q.gpusPerTask.empty()) out.line("TresPerTask=" + gresList(q.gpusPerTask, "gres:"));
   return out.finish();
 }

@@ -29,9 +29,13 @@
 
 #include "kubeslurm/cli/cli.h"
 #include "kubeslurm/inpod/scontrol.h"
+#include "tests/integration/slurm_diff/real_slurm.h"
 
 namespace kubeslurm {
 namespace {
+
+using diff::readAll;
+using diff::Scratch;
 
 constexpr const char* kRealScontrol = "/usr/bin/scontrol";
 constexpr std::uint64_t kSeed = 0x5eed'2205'0008ULL;
@@ -50,40 +54,6 @@ struct Outcome {
   int rc = 0;
 
   friend bool operator==(const Outcome&, const Outcome&) = default;
-};
-
-std::string readAll(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-// A scratch directory for slurm.conf (when $SLURM_CONF is unset), outputs and host files.
-class Scratch {
- public:
-  Scratch() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "hostlist-diff-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) dir_ = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-
-  const std::filesystem::path& dir() const { return dir_; }
-
-  std::string write(const std::string& name, const std::string& contents) const {
-    const std::filesystem::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << contents;
-    return path.string();
-  }
-
- private:
-  std::filesystem::path dir_;
 };
 
 std::string slurmConf(const Scratch& scratch) {
@@ -267,7 +237,7 @@ Coverage expectSameAsReal(const std::vector<Case>& cases) {
                   << " is missing: install slurm-client (Slurm 22.05); this test must not skip";
     return coverage;
   }
-  Scratch scratch;
+  Scratch scratch("hostlist-diff");
   if (scratch.dir().empty()) {
     ADD_FAILURE() << "cannot create a scratch directory";
     return coverage;
@@ -554,7 +524,7 @@ TEST(HostlistDiffTest, GeneratedHostListsMatchRealScontrol) {
 
 // The reference file's Hostlists section, limits, and scontrol's command line around them.
 TEST(HostlistDiffTest, CommandLineMatchesRealScontrol) {
-  Scratch files;
+  Scratch files("hostlist-diff");
   const std::string hostFile = files.write("hosts.txt", "a1\na2\n\n\na3,,a5\nb7\n");
   const std::string noNewline = files.write("hosts2.txt", "n3\nn1\nn2");
   const std::string badFile = files.write("bad.txt", "n[5-3]\n");
