@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "controllers/job_object.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/kube/informer.h"
 
 namespace kubeslurm::controllers {
 namespace {
@@ -164,6 +166,14 @@ void leanNode(api::Json& node) {
     keepMembers(*status, kNodeStatusKept);
   }
   keepMembers(node, kObjectKept);
+}
+
+void leanSlurmJob(api::Json& job) {
+  kube::dropManagedFields(job);
+  api::Json* spec = member(job, "spec");
+  if (spec == nullptr) return;
+  api::Json* script = member(*spec, "script");
+  if (script != nullptr && script->is_string()) *script = std::string(kScriptNotCached);
 }
 
 void dropRaw(api::Node& node) {

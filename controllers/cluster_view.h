@@ -40,6 +40,10 @@ void leanPod(api::Json& pod);
 // kubelet's images, nodeInfo, volumes or daemon endpoints, nor any annotation but ours.
 void leanNode(api::Json& node);
 
+// The SlurmJob informer's transform: managedFields dropped, spec.script (a string) replaced by
+// kScriptNotCached (job_object.h). Anything else is left for decodeSlurmJob to judge.
+void leanSlurmJob(api::Json& job);
+
 // A decoded object without its `raw` JSON at any depth.
 void dropRaw(api::Node& node);
 void dropRaw(api::Pod& pod);

@@ -402,11 +402,29 @@ StatusOr<std::vector<api::Pod>> GangBinder::plannedPods(const podspec::GangInput
   return pods;
 }
 
+StatusOr<std::string> readBatchScript(kube::Reader& reader, const std::string& namespaceName,
+                                      const std::string& name, const std::string& uid) {
+  auto object = reader.get(kube::resources::slurmJobs(), namespaceName, name);
+  if (!object.isOk()) return object.status();
+  auto job = api::decodeSlurmJob(*object);
+  if (!job.isOk()) return job.status();
+  if (jobMetadata(*job).uid != uid) {
+    return Status(StatusCode::kAborted,
+                  "SlurmJob " + namespaceName + "/" + name + " was replaced since it was planned");
+  }
+  return std::move(job->script);
+}
+
 Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
                          std::vector<api::Pod>* admitted) {
   if (!fenceOpen()) return fenceClosed();
   if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
   podspec::GangInput gang = input;
+  if (!gang.podTemplate && gang.script == kScriptNotCached) {
+    auto script = readBatchScript(reader_, gang.namespaceName, gang.jobName, gang.jobUid);
+    if (!script.isOk()) return script.status();
+    gang.script = std::move(script).value();
+  }
   const bool stepRuntime = podspec::usesStepRuntime(gang);
   const std::size_t ranks = gang.nodes.size();
   const bool fresh = known == KnownPods::kNone;

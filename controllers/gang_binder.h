@@ -138,6 +138,12 @@ enum class KnownPods : std::uint8_t {
 // Which attempts rollback() removes.
 enum class RollbackScope : std::uint8_t { kThisAttempt, kThisAndEarlier };
 
+// The batch script of SlurmJob namespaceName/name, read from the API server: the operator's
+// cache holds a stand-in for it (kScriptNotCached, job_object.h). Aborted when the job there is
+// not the one with `uid` (deleted and made again under its name since it was planned).
+StatusOr<std::string> readBatchScript(kube::Reader& reader, const std::string& namespaceName,
+                                      const std::string& name, const std::string& uid);
+
 class GangBinder {
  public:
   GangBinder(kube::Reader& reader, kube::Writer& writer, kube::Binder& binder,

@@ -13,6 +13,15 @@
 
 namespace kubeslurm::controllers {
 
+// What the operator's SlurmJob cache keeps of a job's batch script (leanSlurmJob, cluster_view.h):
+// a stand-in. A script is up to a MiB and read only when the job's gang is admitted: the binder
+// reads it from the job itself then (GangBinder::admit), as the array controller does before it
+// copies an array's spec into its tasks. A script that happens to be this text is read the same
+// way. The stand-in is a valid script, so what checks a cached job's pods (admission holds,
+// --test-only) sees a job with a script.
+inline constexpr std::string_view kScriptNotCached =
+    "#!/bin/sh\n# kubeslurm: the batch script is read from the SlurmJob at admission\n";
+
 // The account of a job that names none: the Account that lists its namespace (the first by name
 // when several do), as Slurm uses a user's default account; else root, the top of the tree every
 // cluster has ("" when there are no Accounts at all).

@@ -900,6 +900,17 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     bool createdAll = allCreated;
     if (!allCreated && !jobMetadata(array).deletionTimestamp) {
       const std::vector<std::uint32_t> missing = missingTasks(family);
+      // Each task gets the array's spec, and the cache holds a stand-in for its script.
+      std::optional<std::string> script;
+      if (!missing.empty() && budget > 0 && array.script == kScriptNotCached) {
+        auto read =
+            readBatchScript(reader_, array.namespaceName, array.name, jobMetadata(array).uid);
+        if (!read.isOk()) {
+          report.errors.push_back("script of array " + key + ": " + read.status().toString());
+          continue;
+        }
+        script = std::move(read).value();
+      }
       std::size_t made = 0;
       // A cancelled array still gets every task, created cancelled: each ends CANCELLED as
       // scancel of the array ends each of Slurm's tasks, and a dependency sees the array end.
@@ -910,6 +921,7 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
           return;
         }
         json object = arrayTaskObject(array, task);
+        if (script) object["spec"]["script"] = *script;
         if (cancel) object["spec"]["cancel"] = true;
         --budget;
         auto done = writer_.create(kube::resources::slurmJobs(), array.namespaceName, object);

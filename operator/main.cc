@@ -244,7 +244,9 @@ void setUpInformers(Operator& o) {
   // Every node and pod of the cluster: only what the controllers read is kept.
   o.nodes = informer(kube::resources::nodes(), "", controllers::leanNode);
   o.pods = informer(kube::resources::pods(), "", controllers::leanPod);
-  o.jobs = informer(kube::resources::slurmJobs(), o.flags.watchNamespace);
+  // SlurmJobs without their batch scripts, read at admission (controllers/job_object.h).
+  o.jobs =
+      informer(kube::resources::slurmJobs(), o.flags.watchNamespace, controllers::leanSlurmJob);
   o.partitions = informer(kube::resources::partitions(), "");
   o.accounts = informer(kube::resources::accounts(), "");
   o.informers = {o.nodes.get(), o.pods.get(), o.jobs.get(), o.partitions.get(), o.accounts.get()};

@@ -10,8 +10,8 @@
 // finished.
 // Every object is serialised as the API server sends it and parsed, transformed and stored as an
 // informer does, twice: with the transform every informer had (managedFields dropped) and with
-// the operator's (leanNode, leanPod). Memory is RSS growth after malloc_trim, so that freed
-// parse buffers do not count. Times are medians of --repeats on this machine: compare the two
+// the operator's (leanNode, leanPod, leanSlurmJob). Memory is RSS growth after malloc_trim, so that
+// freed parse buffers do not count. Times are medians of --repeats on this machine: compare the two
 // stores with each other, not with another machine.
 //
 // Ends with one line of JSON.
@@ -289,7 +289,7 @@ struct Figures {
 };
 
 Figures measure(const Cluster& cluster, const std::string& label, const kube::Transform& nodeT,
-                const kube::Transform& podT, int repeats) {
+                const kube::Transform& podT, const kube::Transform& jobT, int repeats) {
   Figures f;
   f.label = label;
   kube::ObjectStore nodes;
@@ -299,7 +299,7 @@ Figures measure(const Cluster& cluster, const std::string& label, const kube::Tr
   kube::ObjectStore accounts;
   f.storeMib["nodes"] = mib(fill(nodes, cluster.nodes, nodeT));
   f.storeMib["pods"] = mib(fill(pods, cluster.pods, podT));
-  f.storeMib["slurmjobs"] = mib(fill(jobs, cluster.jobs, kube::dropManagedFields));
+  f.storeMib["slurmjobs"] = mib(fill(jobs, cluster.jobs, jobT));
   fill(partitions, cluster.partitions, kube::dropManagedFields);
 
   ClusterView view;
@@ -343,9 +343,9 @@ int run(int argc, char** argv) {
   std::vector<Figures> all;
   std::cerr << "stores as every informer kept them (managedFields dropped)\n";
   all.push_back(measure(cluster, "managedFields dropped", kube::dropManagedFields,
-                        kube::dropManagedFields, repeats));
-  std::cerr << "stores as the operator keeps them (leanNode, leanPod)\n";
-  all.push_back(measure(cluster, "lean", leanNode, leanPod, repeats));
+                        kube::dropManagedFields, kube::dropManagedFields, repeats));
+  std::cerr << "stores as the operator keeps them (leanNode, leanPod, leanSlurmJob)\n";
+  all.push_back(measure(cluster, "lean", leanNode, leanPod, leanSlurmJob, repeats));
 
   std::printf("== operator caches: %d nodes, %zu pods, %d SlurmJobs (%.1f MiB as JSON text) ==\n",
               nodeCount, cluster.pods.size(), jobCount, mib(textBytes));

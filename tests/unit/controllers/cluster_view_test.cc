@@ -177,6 +177,42 @@ Json kubeletNode() {
             {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}}}}};
 }
 
+// A job's script waits in the API server until its gang is admitted (job_object.h): the cache
+// holds a stand-in that still decodes as a script; the rest of the job is kept as it came.
+TEST(LeanSlurmJob, KeepsAStandInForTheScriptAndTheRestAsItCame) {
+  api::Json job = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+                   {"kind", "SlurmJob"},
+                   {"metadata",
+                    {{"name", "train"},
+                     {"namespace", "team-a"},
+                     {"labels", {{"team", "nlp"}}},
+                     {"managedFields", api::Json::array({{{"manager", "kubectl"}}})}}},
+                   {"spec",
+                    {{"jobName", "train"},
+                     {"script", std::string(4096, '#')},
+                     {"podTemplate", {{"spec", api::Json::object()}}}}},
+                   {"status", {{"jobId", 7}}}};
+  api::Json lean = job;
+  leanSlurmJob(lean);
+  EXPECT_EQ(lean["spec"]["script"], std::string(kScriptNotCached));
+  EXPECT_FALSE(lean["metadata"].contains("managedFields"));
+  api::Json rest = job;
+  rest["metadata"].erase("managedFields");
+  rest["spec"]["script"] = lean["spec"]["script"];
+  EXPECT_EQ(lean, rest);
+  const auto decoded = api::decodeSlurmJob(lean);
+  ASSERT_TRUE(decoded.isOk()) << decoded.status().toString();
+  EXPECT_EQ(decoded->script, kScriptNotCached);
+
+  // What the decoder must judge is left to it.
+  api::Json odd = {{"spec", {{"script", 42}}}};
+  leanSlurmJob(odd);
+  EXPECT_EQ(odd["spec"]["script"], 42);
+  api::Json text = "not an object";
+  leanSlurmJob(text);
+  EXPECT_EQ(text, "not an object");
+}
+
 TEST(LeanNode, KeepsWhatTheSnapshotReads) {
   const Json full = kubeletNode();
   Json lean = full;

@@ -14,6 +14,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "controllers/job_object.h"
+
 namespace kubeslurm::controllers {
 namespace {
 
@@ -191,6 +193,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   std::map<std::string, Json>& storeFor(const kube::ResourceType& type) {
     if (type.plural == "secrets") return secrets_;
     if (type.plural == "networkpolicies") return networkPolicies_;
+    if (type.plural == "slurmjobs") return slurmJobs_;
     return type.plural == "services" ? services_ : pods_;
   }
   static bool matches(const Json& object, const std::string& selector) {
@@ -211,6 +214,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   std::map<std::string, Json> services_;
   std::map<std::string, Json> secrets_;
   std::map<std::string, Json> networkPolicies_;
+  std::map<std::string, Json> slurmJobs_;
   int generated_ = 0;
   std::atomic<int> inFlight_{0};
   int uids_ = 0;
@@ -279,6 +283,50 @@ TEST(GangBinderTest, AdmitBindsEveryRankToItsPlannedNode) {
   EXPECT_EQ(binder.binds(), 4U);
   EXPECT_EQ(binder.bindFailures(), 0U);
   EXPECT_EQ(binder.rollbacks(), 0U);
+}
+
+// The SlurmJob `train` as the API server holds it, with its script and uid.
+void putJob(FakeCluster& cluster, const std::string& uid, const std::string& script) {
+  cluster.put(kube::resources::slurmJobs(),
+              Json{{"apiVersion", "kubeslurm.io/v1alpha1"},
+                   {"kind", "SlurmJob"},
+                   {"metadata", {{"name", "train"}, {"namespace", "team-a"}, {"uid", uid}}},
+                   {"spec", {{"jobName", "train"}, {"script", script}}}});
+}
+
+// The operator's cache holds a stand-in for a job's script (leanSlurmJob): rank 0 runs the
+// job's own, read from the API server at admission.
+TEST(GangBinderTest, RankZeroRunsTheScriptReadFromTheJobNotTheCachedStandIn) {
+  FakeCluster cluster;
+  putJob(cluster, "job-uid", "#!/bin/bash\nsrun python train.py\n");
+  GangBinder binder(cluster, cluster, cluster);
+  podspec::GangInput gang = gangOf(2);
+  gang.script = std::string(kScriptNotCached);
+  // A fresh gang reads nothing else (AFreshGangIsWrittenWithoutReadingAnything): the one read
+  // is the job's.
+  ASSERT_TRUE(binder.admit(gang, KnownPods::kNone).isOk());
+  const auto rank0 = cluster.pod("train-0");
+  ASSERT_TRUE(rank0.has_value());
+  EXPECT_NE(rank0->dump().find("srun python train.py"), std::string::npos) << rank0->dump(1);
+  EXPECT_EQ(rank0->dump().find("read from the SlurmJob at admission"), std::string::npos);
+  EXPECT_EQ(cluster.gets, 1);
+}
+
+// A job deleted and submitted again under its name since the plan is another job: nothing is
+// written for the one planned, and a job gone is reported as gone.
+TEST(GangBinderTest, AReplacedOrDeletedJobGetsNoPods) {
+  FakeCluster cluster;
+  putJob(cluster, "another-uid", "#!/bin/sh\necho other\n");
+  GangBinder binder(cluster, cluster, cluster);
+  podspec::GangInput gang = gangOf(2);
+  gang.script = std::string(kScriptNotCached);
+  EXPECT_EQ(binder.admit(gang).code(), StatusCode::kAborted);
+  EXPECT_TRUE(cluster.writesSnapshot().empty());
+
+  FakeCluster empty;
+  GangBinder alone(empty, empty, empty);
+  EXPECT_EQ(alone.admit(gang).code(), StatusCode::kNotFound);
+  EXPECT_TRUE(empty.writesSnapshot().empty());
 }
 
 // The steps --crash-at stops at, heard in admit()'s order and each after its write landed: with
