@@ -1,7 +1,11 @@
 #include "controllers/job_request.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kubeslurm/slurm/hostlist.h"
@@ -43,6 +47,50 @@ StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const cha
 }
 
 }  // namespace
+
+namespace {
+
+std::string lowered(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+void addOnce(std::vector<std::string>& list, std::string value) {
+  if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) {
+    list.push_back(std::move(value));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> gpuTypeFeatures(std::string_view typeLabel, std::string_view product) {
+  std::vector<std::string> out;
+  const bool listed = typeLabel.find_first_not_of(" ,") != std::string_view::npos;
+  const std::string_view words = listed ? typeLabel : product;
+  const std::string_view separators = listed ? std::string_view(", ") : std::string_view("-_ ");
+  std::size_t pos = 0;
+  while (pos < words.size()) {
+    const std::size_t end = std::min(words.find_first_of(separators, pos), words.size());
+    if (end > pos)
+      addOnce(out, std::string(kGpuTypeFeature) + lowered(words.substr(pos, end - pos)));
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> requiredGpuTypeFeatures(const slurm::JobRequest& request) {
+  std::vector<std::string> out;
+  for (const auto* list :
+       {&request.gres, &request.gpusPerNode, &request.gpus, &request.gpusPerTask}) {
+    for (const slurm::GresRequest& entry : *list) {
+      if (entry.name == "gpu" && !entry.type.empty()) {
+        addOnce(out, std::string(kGpuTypeFeature) + lowered(entry.type));
+      }
+    }
+  }
+  return out;
+}
 
 std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
   std::uint64_t total = 0;
@@ -144,6 +192,9 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
       if (amp == std::string_view::npos) break;
       rest.remove_prefix(amp + 1);
     }
+  }
+  for (std::string& type : requiredGpuTypeFeatures(request)) {
+    job.constraints.push_back(std::move(type));
   }
   // The partition's tolerations are core::Partition's (partitionTolerations): a job that names
   // several partitions tolerates, in each, what that partition's pods do.

@@ -37,6 +37,24 @@ struct NodeRequest {
   bool wholeNode = false;  // --exclusive, or --mem=0
 };
 
+// GPU types. --gres=gpu:h100:8 (or --gpus=h100:8, --gpus-per-node=h100:8 ...) runs only on nodes
+// whose GPUs are of that type, as Slurm matches a job's GRES type with the node's Gres=gpu:TYPE
+// (without regard to case). A node's types are those its kubeslurm.io/gpu-type label lists
+// (comma-separated, set by the admin as gres.conf's Type=), else the words of its
+// nvidia.com/gpu.product label as GPU feature discovery sets it ("NVIDIA-H100-80GB-HBM3": nvidia,
+// h100, 80gb, hbm3). In the core both are features, "gpu-type:h100", and the job's types are
+// constraints on them beside its -C ones: a job no node can hold waits with BadConstraints, and
+// --test-only answers "Requested node configuration is not available".
+inline constexpr std::string_view kGpuTypeLabel = "kubeslurm.io/gpu-type";
+inline constexpr std::string_view kGpuTypeFeature = "gpu-type:";
+
+// The features that say a node's GPU types, from its kubeslurm.io/gpu-type and
+// nvidia.com/gpu.product labels ("" when absent).
+std::vector<std::string> gpuTypeFeatures(std::string_view typeLabel, std::string_view product);
+
+// The features a job's GPU types require, each once, in the order first named.
+std::vector<std::string> requiredGpuTypeFeatures(const slurm::JobRequest& request);
+
 // The GPUs a list of GRES entries asks for ("gpu:2,gpu:a100:2" -> 4; other GRES ignored).
 std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries);
 

@@ -99,10 +99,18 @@ core::Node coreNode(const api::Node& node) {
   if (auto it = out.labels.find(kFeaturesLabel); it != out.labels.end()) {
     out.features = splitCommaList(it->second);
   }
-  if (auto it = out.labels.find(kGpuProductLabel); it != out.labels.end() && !it->second.empty()) {
-    if (std::find(out.features.begin(), out.features.end(), it->second) == out.features.end()) {
-      out.features.push_back(it->second);
+  const auto product = out.labels.find(kGpuProductLabel);
+  if (product != out.labels.end() && !product->second.empty()) {
+    if (std::find(out.features.begin(), out.features.end(), product->second) ==
+        out.features.end()) {
+      out.features.push_back(product->second);
     }
+  }
+  const auto types = out.labels.find(kGpuTypeLabel);
+  for (std::string& feature :
+       gpuTypeFeatures(types == out.labels.end() ? std::string_view() : types->second,
+                       product == out.labels.end() ? std::string_view() : product->second)) {
+    out.features.push_back(std::move(feature));
   }
   return out;
 }

@@ -139,6 +139,37 @@ TEST(CoreJob, HostlistsAndConstraints) {
   EXPECT_FALSE(coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes).isOk());
 }
 
+// --gres=gpu:H100:8 runs only where the GPUs are H100s: the type is a constraint, beside -C's.
+TEST(CoreJob, GpuTypesAreConstraintsOnTheNodesGpuTypes) {
+  slurm::JobRequest request;
+  request.constraint = "ib";
+  request.gres = {slurm::GresRequest{"gpu", "H100", 8}};
+  request.gpusPerTask = {slurm::GresRequest{"gpu", "h100", 1}};
+  request.ntasksPerNode = 8;
+  auto job = coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(job->constraints, (std::vector<std::string>{"ib", "gpu-type:h100"}));
+  request.gres = {slurm::GresRequest{"gpu", "", 8}};
+  request.gpusPerTask.clear();
+  EXPECT_EQ(coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes)->constraints,
+            (std::vector<std::string>{"ib"}));
+}
+
+TEST(GpuTypeFeatures, FromTheAdminsLabelElseTheWordsOfTheGpuProduct) {
+  EXPECT_EQ(gpuTypeFeatures("", "NVIDIA-H100-80GB-HBM3"),
+            (std::vector<std::string>{"gpu-type:nvidia", "gpu-type:h100", "gpu-type:80gb",
+                                      "gpu-type:hbm3"}));
+  EXPECT_EQ(gpuTypeFeatures("", "NVIDIA-A100-SXM4-80GB"),
+            (std::vector<std::string>{"gpu-type:nvidia", "gpu-type:a100", "gpu-type:sxm4",
+                                      "gpu-type:80gb"}));
+  // The admin's list wins, as gres.conf's Type= does.
+  EXPECT_EQ(gpuTypeFeatures("h100, Hopper", "NVIDIA-H100-80GB-HBM3"),
+            (std::vector<std::string>{"gpu-type:h100", "gpu-type:hopper"}));
+  EXPECT_EQ(gpuTypeFeatures(" , ", "Tesla-T4"),
+            (std::vector<std::string>{"gpu-type:tesla", "gpu-type:t4"}));
+  EXPECT_TRUE(gpuTypeFeatures("", "").empty());
+}
+
 // A hostlist of more hosts than the cluster has nodes names a node that does not exist, which
 // slurmctld refuses as ESLURM_INVALID_NODE_NAME ("Invalid node name specified"). Found without
 // expanding it: the 17 bytes below name 4,194,304 hosts (security review C3), and the answer

@@ -262,8 +262,11 @@ TEST(Snapshot, NodeStateFeaturesAndTaints) {
   objects.nodes.push_back(cordoned);
   const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
   EXPECT_EQ(nodeOf(index, "gpu-1").state, core::NodeState::kUp);
+  // The GPU product is a feature (-C NVIDIA-H100-80GB-HBM3), and its words the node's GPU types
+  // (--gres=gpu:h100:8; job_request.h).
   EXPECT_EQ(nodeOf(index, "gpu-1").features,
-            (std::vector<std::string>{"ib", "nvlink", "NVIDIA-H100-80GB-HBM3"}));
+            (std::vector<std::string>{"ib", "nvlink", "NVIDIA-H100-80GB-HBM3", "gpu-type:nvidia",
+                                      "gpu-type:h100", "gpu-type:80gb", "gpu-type:hbm3"}));
   EXPECT_EQ(nodeOf(index, "gpu-2").state, core::NodeState::kNotReady);
   EXPECT_EQ(nodeOf(index, "gpu-3").state, core::NodeState::kNotReady);  // node lease expired
   EXPECT_EQ(nodeOf(index, "gpu-4").state, core::NodeState::kNotReady);  // never reported

@@ -89,6 +89,28 @@ TEST_F(TestOnly, MoreNodesThanThePartitionHasIsNotAvailable) {
   EXPECT_EQ(result.status().message(), "Requested node configuration is not available");
 }
 
+// --gres=gpu:h100:8 where no GPU is an H100: slurmctld answers that no node configuration
+// can hold it (issue 20); where some are, it starts there and only there.
+TEST_F(TestOnly, AGpuTypeNoNodeHasIsNotAvailableAndOneSomeHaveStartsThere) {
+  slurm::JobRequest typed = request(1);
+  typed.gres = {slurm::GresRequest{"gpu", "h100", 8}};
+  const auto none = testOnly(typed, buildSnapshot(objects, SnapshotOptions{}, kNow));
+  EXPECT_EQ(none.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(none.status().message(), "Requested node configuration is not available");
+
+  std::vector<api::Node> typedNodes = {node("gpu-1"), node("gpu-2"), node("gpu-3")};
+  for (std::size_t i = 0; i < typedNodes.size(); ++i) {
+    typedNodes[i].metadata.labels["nvidia.com/gpu.product"] =
+        i == 2 ? "NVIDIA-H100-80GB-HBM3" : "NVIDIA-A100-SXM4-80GB";
+  }
+  objects.nodes = {typedNodes[0], typedNodes[1], typedNodes[2]};
+  const WillRunResult there = ok(testOnly(typed, buildSnapshot(objects, SnapshotOptions{}, kNow)));
+  EXPECT_EQ(there.nodes, "gpu-3");
+  typed.nodes = slurm::NodeRange{2, 2};
+  EXPECT_EQ(testOnly(typed, buildSnapshot(objects, SnapshotOptions{}, kNow)).status().message(),
+            "Requested node configuration is not available");
+}
+
 // sbatch --test-only -p small,train: slurmctld's job_start_data tries each partition and
 // answers with the one of the earliest start (job_scheduler.c); `small` holds one node.
 TEST_F(TestOnly, SeveralPartitionsAnswerWithTheOneWhereItStarts) {
