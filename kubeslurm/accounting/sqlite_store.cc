@@ -1,0 +1,436 @@
+#include "kubeslurm/accounting/sqlite_store.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include <sqlite3.h>
+
+namespace kubeslurm::accounting {
+namespace {
+
+// Each migration takes the schema from the version before it to its own; never edited once
+// released (a new version is a new entry).
+constexpr std::array<std::string_view, 1> kMigrations = {
+    // 1: runs and their steps, found by end time per user and per account (sacct -S -u/-A,
+    // sreport's windows) and by job id. A run without an end sorts last (it lasts until now).
+    R"sql(
+CREATE TABLE jobs (
+  cluster TEXT NOT NULL,
+  job_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  array_job_id INTEGER,
+  array_task_id INTEGER,
+  name TEXT NOT NULL,
+  user TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  account TEXT NOT NULL,
+  partition TEXT NOT NULL,
+  qos TEXT NOT NULL,
+  submit_time INTEGER,
+  eligible_time INTEGER,
+  start_time INTEGER,
+  end_time INTEGER,
+  state TEXT NOT NULL,
+  phase INTEGER NOT NULL,
+  exit_code TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  req_tres TEXT NOT NULL,
+  alloc_tres TEXT NOT NULL,
+  gpu_type TEXT NOT NULL,
+  nodes INTEGER NOT NULL,
+  cpus INTEGER NOT NULL,
+  gpus INTEGER NOT NULL,
+  node_list TEXT NOT NULL,
+  PRIMARY KEY (cluster, job_id, attempt)
+) WITHOUT ROWID;
+CREATE INDEX jobs_by_end ON jobs (cluster, COALESCE(end_time, 9223372036854775807));
+CREATE INDEX jobs_by_user ON jobs (cluster, user, COALESCE(end_time, 9223372036854775807));
+CREATE INDEX jobs_by_account ON jobs (cluster, account, COALESCE(end_time, 9223372036854775807));
+CREATE INDEX jobs_by_array ON jobs (cluster, array_job_id) WHERE array_job_id IS NOT NULL;
+CREATE TABLE steps (
+  cluster TEXT NOT NULL,
+  job_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  step_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  start_time INTEGER,
+  end_time INTEGER,
+  state TEXT NOT NULL,
+  exit_code TEXT NOT NULL,
+  tasks INTEGER NOT NULL,
+  nodes INTEGER NOT NULL,
+  node_list TEXT NOT NULL,
+  PRIMARY KEY (cluster, job_id, attempt, step_id)
+) WITHOUT ROWID;
+)sql",
+};
+
+Status sqliteError(sqlite3* db, std::string_view what) {
+  return {StatusCode::kUnavailable,
+          std::string(what) + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory")};
+}
+
+// A prepared statement, finalized when it goes out of scope; binds are 1-based, in order.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+        SQLITE_OK) {
+      stmt_ = nullptr;
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool ok() const { return stmt_ != nullptr; }
+  Status error(std::string_view what) const { return sqliteError(db_, what); }
+
+  void bind(std::string_view text) {
+    sqlite3_bind_text(stmt_, next_++, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
+  void bind(std::int64_t value) { sqlite3_bind_int64(stmt_, next_++, value); }
+  void bind(const std::optional<std::int64_t>& value) {
+    if (value) {
+      bind(*value);
+    } else {
+      sqlite3_bind_null(stmt_, next_++);
+    }
+  }
+
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int step() { return sqlite3_step(stmt_); }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    next_ = 1;
+  }
+
+  std::string text(int column) const {
+    const unsigned char* value = sqlite3_column_text(stmt_, column);
+    return value == nullptr
+               ? std::string()
+               : std::string(reinterpret_cast<const char*>(value),  // NOLINT
+                             static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  std::optional<std::int64_t> optionalInteger(int column) const {
+    if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
+    return integer(column);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int next_ = 1;
+};
+
+Status execute(sqlite3* db, const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return Status::ok();
+  Status failure(StatusCode::kUnavailable,
+                 std::string(sql).substr(0, 40) + ": " + (message != nullptr ? message : "failed"));
+  sqlite3_free(message);
+  return failure;
+}
+
+// A transaction that rolls back unless committed.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) {}
+  ~Transaction() {
+    if (open_) (void)execute(db_, "ROLLBACK");
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  Status begin() {
+    Status begun = execute(db_, "BEGIN IMMEDIATE");
+    open_ = begun.isOk();
+    return begun;
+  }
+  Status commit() {
+    Status committed = execute(db_, "COMMIT");
+    if (committed.isOk()) open_ = false;
+    return committed;
+  }
+
+ private:
+  sqlite3* db_;
+  bool open_ = false;
+};
+
+constexpr std::string_view kUpsertJob = R"sql(
+INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace,
+  account, partition, qos, submit_time, eligible_time, start_time, end_time, state, phase,
+  exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
+  array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,
+  name = excluded.name, user = excluded.user, namespace = excluded.namespace,
+  account = excluded.account, partition = excluded.partition, qos = excluded.qos,
+  submit_time = excluded.submit_time, eligible_time = excluded.eligible_time,
+  start_time = excluded.start_time, end_time = excluded.end_time, state = excluded.state,
+  phase = excluded.phase, exit_code = excluded.exit_code, reason = excluded.reason,
+  req_tres = excluded.req_tres, alloc_tres = excluded.alloc_tres, gpu_type = excluded.gpu_type,
+  nodes = excluded.nodes, cpus = excluded.cpus, gpus = excluded.gpus,
+  node_list = excluded.node_list
+WHERE excluded.phase >= jobs.phase
+)sql";
+
+constexpr std::string_view kDeleteSteps =
+    "DELETE FROM steps WHERE cluster = ? AND job_id = ? AND attempt = ?";
+constexpr std::string_view kInsertStep = R"sql(
+INSERT INTO steps (cluster, job_id, attempt, step_id, name, start_time, end_time, state,
+  exit_code, tasks, nodes, node_list) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+)sql";
+constexpr std::string_view kSelectSteps = R"sql(
+SELECT step_id, name, start_time, end_time, state, exit_code, tasks, nodes, node_list
+FROM steps WHERE cluster = ? AND job_id = ? AND attempt = ? ORDER BY step_id
+)sql";
+
+}  // namespace
+
+StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int opened =
+      sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  if (opened != SQLITE_OK) {
+    Status failure = sqliteError(db, "open " + path);
+    sqlite3_close(db);
+    return failure;
+  }
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db));
+  sqlite3_busy_timeout(db, 5000);
+  // 64 MiB of page cache: the indexes of a million records' end times take random inserts, and
+  // the default 2 MiB sends most of them to the disk.
+  for (const char* pragma : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+                             "PRAGMA foreign_keys = OFF", "PRAGMA cache_size = -65536"}) {
+    if (Status set = execute(db, pragma); !set.isOk()) return set;
+  }
+  if (Status migrated = store->migrate(); !migrated.isOk()) return migrated;
+  return store;
+}
+
+SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+
+Status SqliteStore::migrate() {
+  std::lock_guard lock(mutex_);
+  Transaction transaction(db_);
+  if (Status begun = transaction.begin(); !begun.isOk()) return begun;
+  if (Status made = execute(db_,
+                            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER "
+                            "PRIMARY KEY, applied_at INTEGER NOT NULL)");
+      !made.isOk()) {
+    return made;
+  }
+  Statement current(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!current.ok() || current.step() != SQLITE_ROW) return current.error("schema version");
+  const std::int64_t version = current.integer(0);
+  if (version > kSchemaVersion) {
+    return failedPrecondition("the accounting database has schema version " +
+                              std::to_string(version) + ", newer than this operator's " +
+                              std::to_string(kSchemaVersion));
+  }
+  for (std::int64_t next = version + 1; next <= kSchemaVersion; ++next) {
+    const std::string sql(kMigrations[static_cast<std::size_t>(next - 1)]);
+    if (Status applied = execute(db_, sql.c_str()); !applied.isOk()) return applied;
+    Statement record(db_,
+                     "INSERT INTO schema_migrations (version, applied_at) VALUES (?, "
+                     "CAST(strftime('%s', 'now') AS INTEGER))");
+    record.bind(next);
+    if (!record.ok() || record.step() != SQLITE_DONE) return record.error("schema_migrations");
+  }
+  return transaction.commit();
+}
+
+StatusOr<std::int64_t> SqliteStore::schemaVersion() {
+  std::lock_guard lock(mutex_);
+  Statement current(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!current.ok() || current.step() != SQLITE_ROW) return current.error("schema version");
+  return current.integer(0);
+}
+
+StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
+  std::lock_guard lock(mutex_);
+  Transaction transaction(db_);
+  if (Status begun = transaction.begin(); !begun.isOk()) return begun;
+  Statement upsert(db_, kUpsertJob);
+  Statement deleteSteps(db_, kDeleteSteps);
+  Statement insertStep(db_, kInsertStep);
+  if (!upsert.ok() || !deleteSteps.ok() || !insertStep.ok()) return upsert.error("prepare");
+  std::size_t written = 0;
+  for (const JobRecord& r : records) {
+    upsert.reset();
+    upsert.bind(r.cluster);
+    upsert.bind(r.jobId);
+    upsert.bind(r.attempt);
+    upsert.bind(r.arrayJobId);
+    upsert.bind(r.arrayTaskId);
+    upsert.bind(r.name);
+    upsert.bind(r.user);
+    upsert.bind(r.namespaceName);
+    upsert.bind(r.account);
+    upsert.bind(r.partition);
+    upsert.bind(r.qos);
+    upsert.bind(r.submitTime);
+    upsert.bind(r.eligibleTime);
+    upsert.bind(r.startTime);
+    upsert.bind(r.endTime);
+    upsert.bind(r.state);
+    upsert.bind(static_cast<std::int64_t>(runPhase(r.state)));
+    upsert.bind(r.exitCode);
+    upsert.bind(r.reason);
+    upsert.bind(r.reqTres);
+    upsert.bind(r.allocTres);
+    upsert.bind(r.gpuType);
+    upsert.bind(r.nodes);
+    upsert.bind(r.cpus);
+    upsert.bind(r.gpus);
+    upsert.bind(r.nodeList);
+    if (upsert.step() != SQLITE_DONE) return upsert.error("write job " + std::to_string(r.jobId));
+    if (sqlite3_changes(db_) == 0) continue;  // the stored run is further on
+    ++written;
+    deleteSteps.reset();
+    deleteSteps.bind(r.cluster);
+    deleteSteps.bind(r.jobId);
+    deleteSteps.bind(r.attempt);
+    if (deleteSteps.step() != SQLITE_DONE) return deleteSteps.error("write steps");
+    for (const StepRecord& s : r.steps) {
+      insertStep.reset();
+      insertStep.bind(r.cluster);
+      insertStep.bind(r.jobId);
+      insertStep.bind(r.attempt);
+      insertStep.bind(s.stepId);
+      insertStep.bind(s.name);
+      insertStep.bind(s.startTime);
+      insertStep.bind(s.endTime);
+      insertStep.bind(s.state);
+      insertStep.bind(s.exitCode);
+      insertStep.bind(s.tasks);
+      insertStep.bind(s.nodes);
+      insertStep.bind(s.nodeList);
+      if (insertStep.step() != SQLITE_DONE) return insertStep.error("write step " + s.stepId);
+    }
+  }
+  if (Status committed = transaction.commit(); !committed.isOk()) return committed;
+  return written;
+}
+
+StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
+  std::lock_guard lock(mutex_);
+  // Without statistics (no ANALYZE) SQLite would walk the primary key from the cluster on; the
+  // index that narrows most is named. Each indexes the run's end, a run without one last.
+  std::string index;
+  if (!filter.users.empty()) {
+    index = " INDEXED BY jobs_by_user";
+  } else if (!filter.accounts.empty()) {
+    index = " INDEXED BY jobs_by_account";
+  } else if (filter.from && filter.jobIds.empty()) {
+    index = " INDEXED BY jobs_by_end";
+  }
+  std::string sql =
+      "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace, "
+      "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
+      "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list "
+      "FROM jobs" +
+      index + " WHERE cluster = ?";
+  // Bound in the order the text names them.
+  auto list = [&sql](std::string_view column, std::size_t count) {
+    if (count == 0) return;
+    sql += " AND " + std::string(column) + " IN (?";
+    for (std::size_t i = 1; i < count; ++i) sql += ", ?";
+    sql += ")";
+  };
+  if (filter.from) sql += " AND COALESCE(end_time, 9223372036854775807) >= ?";
+  if (filter.to) sql += " AND COALESCE(start_time, submit_time, 0) <= ?";
+  list("user", filter.users.size());
+  list("account", filter.accounts.size());
+  list("state", filter.states.size());
+  if (!filter.jobIds.empty()) {
+    std::string marks = "?";
+    for (std::size_t i = 1; i < filter.jobIds.size(); ++i) marks += ", ?";
+    sql += " AND (job_id IN (" + marks + ") OR array_job_id IN (" + marks + "))";
+  }
+  // No ORDER BY: the planner would walk the primary key in order rather than sort what an index
+  // finds (a scan of every record for one user's month); the answer is sorted below. LIMIT
+  // keeps the lowest ids, so it sorts first when there is one.
+  if (filter.limit > 0) sql += " ORDER BY job_id, attempt LIMIT " + std::to_string(filter.limit);
+
+  Statement select(db_, sql);
+  if (!select.ok()) return select.error("query");
+  select.bind(filter.cluster);
+  if (filter.from) select.bind(*filter.from);
+  if (filter.to) select.bind(*filter.to);
+  for (const std::string& user : filter.users) select.bind(user);
+  for (const std::string& account : filter.accounts) select.bind(account);
+  for (const std::string& state : filter.states) select.bind(state);
+  for (std::int64_t id : filter.jobIds) select.bind(id);
+  for (std::int64_t id : filter.jobIds) select.bind(id);
+
+  std::vector<JobRecord> out;
+  int stepped = 0;
+  while ((stepped = select.step()) == SQLITE_ROW) {
+    JobRecord r;
+    int c = 0;
+    r.cluster = select.text(c++);
+    r.jobId = select.integer(c++);
+    r.attempt = select.integer(c++);
+    r.arrayJobId = select.optionalInteger(c++);
+    r.arrayTaskId = select.optionalInteger(c++);
+    r.name = select.text(c++);
+    r.user = select.text(c++);
+    r.namespaceName = select.text(c++);
+    r.account = select.text(c++);
+    r.partition = select.text(c++);
+    r.qos = select.text(c++);
+    r.submitTime = select.optionalInteger(c++);
+    r.eligibleTime = select.optionalInteger(c++);
+    r.startTime = select.optionalInteger(c++);
+    r.endTime = select.optionalInteger(c++);
+    r.state = select.text(c++);
+    r.exitCode = select.text(c++);
+    r.reason = select.text(c++);
+    r.reqTres = select.text(c++);
+    r.allocTres = select.text(c++);
+    r.gpuType = select.text(c++);
+    r.nodes = select.integer(c++);
+    r.cpus = select.integer(c++);
+    r.gpus = select.integer(c++);
+    r.nodeList = select.text(c++);
+    out.push_back(std::move(r));
+  }
+  if (stepped != SQLITE_DONE) return select.error("query");
+  std::sort(out.begin(), out.end(), [](const JobRecord& a, const JobRecord& b) {
+    return a.jobId != b.jobId ? a.jobId < b.jobId : a.attempt < b.attempt;
+  });
+
+  Statement steps(db_, kSelectSteps);
+  if (!steps.ok()) return steps.error("query steps");
+  for (JobRecord& r : out) {
+    steps.reset();
+    steps.bind(r.cluster);
+    steps.bind(r.jobId);
+    steps.bind(r.attempt);
+    while ((stepped = steps.step()) == SQLITE_ROW) {
+      StepRecord s;
+      s.stepId = steps.text(0);
+      s.name = steps.text(1);
+      s.startTime = steps.optionalInteger(2);
+      s.endTime = steps.optionalInteger(3);
+      s.state = steps.text(4);
+      s.exitCode = steps.text(5);
+      s.tasks = steps.integer(6);
+      s.nodes = steps.integer(7);
+      s.nodeList = steps.text(8);
+      r.steps.push_back(std::move(s));
+    }
+    if (stepped != SQLITE_DONE) return steps.error("query steps");
+  }
+  return out;
+}
+
+}  // namespace kubeslurm::accounting
