@@ -143,14 +143,8 @@ class RealScontrol {
     argStrings.insert(argStrings.end(), c.args.begin(), c.args.end());
     std::vector<std::string> envStrings = {"SLURM_CONF=" + conf_, "PATH=/usr/bin:/bin"};
     for (const auto& [name, value] : c.env) envStrings.push_back(name + "=" += value);
-    std::vector<char*> argv;
-    argv.reserve(argStrings.size() + 1);
-    for (std::string& a : argStrings) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    envp.reserve(envStrings.size() + 1);
-    for (std::string& e : envStrings) envp.push_back(e.data());
-    envp.push_back(nullptr);
+    std::vector<char*> argv = diff::cStrings(argStrings);
+    std::vector<char*> envp = diff::cStrings(envStrings);
     pid_t pid = -1;
     const int rc = posix_spawn(&pid, kRealScontrol, &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);

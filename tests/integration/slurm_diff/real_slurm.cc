@@ -58,14 +58,8 @@ ProgramRun runProgram(const ProgramSpec& spec, const Scratch& scratch) {
   std::vector<std::string> envStrings;
   envStrings.reserve(spec.env.size());
   for (const auto& [name, value] : spec.env) envStrings.push_back(name + "=" += value);
-  std::vector<char*> argv;
-  argv.reserve(argStrings.size() + 1);
-  for (std::string& a : argStrings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  envp.reserve(envStrings.size() + 1);
-  for (std::string& e : envStrings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<char*> argv = cStrings(argStrings);
+  std::vector<char*> envp = cStrings(envStrings);
   pid_t pid = -1;
   const int spawned =
       posix_spawn(&pid, spec.path.c_str(), &actions, nullptr, argv.data(), envp.data());
@@ -91,6 +85,14 @@ ProgramRun runProgram(const ProgramSpec& spec, const Scratch& scratch) {
   run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (killed) run.err += "\n[killed by the test's watchdog: ran too long]";
   return run;
+}
+
+std::vector<char*> cStrings(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
 }
 
 int freeLocalPort() {

@@ -47,6 +47,10 @@ struct ProgramSpec {
 // Runs `spec` to its end with stdin /dev/null, its stdout and stderr in files under `scratch`.
 ProgramRun runProgram(const ProgramSpec& spec, const Scratch& scratch);
 
+// `strings` as the null-terminated array of pointers exec and posix_spawn take (argv, envp);
+// valid while `strings` is unchanged.
+std::vector<char*> cStrings(std::vector<std::string>& strings);
+
 // A TCP port on 127.0.0.1 that nothing listened on a moment ago.
 int freeLocalPort();
 
