@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -42,7 +43,12 @@ void checkKinds(const Json& in) {
   checkIdempotent(in, decodeLease, encodeLease);
   checkIdempotent(in, decodePartition, encodePartition);
   checkIdempotent(in, decodeAccount, encodeAccount);
-  checkIdempotent(in, decodeSlurmJob, encodeSlurmJob);
+  // Both overloads: a job decoded from text (copied) and one sharing a stored object.
+  checkIdempotent(
+      in, [](const Json& object) { return decodeSlurmJob(object); }, encodeSlurmJob);
+  checkIdempotent(
+      in, [](const Json& object) { return decodeSlurmJob(std::make_shared<const Json>(object)); },
+      encodeSlurmJob);
   if (const StatusOr<Pod> pod = decodePod(in); pod.isOk()) {
     for (const char* resource : {"cpu", "memory", "nvidia.com/gpu"}) {
       (void)podRequest(*pod, resource);
