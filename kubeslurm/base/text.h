@@ -29,6 +29,9 @@ std::optional<T> parseInteger(std::string_view text) {
 bool equalsIgnoreCase(std::string_view a, std::string_view b);
 bool startsWithIgnoreCase(std::string_view text, std::string_view prefix);
 
+// `text` with A-Z made a-z and every other byte as it was (the C locale's tolower).
+std::string lowercaseAscii(std::string_view text);
+
 // "\"text\"" cut to `maxShown` characters ("..." marks the cut), control and non-ASCII bytes
 // shown as '?', so that hostile input cannot garble a terminal through an error message.
 std::string quoteForDiagnostic(std::string_view text, std::size_t maxShown);

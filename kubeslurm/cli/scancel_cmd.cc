@@ -14,6 +14,7 @@
 #include <set>
 
 #include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/cli/job_objects.h"
@@ -68,11 +69,6 @@ struct ScancelOptions {
   }
 };
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // proc_args.c sig_name2num: a number, or a name with or without "SIG"; 0 when unknown.
 int signalNumber(std::string_view text) {
   char* end = nullptr;
@@ -84,7 +80,7 @@ int signalNumber(std::string_view text) {
   }
   std::string name = copy;
   name.erase(0, name.find_first_not_of(" \t\n"));
-  if (lower(name.substr(0, 3)) == "sig") name.erase(0, 3);
+  if (lowercaseAscii(name.substr(0, 3)) == "sig") name.erase(0, 3);
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back())) != 0) {
     name.pop_back();
   }
@@ -93,7 +89,7 @@ int signalNumber(std::string_view text) {
       {"term", 15}, {"usr1", 10}, {"usr2", 12}, {"urg", 23},  {"cont", 18}, {"stop", 19},
       {"tstp", 20}, {"ttin", 21}, {"ttou", 22}, {"xcpu", 24},
   };
-  const auto it = kSignals.find(lower(name));
+  const auto it = kSignals.find(lowercaseAscii(name));
   return it != kSignals.end() ? it->second : 0;
 }
 
@@ -451,7 +447,7 @@ int runScancelWith(const std::vector<std::string>& args, CliIo& io, const Connec
     const std::string value = option.value.value_or("");
     switch (option.key) {
       case 'A':
-        o.account = lower(value);
+        o.account = lowercaseAscii(value);
         break;
       case 'b':
         o.batch = true;
@@ -475,7 +471,7 @@ int runScancelWith(const std::vector<std::string>& args, CliIo& io, const Connec
         o.verbose = -1;
         break;
       case 'q':
-        o.qos = lower(value);
+        o.qos = lowercaseAscii(value);
         break;
       case 'R':
         o.reservation = value;

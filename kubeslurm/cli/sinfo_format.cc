@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <ctime>
 #include <functional>
 #include <map>
 #include <set>
 #include <string_view>
 
+#include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/slurm/hostlist.h"
 
@@ -26,12 +26,6 @@ std::int64_t quantity(const api::ResourceList& list, std::string_view name, bool
   if (it == list.end()) return 0;
   auto value = milli ? api::parseQuantityMilli(it->second) : api::parseQuantityValue(it->second);
   return value.isOk() ? std::max<std::int64_t>(*value, 0) : 0;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string annotation(const api::Node& node, std::string_view key) {
@@ -96,7 +90,7 @@ struct Field {
 
 std::string partitionAvail(const Cell& c) {
   if (c.partition == nullptr) return "n/a";
-  std::string state = lower(c.partition->spec.state);
+  std::string state = lowercaseAscii(c.partition->spec.state);
   if (state.empty() || state == "up") return "up";
   if (state == "inactive") return "inactive";
   if (state == "down" || state == "drain") return state;
@@ -585,7 +579,7 @@ SinfoParse parseSinfoArgs(const std::vector<std::string>& args) {
         o.summarize = true;
         break;
       case 't':
-        for (const std::string& s : splitCommaList(value)) o.states.push_back(lower(s));
+        for (const std::string& s : splitCommaList(value)) o.states.push_back(lowercaseAscii(s));
         break;
       case 'V':
         parse.exit = CommandOutput{"slurm-wlm 22.05.8\n", "", 0};

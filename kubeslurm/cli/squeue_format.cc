@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -272,12 +271,6 @@ struct FormatItem {
   std::string suffix;
 };
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // -o: opts.c parse_format. Text before the first '%' is a prefix; each '%' token is
 // [.][width]letter followed by literal text.
 std::vector<FormatItem> parseShortFormat(const std::string& format, std::string& err) {
@@ -344,7 +337,7 @@ std::vector<FormatItem> parseLongFormat(const std::string& format, std::string& 
       item.suffix = token.substr(i);
       token.resize(colon);
     }
-    const auto name = longFieldNames().find(lower(token));
+    const auto name = longFieldNames().find(lowercaseAscii(token));
     if (name != longFieldNames().end()) {
       item.field = &fieldTable().at(name->second);
     } else {
@@ -1011,7 +1004,7 @@ std::optional<CommandOutput> apply(SqueueParse& parse, char key, std::string_vie
       return std::nullopt;
     case 't':
       o.states.clear();
-      o.allStates = lower(*value) == "all";
+      o.allStates = lowercaseAscii(*value) == "all";
       if (!o.allStates) {
         for (const std::string& name : commaList(*value)) {
           auto state = slurm::parseJobState(name);

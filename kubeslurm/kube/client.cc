@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -17,6 +16,7 @@
 #include <boost/asio/ssl.hpp>
 #include <cpprest/http_client.h>
 
+#include "kubeslurm/base/text.h"
 #include "kubeslurm/kube/api_status.h"
 #include "kubeslurm/kube/rate_limit.h"
 
@@ -320,10 +320,7 @@ class Client::Impl {
     const StatusCode code = failure.code();
     if (options_.onFailure && code != StatusCode::kNotFound && code != StatusCode::kAborted &&
         code != StatusCode::kAlreadyExists && code != StatusCode::kOutOfRange) {
-      std::string verb = method;
-      std::transform(verb.begin(), verb.end(), verb.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      options_.onFailure(verb, failure);
+      options_.onFailure(lowercaseAscii(method), failure);
     }
     return failure;
   }

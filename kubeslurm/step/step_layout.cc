@@ -1,7 +1,6 @@
 #include "kubeslurm/step/step_layout.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -19,13 +18,6 @@ namespace {
 // MaxTasksPerNode's default (MAX_TASKS_PER_NODE in slurm.h): slurmctld refuses a step with
 // more tasks than this per node.
 constexpr std::int64_t kMaxTasksPerNode = 512;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // strtok_r's view of `text`: the non-empty pieces between `separator`s.
 std::vector<std::string> tokens(std::string_view text, char separator) {
@@ -329,7 +321,7 @@ StatusOr<TaskDistribution> parseDistribution(std::string_view text,
     expanded += level;
   }
 
-  const std::string name = lower(expanded);
+  const std::string name = lowercaseAscii(expanded);
   if (knownLevels(name)) {
     dist.name = name;
     dist.nodeLevel = name.starts_with("cyclic") ? TaskDistribution::NodeLevel::kCyclic

@@ -22,5 +22,13 @@ TEST(Text, StartsWithIgnoreCase) {
   EXPECT_FALSE(startsWithIgnoreCase("AllocGRES", "gres"));
 }
 
+// What the C locale's tolower does, byte by byte: the Slurm commands' keywords, GPU types.
+TEST(Text, LowercaseAsciiFoldsAZOnly) {
+  EXPECT_EQ(lowercaseAscii("NVIDIA-H100-80GB_HBM3"), "nvidia-h100-80gb_hbm3");
+  EXPECT_EQ(lowercaseAscii(""), "");
+  EXPECT_EQ(lowercaseAscii("@[`{"), "@[`{");                    // just outside A-Z and a-z
+  EXPECT_EQ(lowercaseAscii("\xc3\x89T\xff"), "\xc3\x89t\xff");  // non-ASCII bytes kept
+}
+
 }  // namespace
 }  // namespace kubeslurm
