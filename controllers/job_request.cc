@@ -1,13 +1,14 @@
 #include "controllers/job_request.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "kubeslurm/base/text.h"
 #include "kubeslurm/slurm/hostlist.h"
 
 namespace kubeslurm::controllers {
@@ -46,26 +47,24 @@ StatusOr<std::vector<std::string>> expand(const std::string& hostlist, const cha
   return hosts;
 }
 
-}  // namespace
-
-namespace {
-
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-void addOnce(std::vector<std::string>& list, std::string value) {
-  if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) {
-    list.push_back(std::move(value));
+// Names in the order first added, each once. A job's GPU types come from lists a tenant writes,
+// as long as the object may be: a set keeps the work proportional to them, not to their square.
+class FirstSeen {
+ public:
+  void add(std::string value) {
+    if (!value.empty() && seen_.insert(value).second) order_.push_back(std::move(value));
   }
-}
+  std::vector<std::string> take() { return std::move(order_); }
+
+ private:
+  std::unordered_set<std::string> seen_;
+  std::vector<std::string> order_;
+};
 
 }  // namespace
 
 std::vector<std::string> gpuTypeFeatures(std::string_view typeLabel, std::string_view product) {
-  std::vector<std::string> out;
+  FirstSeen out;
   const bool listed = typeLabel.find_first_not_of(" ,") != std::string_view::npos;
   const std::string_view words = listed ? typeLabel : product;
   const std::string_view separators = listed ? std::string_view(", ") : std::string_view("-_ ");
@@ -73,23 +72,23 @@ std::vector<std::string> gpuTypeFeatures(std::string_view typeLabel, std::string
   while (pos < words.size()) {
     const std::size_t end = std::min(words.find_first_of(separators, pos), words.size());
     if (end > pos)
-      addOnce(out, std::string(kGpuTypeFeature) + lowered(words.substr(pos, end - pos)));
+      out.add(std::string(kGpuTypeFeature) + lowercaseAscii(words.substr(pos, end - pos)));
     pos = end + 1;
   }
-  return out;
+  return out.take();
 }
 
 std::vector<std::string> requiredGpuTypeFeatures(const slurm::JobRequest& request) {
-  std::vector<std::string> out;
+  FirstSeen out;
   for (const auto* list :
        {&request.gres, &request.gpusPerNode, &request.gpus, &request.gpusPerTask}) {
     for (const slurm::GresRequest& entry : *list) {
       if (entry.name == "gpu" && !entry.type.empty()) {
-        addOnce(out, std::string(kGpuTypeFeature) + lowered(entry.type));
+        out.add(std::string(kGpuTypeFeature) + lowercaseAscii(entry.type));
       }
     }
   }
-  return out;
+  return out.take();
 }
 
 std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries) {

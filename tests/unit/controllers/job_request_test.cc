@@ -155,6 +155,19 @@ TEST(CoreJob, GpuTypesAreConstraintsOnTheNodesGpuTypes) {
             (std::vector<std::string>{"ib"}));
 }
 
+// spec.gres is a tenant's list, as long as the object may be: 100,000 typed entries, half of them
+// repeats, give each type once, in the order first named, in work that grows with the list.
+TEST(CoreJob, AHostileListOfGpuTypesIsReadOnceEach) {
+  slurm::JobRequest request;
+  for (int i = 0; i < 100000; ++i) {
+    request.gres.push_back(slurm::GresRequest{"gpu", "T" + std::to_string(i % 50000), 1});
+  }
+  const std::vector<std::string> types = requiredGpuTypeFeatures(request);
+  ASSERT_EQ(types.size(), 50000U);
+  EXPECT_EQ(types.front(), "gpu-type:t0");
+  EXPECT_EQ(types.back(), "gpu-type:t49999");
+}
+
 TEST(GpuTypeFeatures, FromTheAdminsLabelElseTheWordsOfTheGpuProduct) {
   EXPECT_EQ(gpuTypeFeatures("", "NVIDIA-H100-80GB-HBM3"),
             (std::vector<std::string>{"gpu-type:nvidia", "gpu-type:h100", "gpu-type:80gb",
