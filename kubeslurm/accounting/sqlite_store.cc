@@ -93,6 +93,12 @@ class Statement {
     sqlite3_bind_text(stmt_, next_++, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   }
   void bind(std::int64_t value) { sqlite3_bind_int64(stmt_, next_++, value); }
+  // A run's key, the first three columns of both tables: (cluster, job id, attempt).
+  void bindRun(const JobRecord& run) {
+    bind(run.cluster);
+    bind(run.jobId);
+    bind(run.attempt);
+  }
   void bind(const std::optional<std::int64_t>& value) {
     if (value) {
       bind(*value);
@@ -265,9 +271,7 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
   std::size_t written = 0;
   for (const JobRecord& r : records) {
     upsert.reset();
-    upsert.bind(r.cluster);
-    upsert.bind(r.jobId);
-    upsert.bind(r.attempt);
+    upsert.bindRun(r);
     upsert.bind(r.arrayJobId);
     upsert.bind(r.arrayTaskId);
     upsert.bind(r.name);
@@ -295,15 +299,11 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
     if (sqlite3_changes(db_) == 0) continue;  // the stored run is further on
     ++written;
     deleteSteps.reset();
-    deleteSteps.bind(r.cluster);
-    deleteSteps.bind(r.jobId);
-    deleteSteps.bind(r.attempt);
+    deleteSteps.bindRun(r);
     if (deleteSteps.step() != SQLITE_DONE) return deleteSteps.error("write steps");
     for (const StepRecord& s : r.steps) {
       insertStep.reset();
-      insertStep.bind(r.cluster);
-      insertStep.bind(r.jobId);
-      insertStep.bind(r.attempt);
+      insertStep.bindRun(r);
       insertStep.bind(s.stepId);
       insertStep.bind(s.name);
       insertStep.bind(s.startTime);
@@ -412,9 +412,7 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   if (!steps.ok()) return steps.error("query steps");
   for (JobRecord& r : out) {
     steps.reset();
-    steps.bind(r.cluster);
-    steps.bind(r.jobId);
-    steps.bind(r.attempt);
+    steps.bindRun(r);
     while ((stepped = steps.step()) == SQLITE_ROW) {
       StepRecord s;
       s.stepId = steps.text(0);
