@@ -28,6 +28,7 @@ struct StepRecord {
   std::string state;     // COMPLETED, FAILED, CANCELLED, ...
   std::string exitCode;  // "0:0"
   std::int64_t tasks = 0;
+  std::int64_t cpus = 0;
   std::int64_t nodes = 0;
   std::string nodeList;
   friend bool operator==(const StepRecord&, const StepRecord&) = default;
@@ -39,6 +40,9 @@ struct JobRecord {
   std::int64_t attempt = 0;  // restarts before this run (status.restarts)
   std::optional<std::int64_t> arrayJobId;
   std::optional<std::int64_t> arrayTaskId;
+  // An array's own record while its tasks are not split off (sacct's "A_[0-7]"): the task ids
+  // it stands for; "" for any other run.
+  std::string arrayTasks;
   std::string name;
   std::string user;  // the authenticated submitter's Slurm name
   std::string namespaceName;
@@ -51,15 +55,19 @@ struct JobRecord {
   std::optional<std::int64_t> endTime;
   std::string state;     // Slurm's name: PENDING, RUNNING, COMPLETED, FAILED, ...
   std::string exitCode;  // "0:0"
-  std::string reason;    // why it ended (or waits), Slurm's reason name
+  std::string reason;    // why it ended (or waits), Slurm's reason name; "" for none
+  std::optional<std::int64_t> priority;
+  std::optional<std::int64_t> timeLimitMinutes;  // absent: UNLIMITED
+  std::string workDir;
   std::string reqTres;
-  std::string allocTres;  // empty until it runs
-  std::string gpuType;    // the GPU type it asked for ("h100"), "" for any
-  std::int64_t nodes = 0;
+  std::string allocTres;      // empty until it runs
+  std::string gpuType;        // the GPU type it asked for ("h100"), "" for any
+  std::int64_t reqNodes = 0;  // the minimum it asked for
+  std::int64_t nodes = 0;     // allocated: 0 until it runs
   std::int64_t cpus = 0;
   std::int64_t gpus = 0;
-  std::string nodeList;
-  std::vector<StepRecord> steps;  // by step id
+  std::string nodeList;           // allocated: "" until it runs
+  std::vector<StepRecord> steps;  // srun's steps, by step id (the batch step is implied)
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 

@@ -13,7 +13,7 @@ namespace {
 
 // Each migration takes the schema from the version before it to its own; never edited once
 // released (a new version is a new entry).
-constexpr std::array<std::string_view, 1> kMigrations = {
+constexpr std::array<std::string_view, 2> kMigrations = {
     // 1: runs and their steps, found by end time per user and per account (sacct -S -u/-A,
     // sreport's windows) and by job id. A run without an end sorts last (it lasts until now).
     R"sql(
@@ -65,6 +65,16 @@ CREATE TABLE steps (
   node_list TEXT NOT NULL,
   PRIMARY KEY (cluster, job_id, attempt, step_id)
 ) WITHOUT ROWID;
+)sql",
+    // 2: what sacct prints besides: an array's own record's task ids, the priority, the time
+    // limit (NULL: UNLIMITED), the working directory, the nodes asked for, a step's CPUs.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN array_tasks TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN priority INTEGER;
+ALTER TABLE jobs ADD COLUMN time_limit_minutes INTEGER;
+ALTER TABLE jobs ADD COLUMN work_dir TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN req_nodes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN cpus INTEGER NOT NULL DEFAULT 0;
 )sql",
 };
 
@@ -171,8 +181,9 @@ class Transaction {
 constexpr std::string_view kUpsertJob = R"sql(
 INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace,
   account, partition, qos, submit_time, eligible_time, start_time, end_time, state, phase,
-  exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, array_tasks,
+  priority, time_limit_minutes, work_dir, req_nodes)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
   array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,
   name = excluded.name, user = excluded.user, namespace = excluded.namespace,
@@ -182,7 +193,9 @@ ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
   phase = excluded.phase, exit_code = excluded.exit_code, reason = excluded.reason,
   req_tres = excluded.req_tres, alloc_tres = excluded.alloc_tres, gpu_type = excluded.gpu_type,
   nodes = excluded.nodes, cpus = excluded.cpus, gpus = excluded.gpus,
-  node_list = excluded.node_list
+  node_list = excluded.node_list, array_tasks = excluded.array_tasks,
+  priority = excluded.priority, time_limit_minutes = excluded.time_limit_minutes,
+  work_dir = excluded.work_dir, req_nodes = excluded.req_nodes
 WHERE excluded.phase >= jobs.phase
 )sql";
 
@@ -190,10 +203,10 @@ constexpr std::string_view kDeleteSteps =
     "DELETE FROM steps WHERE cluster = ? AND job_id = ? AND attempt = ?";
 constexpr std::string_view kInsertStep = R"sql(
 INSERT INTO steps (cluster, job_id, attempt, step_id, name, start_time, end_time, state,
-  exit_code, tasks, nodes, node_list) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  exit_code, tasks, nodes, node_list, cpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 )sql";
 constexpr std::string_view kSelectSteps = R"sql(
-SELECT step_id, name, start_time, end_time, state, exit_code, tasks, nodes, node_list
+SELECT step_id, name, start_time, end_time, state, exit_code, tasks, nodes, node_list, cpus
 FROM steps WHERE cluster = ? AND job_id = ? AND attempt = ? ORDER BY step_id
 )sql";
 
@@ -295,6 +308,11 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
     upsert.bind(r.cpus);
     upsert.bind(r.gpus);
     upsert.bind(r.nodeList);
+    upsert.bind(r.arrayTasks);
+    upsert.bind(r.priority);
+    upsert.bind(r.timeLimitMinutes);
+    upsert.bind(r.workDir);
+    upsert.bind(r.reqNodes);
     if (upsert.step() != SQLITE_DONE) return upsert.error("write job " + std::to_string(r.jobId));
     if (sqlite3_changes(db_) == 0) continue;  // the stored run is further on
     ++written;
@@ -313,6 +331,7 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
       insertStep.bind(s.tasks);
       insertStep.bind(s.nodes);
       insertStep.bind(s.nodeList);
+      insertStep.bind(s.cpus);
       if (insertStep.step() != SQLITE_DONE) return insertStep.error("write step " + s.stepId);
     }
   }
@@ -335,8 +354,8 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   std::string sql =
       "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace, "
       "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
-      "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list "
-      "FROM jobs" +
+      "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, "
+      "array_tasks, priority, time_limit_minutes, work_dir, req_nodes FROM jobs" +
       index + " WHERE cluster = ?";
   // Bound in the order the text names them.
   auto list = [&sql](std::string_view column, std::size_t count) {
@@ -401,6 +420,11 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
     r.cpus = select.integer(c++);
     r.gpus = select.integer(c++);
     r.nodeList = select.text(c++);
+    r.arrayTasks = select.text(c++);
+    r.priority = select.optionalInteger(c++);
+    r.timeLimitMinutes = select.optionalInteger(c++);
+    r.workDir = select.text(c++);
+    r.reqNodes = select.integer(c++);
     out.push_back(std::move(r));
   }
   if (stepped != SQLITE_DONE) return select.error("query");
@@ -424,6 +448,7 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
       s.tasks = steps.integer(6);
       s.nodes = steps.integer(7);
       s.nodeList = steps.text(8);
+      s.cpus = steps.integer(9);
       r.steps.push_back(std::move(s));
     }
     if (stepped != SQLITE_DONE) return steps.error("query steps");

@@ -769,4 +769,21 @@ StatusOr<SlurmJobObject> decodeSlurmJob(std::shared_ptr<const nlohmann::json> ob
   return job;
 }
 
+slurm::JobState jobStateOf(const SlurmJobStatus& status) {
+  if (auto state = slurm::parseJobState(status.state)) return *state;
+  if (auto state = slurm::parseJobState(status.stateCode)) return *state;
+  return slurm::JobState::kPending;
+}
+
+std::string shownPartition(const SlurmJobObject& job, const std::string& defaultPartition) {
+  if (job.status && !job.status->partition.empty()) return job.status->partition;
+  return job.request.partition.empty() ? defaultPartition : job.request.partition;
+}
+
+std::string timeLimitPartition(const slurm::JobRequest& request,
+                               const std::string& defaultPartition) {
+  if (request.partition.empty()) return defaultPartition;
+  return request.partition.substr(0, request.partition.find(','));
+}
+
 }  // namespace kubeslurm::api

@@ -33,6 +33,7 @@
 
 #include "kubeslurm/api/shared_json.h"
 #include "kubeslurm/base/status.h"
+#include "kubeslurm/slurm/names.h"
 #include "kubeslurm/slurm/sbatch_options.h"
 
 namespace kubeslurm::api {
@@ -136,5 +137,18 @@ StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);
 // The same for an object nobody changes while the job lives (an informer's stored object): the
 // job's `raw` shares it instead of copying it.
 StatusOr<SlurmJobObject> decodeSlurmJob(std::shared_ptr<const nlohmann::json> object);
+
+// The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
+slurm::JobState jobStateOf(const SlurmJobStatus& status);
+
+// The partition squeue, scontrol and sacct show for a job: the one it started in
+// (status.partition) once it has, else what it asked for (sbatch -p a,b shows "a,b" while
+// pending, as slurmctld's job record does), else `defaultPartition`.
+std::string shownPartition(const SlurmJobObject& job, const std::string& defaultPartition);
+
+// The partition whose DefaultTime a job without --time gets: the first it names (slurmctld sets
+// the limit at submission), else `defaultPartition`.
+std::string timeLimitPartition(const slurm::JobRequest& request,
+                               const std::string& defaultPartition);
 
 }  // namespace kubeslurm::api

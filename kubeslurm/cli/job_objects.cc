@@ -30,23 +30,6 @@ bool isArrayParent(const api::SlurmJobObject& job) {
   return job.request.array.has_value() && labelOf(job, "kubeslurm.io/array-task").empty();
 }
 
-slurm::JobState stateOf(const api::SlurmJobStatus& status) {
-  if (auto state = slurm::parseJobState(status.state)) return *state;
-  if (auto state = slurm::parseJobState(status.stateCode)) return *state;
-  return slurm::JobState::kPending;
-}
-
-std::string shownPartition(const api::SlurmJobObject& job, const std::string& defaultPartition) {
-  if (job.status && !job.status->partition.empty()) return job.status->partition;
-  return job.request.partition.empty() ? defaultPartition : job.request.partition;
-}
-
-std::string timeLimitPartition(const slurm::JobRequest& request,
-                               const std::string& defaultPartition) {
-  if (request.partition.empty()) return defaultPartition;
-  return request.partition.substr(0, request.partition.find(','));
-}
-
 PartitionDefaults partitionDefaults(const kube::Json& list) {
   std::vector<api::Partition> partitions;
   if (list.contains("items") && list["items"].is_array()) {

@@ -1,6 +1,6 @@
 // What the CLI's commands read from SlurmJob and Partition objects beyond their codecs: the
-// array bookkeeping labels the operator writes (controllers/arrays.h), a job's Slurm state, and
-// the partition defaults a job without -p or --time gets.
+// array bookkeeping labels the operator writes (controllers/arrays.h) and the partition
+// defaults a job without -p or --time gets (api/slurmjob.h has a job's state and partition).
 #pragma once
 
 #include <map>
@@ -24,19 +24,6 @@ std::string labelOf(const api::SlurmJobObject& job, std::string_view key);
 
 // An array's own SlurmJob (spec.array, and not one of its tasks): never a row of its own.
 bool isArrayParent(const api::SlurmJobObject& job);
-
-// The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
-slurm::JobState stateOf(const api::SlurmJobStatus& status);
-
-// The partition squeue, scontrol and sacct show for a job: the one it started in
-// (status.partition) once it has, else what it asked for (sbatch -p a,b shows "a,b" while
-// pending, as slurmctld's job record does), else `defaultPartition`.
-std::string shownPartition(const api::SlurmJobObject& job, const std::string& defaultPartition);
-
-// The partition whose DefaultTime a job without --time gets: the first it names (slurmctld sets
-// the limit at submission), else `defaultPartition`.
-std::string timeLimitPartition(const slurm::JobRequest& request,
-                               const std::string& defaultPartition);
 
 struct PartitionDefaults {
   std::string defaultPartition;  // shown for a job that names none

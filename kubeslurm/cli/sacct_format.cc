@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "kubeslurm/accounting/slurmjob_records.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/cli/job_objects.h"
@@ -159,7 +160,7 @@ constexpr std::string_view kLongFields =
 // ---- one line of output ----
 
 struct Row {
-  const api::SlurmJobObject* job = nullptr;
+  const accounting::JobRecord* record = nullptr;
   std::string step;  // "" for the job's line; "batch", or an srun step's id
   std::int64_t ntasks = 1;
   std::string jobIdText;
@@ -189,11 +190,6 @@ struct Row {
   std::optional<std::string> allocTres;
 };
 
-std::int64_t hostCount(const std::string& nodes) {
-  auto list = slurm::Hostlist::parse(nodes);
-  return list.isOk() ? list->count() : 0;
-}
-
 std::string firstHost(const std::string& nodes) {
   auto list = slurm::Hostlist::parse(nodes);
   std::string first;
@@ -211,120 +207,42 @@ std::optional<std::string> nonEmpty(const std::string& text) {
   return text;
 }
 
-// convert_num_unit with CONVERT_NUM_UNIT_EXACT: a megabyte count in the largest unit that
-// divides it ("2048000" -> "2000G").
-std::string memoryText(std::uint64_t megabytes) {
-  constexpr std::string_view kUnits = "MGTP";
-  std::size_t unit = 0;
-  while (megabytes != 0 && megabytes % 1024 == 0 && unit + 1 < kUnits.size()) {
-    megabytes /= 1024;
-    ++unit;
-  }
-  return std::to_string(megabytes) + kUnits[unit];
-}
-
-// GPUs of the whole job, by type ("" for the untyped total), from the one option that asked.
-std::map<std::string, std::uint64_t> gpuCounts(const slurm::JobRequest& request, std::int64_t nodes,
-                                               std::int64_t tasks) {
-  std::map<std::string, std::uint64_t> counts;
-  const auto add = [&counts](const std::vector<slurm::GresRequest>& list, std::int64_t times) {
-    for (const slurm::GresRequest& g : list) {
-      const std::uint64_t n = g.count * static_cast<std::uint64_t>(times);
-      counts[""] += n;
-      if (!g.type.empty()) counts[g.type] += n;
-    }
-  };
-  add(request.gres, nodes);
-  add(request.gpus, 1);
-  add(request.gpusPerNode, nodes);
-  add(request.gpusPerTask, tasks);
-  return counts;
-}
-
-// The TRES string as slurmdbd hands it to sacct, names sorted as the reference shows them
-// ("billing=4,cpu=4,gres/gpu=32,mem=2000G,node=4"). Memory only when the job asked for an
-// amount: without --mem a job gets a whole node's memory, which the request does not say.
-std::string tresText(const slurm::JobRequest& request, std::int64_t cpus, std::int64_t nodes,
-                     std::int64_t tasks) {
-  std::map<std::string, std::string> items;
-  items["billing"] = std::to_string(cpus);
-  items["cpu"] = std::to_string(cpus);
-  items["node"] = std::to_string(nodes);
-  if (request.memPerNodeMb && *request.memPerNodeMb > 0) {
-    items["mem"] = memoryText(*request.memPerNodeMb * static_cast<std::uint64_t>(nodes));
-  } else if (request.memPerCpuMb && *request.memPerCpuMb > 0) {
-    items["mem"] = memoryText(*request.memPerCpuMb * static_cast<std::uint64_t>(cpus));
-  }
-  for (const auto& [type, count] : gpuCounts(request, nodes, tasks)) {
-    if (count == 0) continue;
-    items[type.empty() ? "gres/gpu" : "gres/gpu:" + type] = std::to_string(count);
-  }
-  std::string out;
-  for (const auto& [name, value] : items) {
-    if (!out.empty()) out += ",";
-    out += name;
-    out += "=";
-    out += value;
-  }
-  return out;
-}
-
-// A job is eligible (time_eligible set) once nothing but resources holds it back; slurmctld
-// leaves it 0 while a dependency, a hold or a begin time does.
-bool ineligibleReason(const std::string& reason) {
-  return reason == "Dependency" || reason == "DependencyNeverSatisfied" ||
-         reason == "JobHeldUser" || reason == "JobHeldAdmin" || reason == "BeginTime";
-}
-
-Row rowOf(const api::SlurmJobObject& job, const SacctContext& context) {
-  const api::SlurmJobStatus& status = *job.status;
-  const slurm::JobRequest& request = job.request;
+Row rowOf(const accounting::JobRecord& record) {
   Row row;
-  row.job = &job;
-  row.jobIdRaw = *status.jobId;
-  row.jobIdText = std::to_string(*status.jobId);
-  if (status.arrayJobId && status.arrayTaskId) {
-    row.arrayJobId = *status.arrayJobId;
-    row.arrayTaskId = *status.arrayTaskId;
+  row.record = &record;
+  row.jobIdRaw = record.jobId;
+  row.jobIdText = std::to_string(record.jobId);
+  if (!record.arrayTasks.empty()) {
+    // The meta record of an array whose tasks are not split off yet: "A_[0-7]".
+    row.arrayJobId = record.jobId;
+    row.jobIdText += "_[" + record.arrayTasks + "]";
+  } else if (record.arrayJobId && record.arrayTaskId) {
+    row.arrayJobId = *record.arrayJobId;
+    row.arrayTaskId = *record.arrayTaskId;
     row.jobIdText = std::to_string(row.arrayJobId) + "_" + std::to_string(row.arrayTaskId);
   }
-  row.name = request.jobName;
-  row.partition = nonEmpty(shownPartition(job, context.defaultPartition));
-  row.account = nonEmpty(request.account);
-  row.user = job.user;
-  row.state = stateOf(status);
-  if (!status.exitCode.empty()) row.exitCode = status.exitCode;
-  row.reqNodes = request.nodes ? request.nodes->min : 1;
-  const bool started = row.state != JobState::kPending && status.startTime.has_value();
-  row.allocNodes = started && !status.nodeList.empty() ? hostCount(status.nodeList) : 0;
-  const std::int64_t nodes = row.allocNodes > 0 ? row.allocNodes : row.reqNodes;
-  const std::int64_t tasks =
-      request.ntasks ? *request.ntasks
-                     : static_cast<std::int64_t>(request.ntasksPerNode.value_or(1)) * nodes;
-  row.cpus = tasks * request.cpusPerTask.value_or(1);
+  row.name = record.name;
+  row.partition = nonEmpty(record.partition);
+  row.account = nonEmpty(record.account);
+  row.user = record.user;
+  row.state = slurm::parseJobState(record.state).value_or(JobState::kPending);
+  if (!record.exitCode.empty()) row.exitCode = record.exitCode;
+  row.reqNodes = record.reqNodes;
+  row.allocNodes = record.nodes;
+  row.cpus = record.cpus;
   // The database keeps "None assigned" for a job that never got nodes.
-  row.nodeList = row.allocNodes > 0 ? status.nodeList : "None assigned";
-  row.submit = status.submitTime.value_or(0);
-  row.eligible =
-      row.state == JobState::kPending && ineligibleReason(status.reason) ? 0 : row.submit;
-  if (request.begin && row.eligible != 0) row.eligible = std::max(row.eligible, *request.begin);
-  const bool finished = slurm::isFinished(row.state);
-  row.end = finished ? status.endTime.value_or(0) : 0;
-  // slurmctld sets the start of a job cancelled while pending to its end (job_signal).
-  row.start = status.startTime.value_or(finished ? row.end : 0);
-  std::optional<slurm::TimeLimit> limit = request.timeLimit;
-  if (!limit) {
-    const auto it =
-        context.partitionDefaultTime.find(timeLimitPartition(request, context.defaultPartition));
-    limit = it != context.partitionDefaultTime.end() ? it->second : slurm::TimeLimit{};
-  }
-  row.timeLimitMinutes = slurm::timeLimitMinutes(*limit);
-  row.priority = status.priority;
-  row.qos = nonEmpty(request.qos);
-  if (!status.reason.empty()) row.reason = status.reason;
-  row.workDir = nonEmpty(request.workDir);
-  row.reqTres = tresText(request, row.cpus, row.reqNodes, tasks);
-  if (row.allocNodes > 0) row.allocTres = tresText(request, row.cpus, row.allocNodes, tasks);
+  row.nodeList = record.nodes > 0 ? record.nodeList : "None assigned";
+  row.submit = record.submitTime.value_or(0);
+  row.eligible = record.eligibleTime.value_or(0);
+  row.start = record.startTime.value_or(0);
+  row.end = record.endTime.value_or(0);
+  row.timeLimitMinutes = record.timeLimitMinutes;
+  row.priority = record.priority;
+  row.qos = nonEmpty(record.qos);
+  if (!record.reason.empty()) row.reason = record.reason;
+  row.workDir = nonEmpty(record.workDir);
+  row.reqTres = record.reqTres;
+  if (record.nodes > 0) row.allocTres = record.allocTres;
   return row;
 }
 
@@ -344,10 +262,10 @@ Row batchStepOf(const Row& job) {
 // The steps srun ran in the batch script, as rank 0 reported them (status.steps).
 std::vector<Row> srunStepsOf(const Row& job) {
   std::vector<Row> steps;
-  if (job.job == nullptr || !job.job->status) return steps;
-  for (const api::JobStepStatus& s : job.job->status->steps) {
+  if (job.record == nullptr) return steps;
+  for (const accounting::StepRecord& s : job.record->steps) {
     Row step = job;
-    step.step = std::to_string(s.stepId);
+    step.step = s.stepId;
     step.jobIdText += "." + step.step;
     step.name = s.name;
     step.cpus = s.cpus;
@@ -593,6 +511,19 @@ std::int64_t localMidnight(const SacctContext& context) {
 
 CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
                           const SacctContext& context) {
+  const accounting::RecordContext recordContext{context.clusterName, context.defaultPartition,
+                                                context.partitionDefaultTime};
+  std::vector<accounting::JobRecord> records;
+  for (const api::SlurmJobObject& job : jobs) {
+    if (auto record = accounting::recordOfSlurmJob(job, isArrayParent(job), recordContext)) {
+      records.push_back(std::move(*record));
+    }
+  }
+  return formatSacct(records, parse, context);
+}
+
+CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,
+                          const SacctParse& parse, const SacctContext& context) {
   const SacctOptions& o = parse.options;
   CommandOutput result;
   const Printer printer{parse, context};
@@ -614,25 +545,20 @@ CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const Sa
   // options.c: -j (and no -u) or root means every user.
   const bool allUsers = o.allUsers || (o.users.empty() && !o.jobs.empty());
 
-  // Arrays whose tasks exist are shown by their tasks.
+  // Arrays whose tasks exist are shown by their tasks; a requeued job by its last run unless
+  // --duplicates asks for each (slurmdbd keeps a record per run, sacct shows the newest).
   std::set<std::int64_t> arraysWithTasks;
-  for (const api::SlurmJobObject& job : jobs) {
-    if (job.status && job.status->jobId && job.status->arrayJobId && job.status->arrayTaskId &&
-        !isArrayParent(job)) {
-      arraysWithTasks.insert(*job.status->arrayJobId);
-    }
+  std::map<std::int64_t, std::int64_t> lastAttempt;
+  for (const accounting::JobRecord& record : records) {
+    if (record.arrayJobId && record.arrayTaskId) arraysWithTasks.insert(*record.arrayJobId);
+    std::int64_t& last = lastAttempt[record.jobId];
+    last = std::max(last, record.attempt);
   }
   std::vector<Row> rows;
-  for (const api::SlurmJobObject& job : jobs) {
-    if (!job.status || !job.status->jobId) continue;
-    Row row = rowOf(job, context);
-    if (isArrayParent(job)) {
-      if (arraysWithTasks.contains(*job.status->jobId)) continue;
-      // The meta record of an array whose tasks are not split off yet: "A_[0-7]".
-      row.arrayJobId = *job.status->jobId;
-      row.jobIdText = std::to_string(row.arrayJobId) + "_[" +
-                      slurm::formatArrayTasks(job.request.array->taskIds, std::nullopt, 0) + "]";
-    }
+  for (const accounting::JobRecord& record : records) {
+    if (!record.arrayTasks.empty() && arraysWithTasks.contains(record.jobId)) continue;
+    if (!o.duplicates && record.attempt != lastAttempt[record.jobId]) continue;
+    Row row = rowOf(record);
     if (keep(row, o, context, allUsers, start, end)) rows.push_back(std::move(row));
   }
   // options.c _sort_desc_submit_time (ascending, despite its name).
@@ -940,8 +866,10 @@ SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctConte
       case 'X':
         o.allocations = true;
         break;
-      case 'v':
       case 'D':
+        o.duplicates = true;
+        break;
+      case 'v':
       case 'T':
       case '\x06':
         break;

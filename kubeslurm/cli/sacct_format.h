@@ -8,10 +8,11 @@
 // window), src/plugins/accounting_storage/mysql/as_mysql_jobacct_process.c (which jobs a window
 // and a state list select), and ../shared/reference/slurm-22.05.md ("sacct").
 //
-// The accounting record of a job is its SlurmJob (docs/cli.md): status.jobId, the request and
-// the status' times and state. A SlurmJob without status.jobId is not shown. An array's own
-// object is not a row once its tasks exist; its tasks show as "A_T". Steps: kubeslurm records
-// none, but every batch job that started gets the "N.batch" line Slurm's batch step gives it.
+// sacct prints job records (kubeslurm/accounting/job_records.h): the store's, or those of live
+// SlurmJobs (accounting/slurmjob_records.h). A SlurmJob without status.jobId has none. An
+// array's own record is not a row once its tasks exist; its tasks show as "A_T". Steps: srun's,
+// as rank 0 reported them, and every batch job that started gets the "N.batch" line Slurm's
+// batch step gives it.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kubeslurm/accounting/job_records.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/cli/command_output.h"
 #include "kubeslurm/slurm/names.h"
@@ -41,6 +43,7 @@ struct SacctOptions {
   int parsable = 0;                          // 1: -p (trailing delimiter), 2: -P
   std::optional<std::string> delimiter;      // --delimiter
   bool allocations = false;                  // -X
+  bool duplicates = false;                   // -D: every run of a requeued job
   bool allUsers = false;                     // -a, -u -1
   std::vector<std::string> users;            // -u
   std::vector<std::string> accounts;         // -A
@@ -75,6 +78,11 @@ struct SacctParse {
 };
 SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctContext& context);
 
+// sacct over job records (the store's, or live jobs' through accounting/slurmjob_records.h).
+CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,
+                          const SacctParse& parse, const SacctContext& context);
+
+// sacct over live SlurmJobs: their records, arrays' own objects told apart by label.
 CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
                           const SacctContext& context);
 

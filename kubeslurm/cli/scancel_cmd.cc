@@ -138,7 +138,7 @@ std::optional<std::string> addJobSpecs(const std::string& arg, std::vector<JobSp
   }
 }
 
-JobState stateOf(const api::SlurmJobObject& job) { return cli::stateOf(*job.status); }
+JobState stateOf(const api::SlurmJobObject& job) { return api::jobStateOf(*job.status); }
 
 bool finished(const api::SlurmJobObject& job) { return slurm::isFinished(stateOf(job)); }
 

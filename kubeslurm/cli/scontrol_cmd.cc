@@ -661,9 +661,7 @@ class Scontrol {
   }
 
   static slurm::JobState stateOf(const api::SlurmJobObject& job) {
-    if (auto state = slurm::parseJobState(job.status->state)) return *state;
-    if (auto state = slurm::parseJobState(job.status->stateCode)) return *state;
-    return slurm::JobState::kPending;
+    return api::jobStateOf(*job.status);
   }
 
   // Patches every object `idText` names, after slurmctld's checks on the first one (the job

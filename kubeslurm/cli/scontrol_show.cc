@@ -104,7 +104,7 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   const api::SlurmJobObject& job = *r.job;
   const slurm::JobRequest& q = job.request;
   const api::SlurmJobStatus& s = *job.status;
-  const slurm::JobState state = stateOf(s);
+  const slurm::JobState state = api::jobStateOf(s);
   const bool pending = state == slurm::JobState::kPending;
   Record out(c.oneLiner);
 
@@ -139,11 +139,12 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
            " Restarts=" + std::to_string(restarts) + " BatchFlag=" + (restarts > 0 ? "2" : "1") +
            " Reboot=0 ExitCode=" + (s.exitCode.empty() ? "0:0" : s.exitCode));
 
-  const std::string partition = shownPartition(job, view.defaultPartition);
+  const std::string partition = api::shownPartition(job, view.defaultPartition);
   slurm::TimeLimit limit;
   if (q.timeLimit) {
     limit = *q.timeLimit;
-  } else if (auto it = view.partitionDefaultTime.find(timeLimitPartition(q, view.defaultPartition));
+  } else if (auto it =
+                 view.partitionDefaultTime.find(api::timeLimitPartition(q, view.defaultPartition));
              it != view.partitionDefaultTime.end()) {
     limit = it->second;
   }
@@ -411,7 +412,7 @@ CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
               : *s.jobId == wanted->first || (task && *s.arrayJobId == wanted->first);
       if (!matches) continue;
     }
-    if (task && stateOf(s) == slurm::JobState::kPending &&
+    if (task && api::jobStateOf(s) == slurm::JobState::kPending &&
         !wanted.value_or(std::make_pair(0, std::nullopt)).second) {
       pendingTasks[*s.arrayJobId].push_back(job);
       continue;

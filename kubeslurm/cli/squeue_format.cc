@@ -393,10 +393,12 @@ struct JobIndex {
   std::map<std::int64_t, std::vector<const api::SlurmJobObject*>> byArray;
 };
 
-bool finished(const api::SlurmJobObject& job) { return slurm::isFinished(stateOf(*job.status)); }
+bool finished(const api::SlurmJobObject& job) {
+  return slurm::isFinished(api::jobStateOf(*job.status));
+}
 
 bool completed(const api::SlurmJobObject& job) {
-  return stateOf(*job.status) == JobState::kCompleted;
+  return api::jobStateOf(*job.status) == JobState::kCompleted;
 }
 
 slurm::DependencyState targetState(const slurm::DependencyTerm& term,
@@ -411,8 +413,8 @@ slurm::DependencyState targetState(const slurm::DependencyTerm& term,
       std::ranges::any_of(targets, [](auto* j) { return finished(*j) && !completed(*j); });
   switch (term.type) {
     case slurm::DependencyType::kAfter:
-      return std::ranges::all_of(targets,
-                                 [](auto* j) { return stateOf(*j->status) != JobState::kPending; })
+      return std::ranges::all_of(
+                 targets, [](auto* j) { return api::jobStateOf(*j->status) != JobState::kPending; })
                  ? DependencyState::kFulfilled
                  : DependencyState::kUnfulfilled;
     case slurm::DependencyType::kAfterAny:
@@ -476,8 +478,8 @@ Row rowOf(const api::SlurmJobObject& job, const SqueueContext& context, const Jo
     row.arrayJobId = status.arrayJobId;
     row.arrayTaskId = status.arrayTaskId;
   }
-  row.state = stateOf(status);
-  row.partition = shownPartition(job, context.defaultPartition);
+  row.state = api::jobStateOf(status);
+  row.partition = api::shownPartition(job, context.defaultPartition);
   row.name = request.jobName;
   row.user = job.user;
   row.account = nonEmpty(request.account);
@@ -494,8 +496,8 @@ Row rowOf(const api::SlurmJobObject& job, const SqueueContext& context, const Jo
   row.numCpus = tasks * request.cpusPerTask.value_or(1);
   std::optional<slurm::TimeLimit> limit = request.timeLimit;
   if (!limit) {
-    const auto it =
-        context.partitionDefaultTime.find(timeLimitPartition(request, context.defaultPartition));
+    const auto it = context.partitionDefaultTime.find(
+        api::timeLimitPartition(request, context.defaultPartition));
     limit = it != context.partitionDefaultTime.end() ? it->second : slurm::TimeLimit{};
   }
   if (auto minutes = slurm::timeLimitMinutes(*limit)) row.timeLimit = *minutes * 60;

@@ -69,10 +69,10 @@ JobRecord record(std::int64_t i) {
   const auto first = static_cast<std::int64_t>(100 + h % 800);
   r.nodeList = "gpu-[" + std::to_string(first) + "-" + std::to_string(first + nodes - 1) + "]";
   if (i % 10 == 0) {
-    r.steps = {
-        StepRecord{"batch", "batch", r.startTime, r.endTime, r.state, r.exitCode, 1, 1, "gpu-100"},
-        StepRecord{"0", "torchrun", r.startTime, r.endTime, r.state, r.exitCode, nodes, nodes,
-                   r.nodeList}};
+    r.steps = {StepRecord{"batch", "batch", r.startTime, r.endTime, r.state, r.exitCode, 1, 1, 1,
+                          "gpu-100"},
+               StepRecord{"0", "torchrun", r.startTime, r.endTime, r.state, r.exitCode, nodes,
+                          nodes, nodes, r.nodeList}};
   }
   return r;
 }

@@ -72,6 +72,10 @@ JobRecord run(std::int64_t id, const std::string& user, const std::string& state
   r.cpus = 4;
   r.gpus = 32;
   r.nodeList = "gpu-[001-004]";
+  r.reqNodes = 4;
+  r.priority = 4242;
+  r.timeLimitMinutes = 120;
+  r.workDir = "/home/" + user;
   return r;
 }
 
@@ -81,8 +85,8 @@ TEST_F(SqliteStoreTest, ARecordComesBackAsWrittenWithItsSteps) {
   JobRecord r = run(7, "alice", "COMPLETED", 1000, 4600);
   r.arrayJobId = 6;
   r.arrayTaskId = 1;
-  r.steps = {StepRecord{"0", "hostname", 1010, 1011, "COMPLETED", "0:0", 4, 4, "gpu-[001-004]"},
-             StepRecord{"batch", "batch", 1000, 4600, "COMPLETED", "0:0", 1, 1, "gpu-001"}};
+  r.steps = {StepRecord{"0", "hostname", 1010, 1011, "COMPLETED", "0:0", 4, 8, 4, "gpu-[001-004]"},
+             StepRecord{"batch", "batch", 1000, 4600, "COMPLETED", "0:0", 1, 1, 1, "gpu-001"}};
   ASSERT_EQ(*store->write({&r, 1}), 1U);
   const auto got = store->query(filter());
   ASSERT_TRUE(got.isOk()) << got.status().toString();
@@ -100,7 +104,7 @@ TEST_F(SqliteStoreTest, WritesAreIdempotentAndNeverGoBackInARunsLife) {
   const JobRecord running = run(7, "alice", "RUNNING", 1000, std::nullopt);
   JobRecord ended = run(7, "alice", "FAILED", 1000, 2000);
   ended.exitCode = "3:0";
-  ended.steps = {StepRecord{"0", "python", 1001, 1999, "FAILED", "3:0", 4, 4, "gpu-[001-004]"}};
+  ended.steps = {StepRecord{"0", "python", 1001, 1999, "FAILED", "3:0", 4, 4, 4, "gpu-[001-004]"}};
   ASSERT_EQ(*store->write({&running, 1}), 1U);
   ASSERT_EQ(*store->write({&ended, 1}), 1U);
   ASSERT_EQ(*store->write({&ended, 1}), 1U);    // the same again: still one record
@@ -202,6 +206,28 @@ TEST_F(SqliteStoreTest, RecordsSurviveReopeningAndTheSchemaIsVersioned) {
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(*store->schemaVersion(), SqliteStore::kSchemaVersion);
   EXPECT_EQ(store->query(filter())->size(), 1U);
+  store.reset();
+
+  // A file of version 1 (before sacct's extra fields) is migrated when opened, its records kept,
+  // the new fields at their defaults: the time limit absent (UNLIMITED).
+  sqlite3* v1 = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &v1), SQLITE_OK);
+  for (const char* undo :
+       {"ALTER TABLE jobs DROP COLUMN array_tasks", "ALTER TABLE jobs DROP COLUMN priority",
+        "ALTER TABLE jobs DROP COLUMN time_limit_minutes", "ALTER TABLE jobs DROP COLUMN work_dir",
+        "ALTER TABLE jobs DROP COLUMN req_nodes", "ALTER TABLE steps DROP COLUMN cpus",
+        "DELETE FROM schema_migrations WHERE version = 2"}) {
+    ASSERT_EQ(sqlite3_exec(v1, undo, nullptr, nullptr, nullptr), SQLITE_OK) << undo;
+  }
+  sqlite3_close(v1);
+  store = open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->schemaVersion(), 2);
+  const auto migrated = store->query(filter());
+  ASSERT_EQ(migrated->size(), 1U);
+  EXPECT_EQ(migrated->front().jobId, 9);
+  EXPECT_EQ(migrated->front().timeLimitMinutes, std::nullopt);
+  EXPECT_EQ(migrated->front().reqNodes, 0);
   store.reset();
 
   // A file a newer operator migrated further is refused, not written in a shape it cannot read.

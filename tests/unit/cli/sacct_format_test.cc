@@ -2,7 +2,16 @@
 // "sacct") and Slurm 22.05's src/sacct/{options.c,print.c} and src/common/print_fields.c.
 #include "kubeslurm/cli/sacct_format.h"
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "kubeslurm/accounting/slurmjob_records.h"
+#include "kubeslurm/accounting/sqlite_store.h"
+#include "kubeslurm/cli/job_objects.h"
 
 namespace kubeslurm::cli {
 namespace {
@@ -312,6 +321,100 @@ TEST(SacctFormat, ArgumentErrors) {
   EXPECT_EQ(run({}, {"-j", "abc"}).err, "sacct: fatal: Bad job/step specified: abc\n");
   EXPECT_EQ(run({}, {"-j", "5x"}).exitCode, 0);
   EXPECT_EQ(run({}, {"-e"}).out.substr(0, 40), "Account             AdminComment        ");
+}
+
+}  // namespace
+}  // namespace kubeslurm::cli
+
+namespace kubeslurm::cli {
+namespace {
+
+// Issue 21: sacct months back reads records, not SlurmJobs. A job's record written to the store
+// and read back prints, every field of sacct's table, as the live job did: finished jobs with
+// srun steps, a running one, a held one, a cancelled-while-pending one, an array before and
+// after its tasks, a per-node GPU type and a time limit from the partition's default.
+TEST(SacctFormat, RecordsReadBackFromTheStorePrintAsTheLiveJobsDid) {
+  api::SlurmJobObject completed = job(2, "x", "COMPLETED");
+  completed.status->steps = {srunStep(0, "bash", 4, "COMPLETED", "0:0"),
+                             srunStep(1, "bash", 1, "CANCELLED", "0:15")};
+  completed.request.memPerNodeMb = 512000;
+  completed.status->priority = 4242;
+  completed.request.workDir = "/home/root";
+  api::SlurmJobObject failed = job(3, "train", "FAILED");
+  failed.status->exitCode = "2:0";
+  failed.request.gres = {slurm::GresRequest{"gpu", "h100", 8}};
+  failed.request.timeLimit.reset();  // the partition's default
+  api::SlurmJobObject running = job(4, "serve", "RUNNING");
+  running.request.qos = "high";
+  api::SlurmJobObject held = job(10, "later", "PENDING");
+  held.status->reason = "JobHeldUser";
+  api::SlurmJobObject cancelled = job(11, "never", "CANCELLED");
+  cancelled.status->startTime.reset();
+  cancelled.status->nodeList.clear();
+  const std::vector<api::SlurmJobObject> live = {completed,
+                                                 failed,
+                                                 running,
+                                                 held,
+                                                 cancelled,
+                                                 arrayParent(5),
+                                                 task(6, 5, 0, "COMPLETED"),
+                                                 task(7, 5, 1, "RUNNING"),
+                                                 arrayParent(12)};
+  SacctContext c = context();
+  c.partitionDefaultTime["train"] = slurm::TimeLimit{7200};
+
+  std::string dir = (std::filesystem::temp_directory_path() / "sacct-records-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  std::vector<accounting::JobRecord> read;
+  {
+    auto store = accounting::SqliteStore::open(dir + "/accounting.db");
+    ASSERT_TRUE(store.isOk()) << store.status().toString();
+    const accounting::RecordContext recordContext{c.clusterName, c.defaultPartition,
+                                                  c.partitionDefaultTime};
+    std::vector<accounting::JobRecord> records;
+    for (const api::SlurmJobObject& j : live) {
+      records.push_back(*accounting::recordOfSlurmJob(j, isArrayParent(j), recordContext));
+    }
+    ASSERT_EQ(*(*store)->write(records), records.size());
+    accounting::JobFilter all;
+    all.cluster = c.clusterName;
+    read = *(*store)->query(all);
+    ASSERT_EQ(read.size(), live.size());
+  }
+  std::filesystem::remove_all(dir);
+
+  // Each with a line it must have, so that the comparison cannot pass on two empty tables.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+      {{"-a", "-S", "2026-11-20", "-P", "-o", "ALL"}, "|2.1|"},
+      {{"-a", "-S", "2026-11-20", "-o", "ALL%30"}, "12_[0-2]"},
+      {{"-a", "-s", "PD,R,CD,F,CA", "-S", "2026-11-20", "-E", "2026-11-22", "-X", "-P"},
+       "12_[0-2]|arr|"}};
+  for (const auto& [args, line] : runs) {
+    const SacctParse parse = parseSacctArgs(args, c);
+    ASSERT_FALSE(parse.exit);
+    const CommandOutput fromLive = formatSacct(live, parse, c);
+    EXPECT_EQ(formatSacct(read, parse, c).out, fromLive.out) << args.back();
+    EXPECT_NE(fromLive.out.find(line), std::string::npos) << fromLive.out;
+  }
+}
+
+// slurmdbd keeps a record per run of a requeued job; sacct shows the newest, -D each.
+TEST(SacctFormat, ARequeuedJobShowsItsLastRunUnlessDuplicatesAreAsked) {
+  api::SlurmJobObject first = job(2, "x", "PREEMPTED");
+  api::SlurmJobObject second = job(2, "x", "RUNNING");
+  second.status->restarts = 1;
+  const accounting::RecordContext rc;
+  const std::vector<accounting::JobRecord> records = {
+      *accounting::recordOfSlurmJob(first, false, rc),
+      *accounting::recordOfSlurmJob(second, false, rc)};
+  const SacctContext c = context();
+  const auto print = [&](std::vector<std::string> args) {
+    const SacctParse parse = parseSacctArgs(args, c);
+    return formatSacct(records, parse, c).out;
+  };
+  EXPECT_EQ(print({"-X", "-n", "-P", "-o", "jobid,state", "-j", "2"}), "2|RUNNING\n");
+  EXPECT_EQ(print({"-D", "-X", "-n", "-P", "-o", "jobid,state", "-j", "2"}),
+            "2|PREEMPTED\n2|RUNNING\n");
 }
 
 }  // namespace
