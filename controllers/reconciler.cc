@@ -862,6 +862,22 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
 
 void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report) {
   if (options_.jobRetention <= 0) return;
+  // An array's tasks go with it: it waits for their records too.
+  std::map<std::string, std::vector<const api::SlurmJobObject*>> tasksOfArray;
+  if (options_.accounting != nullptr) {
+    for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
+      for (const auto& [index, task] : family.tasks) tasksOfArray[key].push_back(task);
+    }
+  }
+  const auto recorded = [&](const api::SlurmJobObject& job) {
+    if (options_.accounting == nullptr) return true;
+    if (!options_.accounting->endedRecordWritten(job)) return false;
+    const auto tasks = tasksOfArray.find(jobKey(job));
+    return tasks == tasksOfArray.end() ||
+           std::ranges::all_of(tasks->second, [this](const api::SlurmJobObject* task) {
+             return options_.accounting->endedRecordWritten(*task);
+           });
+  };
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (!job.status || !job.status->endTime) continue;
     // A task is deleted with its array (owner reference), which ends last: sacct lists them all.
@@ -869,6 +885,7 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
     const auto state = slurm::parseJobState(job.status->state);
     if (!state || !slurm::isFinished(*state)) continue;
     if (now - *job.status->endTime < options_.jobRetention) continue;
+    if (!recorded(job)) continue;
     if (!fenceOpen()) {
       report.fenceClosed = true;
       return;
@@ -1095,6 +1112,9 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   applyPending(plan, index, report);
   persistUsage(input.objects, index, plan, now, report);
   updatePartitions(input.objects, index, report);
+  if (options_.accounting != nullptr) {
+    options_.accounting->offer(input.objects.jobs, input.objects.partitions);
+  }
   removeExpired(input.objects, now, report);
   releaseTracking(input.objects, report);
   summarize(input.objects, index, report);

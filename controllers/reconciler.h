@@ -22,10 +22,12 @@
 //     8. pending         reason as status when it changes, with the estimated start and
 //                        priority of that moment (their drift is served live by the query API)
 //     9. bookkeeping     Account usage (accountStatuses) and Partition status
-//                        (partitionFigures, partition_status.h) written, finished jobs past their
-//                        retention removed, rank pods whose end is recorded released from
-//                        their job-tracking finalizer, the report's counts, and the cluster as
-//                        the plan leaves it (for sbatch --test-only)
+//                        (partitionFigures, partition_status.h) written, job records offered
+//                        to the accounting writer (accounting_writer.h), finished jobs past
+//                        their retention and with their ended records written removed, rank pods
+//                        whose end is recorded released from their job-tracking finalizer, the
+//                        report's counts, and the cluster as the plan leaves it (for sbatch
+//                        --test-only)
 //
 // A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
 // Steps 2, 5 and 8 decide every job first, then send their status writes together
@@ -55,6 +57,7 @@
 #include <vector>
 
 #include "controllers/account_usage.h"
+#include "controllers/accounting_writer.h"
 #include "controllers/admission.h"
 #include "controllers/admission_holds.h"
 #include "controllers/assumed_gangs.h"
@@ -109,8 +112,11 @@ struct ReconcilerOptions {
   core::Duration usagePersistPeriod = 60;
   // A finished SlurmJob is deleted this long after its end (its pods with it, by owner
   // reference): the objects are what sacct reads, so they outlive Slurm's MinJobAge (300 s).
-  // 0: never.
+  // 0: never. With an accounting writer, a job also waits for its ended record (and an array
+  // for its tasks'), so that what sacct reads outlives the object.
   core::Duration jobRetention = 86400;
+  // Where job records go (issue 21); null: no lasting accounting. Not owned.
+  AccountingWriter* accounting = nullptr;
   // Array tasks created per cycle (all arrays together): a 1,000-task array takes a few cycles
   // rather than one cycle of 1,000 creates that would hold up every other job's start.
   std::size_t arrayTasksPerCycle = 256;

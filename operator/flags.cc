@@ -33,7 +33,10 @@ Scheduling:
   --kill-wait SECONDS            SIGTERM to SIGKILL when the operator stops a gang (30)
   --first-job-id N               the first job id ever handed out (1)
   --job-retention SECONDS        finished SlurmJobs are deleted this long after they end
-                                 (86400; 0 = never)
+                                 (86400; 0 = never), and not before their accounting
+                                 records are written
+  --accounting-db FILE           job records in SQLite at FILE, written off the scheduling loop
+                                 (docs/accounting.md); "" (the default): none
   --gang-start-timeout SECONDS   a gang bound this long but not all running is rolled back and
                                  retried after a backoff (600; 0 = never)
   --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
@@ -164,6 +167,8 @@ int parseFlags(int argc, char** argv, Flags& f) {
     } else if (flag == "--job-retention") {
       ok = parseNumber(value, number);
       f.jobRetention = static_cast<std::int64_t>(number);
+    } else if (flag == "--accounting-db") {
+      f.accountingDb = value;
     } else if (flag == "--gang-start-timeout") {
       ok = parseNumber(value, number) && number <= 31536000;  // a year
       f.gangStartTimeout = static_cast<std::int64_t>(number);

@@ -37,6 +37,7 @@ struct Flags {
   std::int64_t killWait = 30;
   std::int64_t firstJobId = 1;
   std::int64_t jobRetention = 86400;
+  std::string accountingDb;  // --accounting-db: SQLite file of job records; "" none
   std::int64_t gangStartTimeout = 600;
   std::int64_t gangStartRetries = 3;
   std::size_t gangWriteParallelism = 16;

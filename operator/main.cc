@@ -24,11 +24,13 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "controllers/accounting_writer.h"
 #include "controllers/cluster_view.h"
 #include "controllers/job_ids.h"
 #include "controllers/reconciler.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/access/access_review.h"
+#include "kubeslurm/accounting/sqlite_store.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/event_recorder.h"
 #include "kubeslurm/kube/informer.h"
@@ -50,6 +52,7 @@ using kubeslurm::Status;
 using kubeslurm::StatusCode;
 using kubeslurm::op::Flags;
 namespace kube = kubeslurm::kube;
+namespace accounting = kubeslurm::accounting;
 namespace controllers = kubeslurm::controllers;
 namespace metrics = kubeslurm::metrics;
 namespace op = kubeslurm::op;
@@ -137,6 +140,10 @@ struct Operator {
   std::unique_ptr<metrics::HttpEndpoints> endpoints;
   std::unique_ptr<kube::EventRecorder> events;
   std::unique_ptr<controllers::JobIdAllocator> ids;
+  // Before the reconciler that writes to them, so that they outlive it: the writer's last
+  // batch goes to the store when it stops.
+  std::unique_ptr<accounting::SqliteStore> accountingStore;
+  std::unique_ptr<controllers::AccountingWriter> accounting;
   controllers::ReconcilerOptions reconcilerOptions;
   std::unique_ptr<controllers::Reconciler> reconciler;
   std::unique_ptr<op::QueryPublisher> queries;
@@ -381,9 +388,37 @@ void setUpControllers(Operator& o) {
       (void)std::raise(SIGKILL);
     };
   }
+  options.accounting = o.accounting.get();
   o.reconciler = std::make_unique<controllers::Reconciler>(
       *o.client, *o.client, *o.client, *o.client, *o.ids, o.events.get(), options);
   o.queries = std::make_unique<op::QueryPublisher>(options.snapshot.config.priority, unixNow());
+}
+
+// Job records that outlive the SlurmJobs (--accounting-db): the store, migrated to this
+// operator's schema, and the writer that feeds it off the loop. A store that does not open stops
+// the operator: running without the accounting it was told to keep would lose records.
+bool setUpAccounting(Operator& o) {
+  const Flags& f = o.flags;
+  if (f.accountingDb.empty()) return true;
+  auto store = accounting::SqliteStore::open(f.accountingDb);
+  if (!store.isOk()) {
+    spdlog::error("accounting database {}: {}", f.accountingDb, store.status().toString());
+    return false;
+  }
+  o.accountingStore = std::move(store).value();
+  controllers::AccountingWriterOptions options;
+  options.cluster = f.clusterName;
+  options.failed = [](const kubeslurm::Status& failure) {
+    spdlog::warn("accounting records not written (kept, retried): {}", failure.toString());
+  };
+  o.accounting = std::make_unique<controllers::AccountingWriter>(
+      [store = o.accountingStore.get()](std::span<const accounting::JobRecord> records) {
+        return store->write(records);
+      },
+      options);
+  spdlog::info("accounting: job records in {} (schema {})", f.accountingDb,
+               accounting::SqliteStore::kSchemaVersion);
+  return true;
 }
 
 // What a submission must pass: the admission webhook's rules over the caches, which the webhook
@@ -630,7 +665,7 @@ int run(const Flags& flags) {
   Operator o(flags);
   if (!setUpClient(o)) return 1;
   setUpInformers(o);
-  if (!setUpLeaderElection(o) || !setUpEndpoints(o)) {
+  if (!setUpLeaderElection(o) || !setUpEndpoints(o) || !setUpAccounting(o)) {
     shutDown(o);
     return 1;
   }

@@ -630,7 +630,7 @@ POD_NAMESPACE=$NS POD_NAME=$pod SERVICE_ACCOUNT_NAME=kubeslurm \
   --grpc-tls-key="$WORK/tls/tls.key" --webhook-bind-address="127.0.0.1:$webhook_port" \
   --webhook-tls-cert="$WORK/local-webhook/tls.crt" --webhook-tls-key="$WORK/local-webhook/tls.key" \
   --identity=chart-test --scheduling-interval=1 --log-format=text --job-retention=2 \
-  </dev/null >"$WORK/operator.log" 2>&1 &
+  --accounting-db="$WORK/accounting.db" </dev/null >"$WORK/operator.log" 2>&1 &
 OPERATOR_PID=$!
 probes=''
 for _ in $(seq 1 150); do
@@ -724,6 +724,19 @@ EOF
     -o 'jsonpath={.status.rawUsage}')" >&2
   wait_for 30 "the finished job's removal after --job-retention" \
     '! k -n team-a get sj gang -o name >/dev/null 2>&1'
+  # Its accounting record outlives it (issue 21): retention waited for the ended record.
+  record=$(python3 - "$WORK/accounting.db" "$id" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+row = db.execute("SELECT state, user, account, partition, nodes, node_list, end_time IS NOT NULL"
+                 " FROM jobs WHERE cluster = 'kubeslurm' AND job_id = ?", (int(sys.argv[2]),)).fetchone()
+print("|".join(map(str, row)) if row else "none")
+PY
+)
+  case $record in
+    "COMPLETED|kubernetes-admin|"*"|2|$nodelist|1") echo "  job $id's record: $record" >&2 ;;
+    *) fail "job $id's accounting record after retention: $record" ;;
+  esac
 }
 # An array: the operator creates one SlurmJob per task (create), and cancelling the array
 # patches spec.cancel onto each running task (patch), whose rank pods it deletes.
