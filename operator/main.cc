@@ -470,6 +470,16 @@ kubeslurm::StatusOr<rpc::TestOnlyAnswer> planTestOnly(Operator& o,
   }
 }
 
+// sacct's records, from the store this operator writes (--accounting-db); none without one.
+rpc::RecordQuery recordQuery(Operator& o) {
+  if (!o.accountingStore) return nullptr;
+  return [&o](const accounting::JobFilter& asked) {
+    accounting::JobFilter filter = asked;
+    filter.cluster = o.flags.clusterName;
+    return o.accountingStore->query(filter);
+  };
+}
+
 // The query API (gRPC over TLS) for sprio, sshare, sdiag, squeue --start and sbatch --test-only.
 bool setUpQueryApi(Operator& o) {
   const Flags& f = o.flags;
@@ -494,7 +504,7 @@ bool setUpQueryApi(Operator& o) {
       options, [&o] { return o.queries->current(); },
       [&o](const kubeslurm::access::Identity& caller, const std::string& ns,
            const nlohmann::json& job) { return planTestOnly(o, caller, ns, job); },
-      *o.authorizer);
+      *o.authorizer, recordQuery(o));
   if (!started.isOk()) {
     spdlog::error("query API: {}", started.status().message());
     return false;

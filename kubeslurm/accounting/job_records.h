@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kubeslurm::accounting {
@@ -90,7 +91,10 @@ struct JobFilter {
   std::vector<std::string> accounts;
   std::vector<std::string> states;
   std::vector<std::int64_t> jobIds;  // the job id or the array job id
-  std::size_t limit = 0;             // 0: no limit
+  std::vector<std::string> namespaces;
+  // A page: the runs after this one (job id, attempt), in that order, at most `limit`.
+  std::optional<std::pair<std::int64_t, std::int64_t>> after;
+  std::size_t limit = 0;  // 0: no limit
 };
 
 }  // namespace kubeslurm::accounting

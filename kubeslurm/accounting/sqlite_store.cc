@@ -369,6 +369,8 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   list("user", filter.users.size());
   list("account", filter.accounts.size());
   list("state", filter.states.size());
+  list("namespace", filter.namespaces.size());
+  if (filter.after) sql += " AND (job_id, attempt) > (?, ?)";
   if (!filter.jobIds.empty()) {
     std::string marks = "?";
     for (std::size_t i = 1; i < filter.jobIds.size(); ++i) marks += ", ?";
@@ -387,6 +389,11 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   for (const std::string& user : filter.users) select.bind(user);
   for (const std::string& account : filter.accounts) select.bind(account);
   for (const std::string& state : filter.states) select.bind(state);
+  for (const std::string& name : filter.namespaces) select.bind(name);
+  if (filter.after) {
+    select.bind(filter.after->first);
+    select.bind(filter.after->second);
+  }
   for (std::int64_t id : filter.jobIds) select.bind(id);
   for (std::int64_t id : filter.jobIds) select.bind(id);
 

@@ -84,7 +84,10 @@ int runSqueueWith(const std::vector<std::string>& args, CliIo& io, const Connect
                   const QueryConnector& queries = {});
 int runScancelWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 int runSinfoWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
-int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
+// `queries`: the operator's query API for the job records that outlive the SlurmJobs; empty or
+// unreachable, sacct shows the live SlurmJobs only.
+int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                 const QueryConnector& queries = {});
 // scontrol's offline commands (hostnames, hostlist) never call `connect`.
 int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,

@@ -1,15 +1,20 @@
-// `sacct`: lists the SlurmJobs (and the Partitions, for the default partition and time limits)
-// and prints them through sacct_format.h. The SlurmJob objects are the accounting records: the
-// operator keeps finished ones (spec.cancel's description: "The object stays for accounting").
+// `sacct`: the job records of the operator's accounting store (through its query API), which
+// outlive the SlurmJobs, and the live SlurmJobs (and the Partitions, for the default partition
+// and time limits), printed through sacct_format.h. A live job's record replaces the store's
+// record of the same run, which the operator writes a moment later.
 #include <algorithm>
+#include <map>
 #include <ostream>
+#include <utility>
 
+#include "kubeslurm/accounting/slurmjob_records.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/job_objects.h"
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/sacct_format.h"
+#include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/kube/resource.h"
 
 namespace kubeslurm::cli {
@@ -21,13 +26,71 @@ void addPartitions(const kube::Json& list, SacctContext& context) {
   context.partitionDefaultTime = std::move(defaults.defaultTime);
 }
 
+// What sacct asks the store for: a superset of what it prints (the formatter applies Slurm's
+// window, state and case rules itself). -j reaches back to the epoch for every user; otherwise
+// runs that had not ended a day before the window's start (the default window starts at local
+// midnight), of the users the formatter would show.
+rpc::JobRecordQuery storeQuery(const SacctOptions& o, const SacctContext& context,
+                               const std::string& namespaceName) {
+  rpc::JobRecordQuery query;
+  query.namespaceName = namespaceName;
+  if (!o.jobs.empty()) {
+    for (const SacctJobSelector& selector : o.jobs) query.jobIds.push_back(selector.jobId);
+    if (!o.users.empty() && !o.allUsers) query.users = o.users;
+    return query;
+  }
+  query.from = o.start.value_or(context.now) - 86400;
+  if (!o.allUsers) query.users = o.users.empty() ? std::vector{context.user} : o.users;
+  return query;
+}
+
+// The store's records with the live jobs' in place of the same runs'. Silent when there is no
+// query API to ask or the operator keeps no store; a store that fails is said, since the
+// answer then lacks what only it holds.
+std::vector<accounting::JobRecord> allRecords(const std::vector<api::SlurmJobObject>& objects,
+                                              const SacctParse& parse, const SacctContext& context,
+                                              const ClusterSession& session,
+                                              const SchedulerFlags& flags,
+                                              const QueryConnector& queries, CliIo& io) {
+  std::map<std::pair<std::int64_t, std::int64_t>, accounting::JobRecord> byRun;
+  if (queries) {
+    auto client = queries(session, flags, io);
+    if (client.isOk()) {
+      auto stored =
+          (*client)->listJobRecords(storeQuery(parse.options, context, session.namespaceName));
+      if (stored.isOk()) {
+        for (accounting::JobRecord& r : *stored) {
+          byRun[{r.jobId, r.attempt}] = std::move(r);
+        }
+      } else if (stored.status().code() != StatusCode::kFailedPrecondition) {
+        io.err << "sacct: error: job records that outlive the SlurmJobs are not shown: "
+               << describeQueryFailure(stored.status()) << "\n";
+      }
+    }
+  }
+  const accounting::RecordContext recordContext{context.clusterName, context.defaultPartition,
+                                                context.partitionDefaultTime};
+  for (const api::SlurmJobObject& job : objects) {
+    if (auto r = accounting::recordOfSlurmJob(job, isArrayParent(job), recordContext)) {
+      byRun[{r->jobId, r->attempt}] = std::move(*r);
+    }
+  }
+  std::vector<accounting::JobRecord> records;
+  records.reserve(byRun.size());
+  for (auto& [run, record] : byRun) records.push_back(std::move(record));
+  return records;
+}
+
 }  // namespace
 
-int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect) {
+int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                 const QueryConnector& queries) {
   std::vector<std::string> sacctArgs = args;
   auto flags = takeKubeFlags(sacctArgs, /*allowAllNamespaces=*/true);
-  if (!flags.isOk()) {
-    io.err << "sacct: error: " << flags.status().message() << "\n";
+  auto schedulerFlags = takeSchedulerFlags(sacctArgs);
+  if (!flags.isOk() || !schedulerFlags.isOk()) {
+    io.err << "sacct: error: "
+           << (!flags.isOk() ? flags.status() : schedulerFlags.status()).message() << "\n";
     return 1;
   }
   SacctContext context;
@@ -57,13 +120,15 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
       kube::listAll(*session->reader, kube::resources::partitions(), "", kube::ListOptions{});
   if (partitions.isOk()) addPartitions(*partitions, context);
 
-  std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
-  const CommandOutput output = formatSacct(objects, parse, context);
+  const std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
+  const std::vector<accounting::JobRecord> records =
+      allRecords(objects, parse, context, *session, *schedulerFlags, queries, io);
+  const CommandOutput output = formatSacct(records, parse, context);
   return emit(output, io);
 }
 
 int runSacct(const std::vector<std::string>& args, CliIo& io) {
-  return runSacctWith(args, io, kubeConnector());
+  return runSacctWith(args, io, kubeConnector(), grpcQueryConnector());
 }
 
 }  // namespace kubeslurm::cli

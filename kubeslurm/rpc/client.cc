@@ -70,6 +70,29 @@ class GrpcQueryClient final : public QueryClient {
                           response.nodes(), response.partition()};
   }
 
+  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
+      const JobRecordQuery& query) override {
+    v1alpha1::ListJobRecordsRequest request;
+    request.set_namespace_(query.namespaceName);
+    if (query.from) request.set_from(*query.from);
+    for (const std::string& user : query.users) request.add_users(user);
+    for (std::int64_t id : query.jobIds) request.add_job_ids(id);
+    request.set_page_size(query.pageSize);
+    std::vector<accounting::JobRecord> records;
+    while (true) {
+      v1alpha1::ListJobRecordsResponse response;
+      grpc::ClientContext context;
+      prepare(context);
+      if (Status s = fromGrpc(stub_->ListJobRecords(&context, request, &response)); !s.isOk()) {
+        return s;
+      }
+      for (const auto& record : response.records()) records.push_back(fromProto(record));
+      if (!response.more() || response.records().empty()) return records;
+      request.set_after_job_id(records.back().jobId);
+      request.set_after_attempt(records.back().attempt);
+    }
+  }
+
  private:
   void prepare(grpc::ClientContext& context) const {
     context.set_deadline(std::chrono::system_clock::now() + options_.timeout);

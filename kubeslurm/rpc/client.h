@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kubeslurm/accounting/job_records.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/rpc/query_state.h"
 
@@ -37,6 +39,16 @@ struct StatisticsAnswer {
   Statistics statistics;
 };
 
+// Which job records sacct asks the store for: a superset of what it prints, which sacct narrows
+// by Slurm's rules itself.
+struct JobRecordQuery {
+  std::string namespaceName;  // "": every namespace
+  std::optional<std::int64_t> from;
+  std::vector<std::string> users;  // empty: every user the caller may see
+  std::vector<std::int64_t> jobIds;
+  std::uint32_t pageSize = 0;  // 0: the server's
+};
+
 class QueryClient {
  public:
   virtual ~QueryClient() = default;
@@ -46,6 +58,10 @@ class QueryClient {
   virtual StatusOr<StatisticsAnswer> statistics() = 0;
   virtual StatusOr<TestOnlyAnswer> testOnly(const std::string& namespaceName,
                                             const std::string& slurmJobJson) = 0;
+  // Every page of the records `query` selects, by job id and attempt. kFailedPrecondition: the
+  // operator keeps no records.
+  virtual StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
+      const JobRecordQuery& query) = 0;
 };
 
 // Errors carry gRPC's meaning as a StatusCode (UNAUTHENTICATED -> kUnauthenticated, ...) and

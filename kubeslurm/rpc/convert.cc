@@ -1,5 +1,7 @@
 #include "kubeslurm/rpc/convert.h"
 
+#include <optional>
+
 #include <grpcpp/support/status.h>
 
 namespace kubeslurm::rpc {
@@ -120,6 +122,114 @@ static_assert(static_cast<int>(StatusCode::kResourceExhausted) ==
               static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
 static_assert(static_cast<int>(StatusCode::kDataLoss) ==
               static_cast<int>(grpc::StatusCode::DATA_LOSS));
+
+namespace {
+
+// proto3 `optional int64` fields and std::optional: set when present, read when set.
+template <typename Set>
+void setIf(const std::optional<std::int64_t>& value, Set set) {
+  if (value) set(*value);
+}
+std::optional<std::int64_t> optionalOf(bool has, std::int64_t value) {
+  return has ? std::optional<std::int64_t>(value) : std::nullopt;
+}
+
+}  // namespace
+
+void toProto(const accounting::JobRecord& r, v1alpha1::JobRecord& out) {
+  out.set_cluster(r.cluster);
+  out.set_job_id(r.jobId);
+  out.set_attempt(r.attempt);
+  setIf(r.arrayJobId, [&](std::int64_t v) { out.set_array_job_id(v); });
+  setIf(r.arrayTaskId, [&](std::int64_t v) { out.set_array_task_id(v); });
+  out.set_array_tasks(r.arrayTasks);
+  out.set_name(r.name);
+  out.set_user(r.user);
+  out.set_namespace_(r.namespaceName);
+  out.set_account(r.account);
+  out.set_partition(r.partition);
+  out.set_qos(r.qos);
+  setIf(r.submitTime, [&](std::int64_t v) { out.set_submit_time(v); });
+  setIf(r.eligibleTime, [&](std::int64_t v) { out.set_eligible_time(v); });
+  setIf(r.startTime, [&](std::int64_t v) { out.set_start_time(v); });
+  setIf(r.endTime, [&](std::int64_t v) { out.set_end_time(v); });
+  out.set_state(r.state);
+  out.set_exit_code(r.exitCode);
+  out.set_reason(r.reason);
+  setIf(r.priority, [&](std::int64_t v) { out.set_priority(v); });
+  setIf(r.timeLimitMinutes, [&](std::int64_t v) { out.set_time_limit_minutes(v); });
+  out.set_work_dir(r.workDir);
+  out.set_req_tres(r.reqTres);
+  out.set_alloc_tres(r.allocTres);
+  out.set_gpu_type(r.gpuType);
+  out.set_req_nodes(r.reqNodes);
+  out.set_nodes(r.nodes);
+  out.set_cpus(r.cpus);
+  out.set_gpus(r.gpus);
+  out.set_node_list(r.nodeList);
+  for (const accounting::StepRecord& s : r.steps) {
+    v1alpha1::StepRecord& step = *out.add_steps();
+    step.set_step_id(s.stepId);
+    step.set_name(s.name);
+    setIf(s.startTime, [&](std::int64_t v) { step.set_start_time(v); });
+    setIf(s.endTime, [&](std::int64_t v) { step.set_end_time(v); });
+    step.set_state(s.state);
+    step.set_exit_code(s.exitCode);
+    step.set_tasks(s.tasks);
+    step.set_cpus(s.cpus);
+    step.set_nodes(s.nodes);
+    step.set_node_list(s.nodeList);
+  }
+}
+
+accounting::JobRecord fromProto(const v1alpha1::JobRecord& in) {
+  accounting::JobRecord r;
+  r.cluster = in.cluster();
+  r.jobId = in.job_id();
+  r.attempt = in.attempt();
+  r.arrayJobId = optionalOf(in.has_array_job_id(), in.array_job_id());
+  r.arrayTaskId = optionalOf(in.has_array_task_id(), in.array_task_id());
+  r.arrayTasks = in.array_tasks();
+  r.name = in.name();
+  r.user = in.user();
+  r.namespaceName = in.namespace_();
+  r.account = in.account();
+  r.partition = in.partition();
+  r.qos = in.qos();
+  r.submitTime = optionalOf(in.has_submit_time(), in.submit_time());
+  r.eligibleTime = optionalOf(in.has_eligible_time(), in.eligible_time());
+  r.startTime = optionalOf(in.has_start_time(), in.start_time());
+  r.endTime = optionalOf(in.has_end_time(), in.end_time());
+  r.state = in.state();
+  r.exitCode = in.exit_code();
+  r.reason = in.reason();
+  r.priority = optionalOf(in.has_priority(), in.priority());
+  r.timeLimitMinutes = optionalOf(in.has_time_limit_minutes(), in.time_limit_minutes());
+  r.workDir = in.work_dir();
+  r.reqTres = in.req_tres();
+  r.allocTres = in.alloc_tres();
+  r.gpuType = in.gpu_type();
+  r.reqNodes = in.req_nodes();
+  r.nodes = in.nodes();
+  r.cpus = in.cpus();
+  r.gpus = in.gpus();
+  r.nodeList = in.node_list();
+  for (const v1alpha1::StepRecord& step : in.steps()) {
+    accounting::StepRecord s;
+    s.stepId = step.step_id();
+    s.name = step.name();
+    s.startTime = optionalOf(step.has_start_time(), step.start_time());
+    s.endTime = optionalOf(step.has_end_time(), step.end_time());
+    s.state = step.state();
+    s.exitCode = step.exit_code();
+    s.tasks = step.tasks();
+    s.cpus = step.cpus();
+    s.nodes = step.nodes();
+    s.nodeList = step.node_list();
+    r.steps.push_back(std::move(s));
+  }
+  return r;
+}
 
 grpc::Status toGrpc(const Status& status) {
   if (status.isOk()) return grpc::Status::OK;

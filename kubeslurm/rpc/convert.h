@@ -1,6 +1,7 @@
 // QueryState values to scheduler.proto messages and back; private to kubeslurm/rpc.
 #pragma once
 
+#include "kubeslurm/accounting/job_records.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/rpc/query_state.h"
 #include "kubeslurm/rpc/scheduler.pb.h"
@@ -20,6 +21,8 @@ FairShareRow fromProto(const v1alpha1::FairShareRow& row);
 void toProto(const Statistics& statistics, std::int64_t planTime,
              v1alpha1::GetStatisticsResponse& out);
 Statistics fromProto(const v1alpha1::GetStatisticsResponse& response);
+void toProto(const accounting::JobRecord& r, v1alpha1::JobRecord& out);
+accounting::JobRecord fromProto(const v1alpha1::JobRecord& in);
 
 grpc::Status toGrpc(const Status& status);
 Status fromGrpc(const grpc::Status& status);

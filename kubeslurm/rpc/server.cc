@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "kubeslurm/access/identity.h"
 #include "kubeslurm/api/json_text.h"
 #include "kubeslurm/rpc/convert.h"
 #include "kubeslurm/rpc/peer_limits.h"
@@ -53,11 +54,14 @@ class PlanSlot {
 
 class SchedulerService final : public v1alpha1::Scheduler::Service {
  public:
-  SchedulerService(StateSource state, TestOnlyHandler testOnly, Authorizer& authorizer,
-                   const ServerOptions& options)
+  SchedulerService(StateSource state, TestOnlyHandler testOnly, RecordQuery records,
+                   Authorizer& authorizer, const ServerOptions& options)
       : state_(std::move(state)),
         testOnly_(std::move(testOnly)),
+        records_(std::move(records)),
         authorizer_(authorizer),
+        maxRecordsPerPage_(std::max<std::uint32_t>(options.maxRecordsPerPage, 1)),
+        maxListEntries_(options.maxRequestListEntries),
         clock_(options.clock != nullptr ? *options.clock : kube::steadyClock()),
         peers_(options.peerCallsPerSecond, options.peerBurst),
         maxTestOnly_(options.maxConcurrentTestOnly) {}
@@ -121,6 +125,47 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status ListJobRecords(grpc::ServerContext* context,
+                              const v1alpha1::ListJobRecordsRequest* request,
+                              v1alpha1::ListJobRecordsResponse* response) override {
+    auto caller = authenticate(*context);
+    if (!caller.isOk()) return toGrpc(caller.status());
+    if (!records_) {
+      return toGrpc(failedPrecondition(
+          "this operator keeps no job records (it runs without --accounting-db)"));
+    }
+    if (request->users_size() > maxListEntries_ || request->job_ids_size() > maxListEntries_) {
+      return toGrpc(invalidArgument("at most " + std::to_string(maxListEntries_) +
+                                    " users and job ids per request"));
+    }
+    accounting::JobFilter filter;
+    if (!request->namespace_().empty()) filter.namespaces = {request->namespace_()};
+    if (request->has_from()) filter.from = request->from();
+    filter.users.assign(request->users().begin(), request->users().end());
+    filter.jobIds.assign(request->job_ids().begin(), request->job_ids().end());
+    // PrivateData=jobs: whoever may not list the namespace's SlurmJobs sees their own records,
+    // and asking for someone else's finds nothing.
+    if (!authorizer_.authorize(*caller, jobsPermission(request->namespace_())).isOk()) {
+      const std::string self = access::slurmUserName(caller->user);
+      if (!filter.users.empty() && std::ranges::find(filter.users, self) == filter.users.end()) {
+        return grpc::Status::OK;
+      }
+      filter.users = {self};
+    }
+    if (request->after_job_id() != 0 || request->after_attempt() != 0) {
+      filter.after = std::make_pair(request->after_job_id(), request->after_attempt());
+    }
+    const std::uint32_t page = request->page_size() == 0
+                                   ? maxRecordsPerPage_
+                                   : std::min(request->page_size(), maxRecordsPerPage_);
+    filter.limit = page;
+    auto records = records_(filter);
+    if (!records.isOk()) return toGrpc(records.status());
+    for (const accounting::JobRecord& record : *records) toProto(record, *response->add_records());
+    response->set_more(records->size() == page);
+    return grpc::Status::OK;
+  }
+
  private:
   struct Admitted {
     Identity caller;
@@ -130,6 +175,22 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
   // The peer's rate, then authentication, then authorization, then the state: a caller without
   // rights learns nothing, not even whether this replica leads.
   StatusOr<Admitted> admit(const grpc::ServerContext& context, const Permission& permission) {
+    auto caller = authenticate(context);
+    if (!caller.isOk()) return caller.status();
+    if (Status allowed = authorizer_.authorize(*caller, permission); !allowed.isOk()) {
+      return allowed;
+    }
+    std::shared_ptr<const QueryState> state = state_();
+    if (!state || state->planTime == 0) {
+      return Status(StatusCode::kUnavailable,
+                    "this operator replica has no scheduler state (not the leader, or no "
+                    "cycle has run yet)");
+    }
+    return Admitted{std::move(caller).value(), std::move(state)};
+  }
+
+  // The peer's rate, then who the bearer token is.
+  StatusOr<Identity> authenticate(const grpc::ServerContext& context) {
     if (!peers_.admit(peerAddress(context.peer()), clock_.now())) {
       return Status(StatusCode::kResourceExhausted,
                     "Resource temporarily unavailable: too many requests from this address");
@@ -144,23 +205,15 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
       return Status(StatusCode::kUnauthenticated,
                     "a Kubernetes bearer token is required (authorization: Bearer TOKEN)");
     }
-    auto caller = authorizer_.authenticate(token);
-    if (!caller.isOk()) return caller.status();
-    if (Status allowed = authorizer_.authorize(*caller, permission); !allowed.isOk()) {
-      return allowed;
-    }
-    std::shared_ptr<const QueryState> state = state_();
-    if (!state || state->planTime == 0) {
-      return Status(StatusCode::kUnavailable,
-                    "this operator replica has no scheduler state (not the leader, or no "
-                    "cycle has run yet)");
-    }
-    return Admitted{std::move(caller).value(), std::move(state)};
+    return authorizer_.authenticate(token);
   }
 
   StateSource state_;
   TestOnlyHandler testOnly_;
+  RecordQuery records_;
   Authorizer& authorizer_;
+  std::uint32_t maxRecordsPerPage_;
+  int maxListEntries_;
   kube::Clock& clock_;
   PeerRateLimiter peers_;
   int maxTestOnly_;
@@ -198,14 +251,15 @@ class GrpcQueryServer final : public QueryServer {
 
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
                                                         StateSource state, TestOnlyHandler testOnly,
-                                                        access::Authorizer& authorizer) {
+                                                        access::Authorizer& authorizer,
+                                                        RecordQuery records) {
   if (options.certificatePem.empty() || options.privateKeyPem.empty()) {
     return invalidArgument("the query API serves TLS only: a certificate and key are required");
   }
   grpc::SslServerCredentialsOptions tls;
   tls.pem_key_cert_pairs.push_back({options.privateKeyPem, options.certificatePem});
   auto service = std::make_unique<SchedulerService>(std::move(state), std::move(testOnly),
-                                                    authorizer, options);
+                                                    std::move(records), authorizer, options);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.address, grpc::SslServerCredentials(tls), &port);

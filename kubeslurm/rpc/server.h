@@ -12,10 +12,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "kubeslurm/access/access_review.h"
+#include "kubeslurm/accounting/job_records.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/clock.h"
 #include "kubeslurm/rpc/query_state.h"
@@ -35,7 +37,11 @@ struct ServerOptions {
   double peerCallsPerSecond = 20;  // per peer address, before authentication
   double peerBurst = 40;
   int maxConcurrentTestOnly = 2;  // plans are CPU-heavy; more wait for the caller to retry
-  kube::Clock* clock = nullptr;   // steadyClock() when null
+  // Job records per ListJobRecords page (a request may ask for fewer), and entries per list a
+  // request may carry (users, job ids): sacct pages through a month, it never takes it at once.
+  std::uint32_t maxRecordsPerPage = 5000;
+  int maxRequestListEntries = 1000;
+  kube::Clock* clock = nullptr;  // steadyClock() when null
 };
 
 using StateSource = std::function<std::shared_ptr<const QueryState>()>;
@@ -50,6 +56,11 @@ using TestOnlyHandler = std::function<StatusOr<TestOnlyAnswer>(const access::Ide
                                                                const std::string& namespaceName,
                                                                const nlohmann::json& slurmJob)>;
 
+// The accounting store's records that `filter` selects (sacct); the server sets every field but
+// the cluster, which is the operator's. Null: the operator keeps no records.
+using RecordQuery = std::function<StatusOr<std::vector<accounting::JobRecord>>(
+    const accounting::JobFilter& filter)>;
+
 class QueryServer {
  public:
   virtual ~QueryServer() = default;
@@ -60,6 +71,7 @@ class QueryServer {
 // Error: the address cannot be bound, or the certificate or key is unusable.
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
                                                         StateSource state, TestOnlyHandler testOnly,
-                                                        access::Authorizer& authorizer);
+                                                        access::Authorizer& authorizer,
+                                                        RecordQuery records = nullptr);
 
 }  // namespace kubeslurm::rpc

@@ -776,6 +776,14 @@ sprio_out=$(KUBESLURM_SCHEDULER=127.0.0.1:$grpc_port KUBESLURM_OPERATOR_NAMESPAC
   fail "sprio through the chart's ConfigMap failed: $sprio_out"
 [[ $sprio_out == *JOBID*PRIORITY* ]] || fail "unexpected sprio output: $sprio_out"
 echo "  sprio reached the query API with the ConfigMap's ca.crt and serverName" >&2
+# sacct finds the gang job, whose SlurmJob retention deleted, in the operator's accounting store
+# through the same API (issue 21).
+sacct_out=$(KUBESLURM_SCHEDULER=127.0.0.1:$grpc_port KUBESLURM_OPERATOR_NAMESPACE=$NS \
+  "$CLI" sacct --context kubeslurm-sandbox-token --namespace team-a -j "$id" -X -n -P \
+  -o JobID,State,User,NNodes 2>&1) || fail "sacct through the query API failed: $sacct_out"
+[ "$sacct_out" = "$id|COMPLETED|kubernetes-admin|2" ] ||
+  fail "sacct -j $id after retention: '$sacct_out', expected its record from the store"
+echo "  sacct -j $id read the deleted job's record from the store: $sacct_out" >&2
 if grep -niE 'forbidden|\b403\b' "$WORK/operator.log"; then
   fail "the operator was refused something under the chart's RBAC (lines above)"
 fi

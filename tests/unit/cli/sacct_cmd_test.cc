@@ -1,8 +1,12 @@
 // `sacct` against an in-memory API server: the caller as the default user, the namespace,
 // $SACCT_FORMAT, the default partition, and API errors.
+#include <memory>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/rpc/client.h"
 #include "tests/unit/cli/cli_test_util.h"
 #include "tests/unit/cli/fake_cluster.h"
 
@@ -98,6 +102,121 @@ TEST(SacctCmd, ListErrorIsReported) {
   EXPECT_EQ(run(fake, cli, {}), 1);
   EXPECT_EQ(cli.out(), "");
   EXPECT_EQ(cli.err(), "sacct: error: connection refused\n");
+}
+
+// The operator's accounting store as sacct sees it: the records it holds, and what was asked.
+class StoredRecords final : public rpc::QueryClient {
+ public:
+  StatusOr<std::vector<accounting::JobRecord>> answer;
+  std::vector<rpc::JobRecordQuery> asked;
+  explicit StoredRecords(StatusOr<std::vector<accounting::JobRecord>> a) : answer(std::move(a)) {}
+  StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string&) override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+  StatusOr<rpc::FairShareAnswer> fairShare() override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+  StatusOr<rpc::StatisticsAnswer> statistics() override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+  StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
+  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
+      const rpc::JobRecordQuery& query) override {
+    asked.push_back(query);
+    return answer;
+  }
+};
+
+accounting::JobRecord storedRecord(std::int64_t id, const std::string& state, std::int64_t end) {
+  accounting::JobRecord r;
+  r.cluster = "kubeslurm";
+  r.jobId = id;
+  r.name = "old";
+  r.user = "admin";
+  r.namespaceName = "default";
+  r.partition = "batch";
+  r.state = state;
+  r.exitCode = "0:0";
+  r.submitTime = end - 3600;
+  r.eligibleTime = end - 3600;
+  r.startTime = end - 1800;
+  r.endTime = end;
+  r.reqNodes = 1;
+  r.nodes = 1;
+  r.cpus = 1;
+  r.nodeList = "gpu-002";
+  return r;
+}
+
+// Issue 21: sacct a month back finds jobs whose SlurmJobs retention deleted, in the operator's
+// store; a live job's record replaces the store's older record of the same run; a store the
+// operator does not keep is no error, one that fails is said and the live jobs still print.
+TEST(SacctCmd, RecordsOutliveTheirSlurmJobsThroughTheQueryApi) {
+  const std::int64_t monthAgo = FakeCli::kNow - 30 * 86400;
+  auto store = std::make_shared<StoredRecords>(std::vector<accounting::JobRecord>{
+      storedRecord(3, "COMPLETED", monthAgo + 86400),  // its SlurmJob is long gone
+      storedRecord(7, "RUNNING", 0)});                 // live: the object has it COMPLETED
+  store->answer->back().endTime.reset();
+  const QueryConnector queries = [&](const ClusterSession&, const SchedulerFlags&,
+                                     const CliIo&) -> StatusOr<std::unique_ptr<rpc::QueryClient>> {
+    // A client that hands the shared fake's answers on and records what it was asked.
+    struct Forward final : rpc::QueryClient {
+      std::shared_ptr<StoredRecords> to;
+      explicit Forward(std::shared_ptr<StoredRecords> t) : to(std::move(t)) {}
+      StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string& n) override {
+        return to->listPendingJobs(n);
+      }
+      StatusOr<rpc::FairShareAnswer> fairShare() override { return to->fairShare(); }
+      StatusOr<rpc::StatisticsAnswer> statistics() override { return to->statistics(); }
+      StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string& n, const std::string& j) override {
+        return to->testOnly(n, j);
+      }
+      StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
+          const rpc::JobRecordQuery& q) override {
+        return to->listJobRecords(q);
+      }
+    };
+    return std::unique_ptr<rpc::QueryClient>(std::make_unique<Forward>(store));
+  };
+  FakeCluster fake = cluster();
+  FakeCli cli;
+  const std::vector<std::string> args = {"-S", "now-30days",         "-X", "-n", "-P",
+                                         "-o", "jobid,state,jobname"};
+  EXPECT_EQ(runSacctWith(args, cli.io(), fake.connector(), queries), 0);
+  EXPECT_EQ(cli.out(), "3|COMPLETED|old\n7|COMPLETED|train\n");
+  EXPECT_EQ(cli.err(), "");
+  ASSERT_EQ(store->asked.size(), 1U);
+  EXPECT_EQ(store->asked[0].namespaceName, "default");
+  EXPECT_EQ(store->asked[0].from, monthAgo - 86400);
+  EXPECT_EQ(store->asked[0].users, std::vector<std::string>{"admin"});
+
+  // -j asks by id, for every user, from the epoch.
+  FakeCli byId;
+  EXPECT_EQ(runSacctWith({"-j", "3", "-X", "-n", "-P", "-o", "jobid,user"}, byId.io(),
+                         fake.connector(), queries),
+            0);
+  EXPECT_EQ(byId.out(), "3|admin\n");
+  EXPECT_EQ(store->asked[1].jobIds, std::vector<std::int64_t>{3});
+  EXPECT_EQ(store->asked[1].from, std::nullopt);
+  EXPECT_TRUE(store->asked[1].users.empty());
+
+  // No store kept: the live jobs, quietly.
+  store->answer = Status(StatusCode::kFailedPrecondition, "this operator keeps no job records");
+  FakeCli noStore;
+  EXPECT_EQ(runSacctWith(args, noStore.io(), fake.connector(), queries), 0);
+  EXPECT_EQ(noStore.out(), "7|COMPLETED|train\n");
+  EXPECT_EQ(noStore.err(), "");
+
+  // A store that fails: the live jobs, and why the rest is missing.
+  store->answer = Status(StatusCode::kUnavailable, "database is locked");
+  FakeCli failing;
+  EXPECT_EQ(runSacctWith(args, failing.io(), fake.connector(), queries), 0);
+  EXPECT_EQ(failing.out(), "7|COMPLETED|train\n");
+  EXPECT_NE(
+      failing.err().find("sacct: error: job records that outlive the SlurmJobs are not shown"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -134,6 +134,9 @@ class FakeQueries final : public rpc::QueryClient {
   StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
     return Status(StatusCode::kUnimplemented, "not here");
   }
+  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(const rpc::JobRecordQuery&) override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
 };
 
 QueryConnector queries(StatusOr<rpc::StatisticsAnswer> answer, SchedulerFlags* seen = nullptr) {

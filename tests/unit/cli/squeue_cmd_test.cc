@@ -206,6 +206,9 @@ class PendingQueries final : public rpc::QueryClient {
   StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
     return Status(StatusCode::kUnimplemented, "not here");
   }
+  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(const rpc::JobRecordQuery&) override {
+    return Status(StatusCode::kUnimplemented, "not here");
+  }
 
  private:
   rpc::PendingJobsAnswer answer_;

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "kubeslurm/accounting/sqlite_store.h"
 #include "kubeslurm/rpc/client.h"
 
 namespace kubeslurm::rpc {
@@ -63,7 +64,8 @@ class QueryServerTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
-  void start(ServerOptions options, TestOnlyHandler testOnly = nullptr) {
+  void start(ServerOptions options, TestOnlyHandler testOnly = nullptr,
+             RecordQuery records = nullptr) {
     options.address = "127.0.0.1:0";
     options.certificatePem = readFile(dir_ / "tls.crt");
     options.privateKeyPem = readFile(dir_ / "tls.key");
@@ -75,7 +77,7 @@ class QueryServerTest : public ::testing::Test {
     auto state = std::make_shared<QueryState>();
     state->planTime = 1795000000;
     auto started = startQueryServer(
-        options, [state] { return state; }, std::move(testOnly), authorizer);
+        options, [state] { return state; }, std::move(testOnly), authorizer, std::move(records));
     ASSERT_TRUE(started.isOk()) << started.status().toString();
     server = std::move(started).value();
   }
@@ -205,6 +207,67 @@ TEST_F(QueryServerTest, OnlySoManyTestOnlyPlansAtOnce) {
   first.join();
   second.join();
   EXPECT_TRUE(client()->testOnly("team-a", "{}").isOk());  // the slots came back
+}
+
+// Issue 21: sacct's records through the query API. A caller who may list a namespace's
+// SlurmJobs sees every user's records there; anyone else only their own (PrivateData=jobs), and
+// nothing when asking for someone else's. Pages follow each other by job id and attempt.
+TEST_F(QueryServerTest, JobRecordsArePagedAndPrivateToTheirUser) {
+  const std::string dir = (dir_ / "records").string();
+  fs::create_directories(dir);
+  auto opened = accounting::SqliteStore::open(dir + "/accounting.db");
+  ASSERT_TRUE(opened.isOk()) << opened.status().toString();
+  std::shared_ptr<accounting::SqliteStore> store = std::move(opened).value();
+  std::vector<accounting::JobRecord> records;
+  for (std::int64_t id = 1; id <= 12; ++id) {
+    accounting::JobRecord r;
+    r.cluster = "kubeslurm";
+    r.jobId = id;
+    r.user = id % 3 == 0 ? "bob" : "alice";
+    r.namespaceName = id <= 6 ? "team-a" : "team-b";
+    r.state = "COMPLETED";
+    r.endTime = 1795000000 + id;
+    records.push_back(r);
+  }
+  ASSERT_EQ(*store->write(records), 12U);
+  ServerOptions options;
+  options.maxRecordsPerPage = 5;
+  std::atomic<int> pages{0};
+  start(options, nullptr, [&](const accounting::JobFilter& asked) {
+    ++pages;
+    accounting::JobFilter filter = asked;
+    filter.cluster = "kubeslurm";
+    return store->query(filter);
+  });
+  const auto ids = [](const StatusOr<std::vector<accounting::JobRecord>>& got) {
+    std::vector<std::int64_t> out;
+    if (got.isOk()) {
+      for (const accounting::JobRecord& r : *got) out.push_back(r.jobId);
+    }
+    return out;
+  };
+  // Every namespace (alice may list them all here): 12 records in pages of 5.
+  EXPECT_EQ(ids(client()->listJobRecords({})),
+            (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(pages.load(), 3);
+  // team-a: every user's; team-b, which alice may not list: her own only.
+  EXPECT_EQ(ids(client()->listJobRecords({.namespaceName = "team-a"})),
+            (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(ids(client()->listJobRecords({.namespaceName = "team-b"})),
+            (std::vector<std::int64_t>{7, 8, 10, 11}));
+  EXPECT_TRUE(ids(client()->listJobRecords({.namespaceName = "team-b", .users = {"bob"}})).empty());
+  // Refused: no token; too long a list.
+  EXPECT_EQ(client("")->listJobRecords({}).status().code(), StatusCode::kUnauthenticated);
+  rpc::JobRecordQuery many;
+  many.jobIds.assign(1001, 1);
+  EXPECT_EQ(client()->listJobRecords(many).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(QueryServerTest, JobRecordsNeedAStore) {
+  start({});
+  const Status refused = client()->listJobRecords({}).status();
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("--accounting-db"), std::string::npos);
 }
 
 }  // namespace
