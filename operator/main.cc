@@ -648,6 +648,11 @@ void runSchedulingLoop(Operator& o) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     o.lastCycle = unixNow();
     op::publishMetrics(o.metrics, report, seconds);
+    if (o.accounting) {
+      const controllers::AccountingWriterStats stats = o.accounting->stats();
+      o.metrics.setAccounting(
+          {stats.recordsWritten, stats.batchesFailed, static_cast<std::int64_t>(stats.queued)});
+    }
     if (!report.fenceClosed) o.queries->publish(report, seconds, o.lastCycle.load());
     logCycle(report, seconds);
     // Writes made this cycle come back through the informers and wake the loop again; a

@@ -251,6 +251,17 @@ struct OperatorMetrics::Impl {
   Family<Counter>& apiErrors =
       counterFamily(*registry, "kubeslurm_api_errors_total",
                     "Kubernetes API requests that failed after retries, by verb.");
+  Counter& recordsWritten = counterFamily(*registry, "kubeslurm_accounting_records_written_total",
+                                          "Job records committed to the accounting store.")
+                                .Add({});
+  Counter& recordBatchesFailed =
+      counterFamily(*registry, "kubeslurm_accounting_write_failures_total",
+                    "Batches of job records the accounting store refused (kept and retried).")
+          .Add({});
+  Gauge& recordsQueued = gaugeFamily(*registry, "kubeslurm_accounting_records_queued",
+                                     "Job records waiting to be written to the accounting store.")
+                             .Add({});
+  AccountingFigures lastAccounting;
 };
 
 OperatorMetrics::OperatorMetrics() : impl_(std::make_unique<Impl>()) {
@@ -343,6 +354,20 @@ void OperatorMetrics::addJobIdsAssigned(std::int64_t n) {
 
 void OperatorMetrics::addApiError(const std::string& verb) {
   impl_->apiErrors.Add({{"verb", verb}}).Increment();
+}
+
+void OperatorMetrics::setAccounting(const AccountingFigures& figures) {
+  AccountingFigures& last = impl_->lastAccounting;
+  if (figures.recordsWritten > last.recordsWritten) {
+    impl_->recordsWritten.Increment(
+        static_cast<double>(figures.recordsWritten - last.recordsWritten));
+  }
+  if (figures.batchesFailed > last.batchesFailed) {
+    impl_->recordBatchesFailed.Increment(
+        static_cast<double>(figures.batchesFailed - last.batchesFailed));
+  }
+  impl_->recordsQueued.Set(static_cast<double>(figures.queued));
+  last = figures;
 }
 
 std::shared_ptr<void> OperatorMetrics::registry() const { return impl_->registry; }

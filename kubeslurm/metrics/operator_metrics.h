@@ -22,6 +22,13 @@ struct GpuCounts {
   std::int64_t unavailable = 0;  // on nodes drained, down or not ready
 };
 
+// The accounting writer's figures since the operator started (controllers/accounting_writer.h).
+struct AccountingFigures {
+  std::uint64_t recordsWritten = 0;
+  std::uint64_t batchesFailed = 0;
+  std::int64_t queued = 0;
+};
+
 // Job counts by partition, then by a name: a Slurm job state, or a pending reason. The partition
 // is the job's effective one: the partition it asked for (even one that does not exist), else
 // the default partition's name ("" when it asked none and there is no default).
@@ -101,6 +108,8 @@ class OperatorMetrics {
   void addJobTransition(const std::string& state);
   void addJobIdsAssigned(std::int64_t n);
   void addApiError(const std::string& verb);
+  // The writer's running totals: the counters move by what they grew since the last call.
+  void setAccounting(const AccountingFigures& figures);
 
   // For the exposer: really a std::shared_ptr<prometheus::Registry>, opaque so that includers
   // need no prometheus headers.

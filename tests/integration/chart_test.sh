@@ -244,6 +244,26 @@ secret_rules=$(sed 's/#.*//' "$WORK/default.yaml" | grep -A1 -E 'resources: \[.*
     verbs: [create]" ] ||
   fail "the RBAC on Secrets is not create-only: $secret_rules"
 
+# Accounting in SQLite: a kept claim, the flag, the volume, and a pod replaced rather than
+# surged (one writer); a claim of the user's is used as it is; two replicas are refused.
+helm template "$RELEASE" "$CHART" -n "$NS" --set accounting.sqlite.enabled=true \
+  --set replicaCount=1 --set accounting.sqlite.size=2Gi >"$WORK/accounting.yaml"
+expect_kind PersistentVolumeClaim 1 "$WORK/accounting.yaml"
+for want in '"--accounting-db=/var/lib/kubeslurm/accounting.db"' 'mountPath: /var/lib/kubeslurm' \
+  'claimName: kubeslurm-accounting' 'type: Recreate' 'helm.sh/resource-policy: keep' \
+  'storage: "2Gi"'; do
+  grep -qF -- "$want" "$WORK/accounting.yaml" || fail "accounting.sqlite render lacks '$want'"
+done
+expect_kind PersistentVolumeClaim 0 "$WORK/default.yaml"
+grep -q -- '--accounting-db' "$WORK/default.yaml" && fail "the default render keeps accounting"
+helm template "$RELEASE" "$CHART" -n "$NS" --set accounting.sqlite.enabled=true \
+  --set replicaCount=1 --set accounting.sqlite.existingClaim=records >"$WORK/accounting-own.yaml"
+expect_kind PersistentVolumeClaim 0 "$WORK/accounting-own.yaml"
+grep -qF 'claimName: records' "$WORK/accounting-own.yaml" || fail "existingClaim is not mounted"
+if helm template "$RELEASE" "$CHART" --set accounting.sqlite.enabled=true >/dev/null 2>&1; then
+  fail "the chart accepted SQLite accounting with two replicas"
+fi
+
 step "helm template: values-all.yaml, without and with the Prometheus Operator's API"
 helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" >"$WORK/all-nomon.yaml"
 expect_kind ServiceMonitor 0 "$WORK/all-nomon.yaml"

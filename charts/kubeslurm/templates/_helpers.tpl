@@ -89,6 +89,9 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 - {{ printf "--kill-wait=%v" (int64 $o.killWait) | quote }}
 - {{ printf "--first-job-id=%v" (int64 $o.firstJobId) | quote }}
 - {{ printf "--job-retention=%v" (int64 $o.jobRetention) | quote }}
+{{- if .Values.accounting.sqlite.enabled }}
+- {{ printf "--accounting-db=%s/accounting.db" (include "kubeslurm.accounting.dir" .) | quote }}
+{{- end }}
 - {{ printf "--gang-start-timeout=%v" (int64 $o.gangStartTimeout) | quote }}
 - {{ printf "--gang-start-retries=%v" (int64 $o.gangStartRetries) | quote }}
 - {{ printf "--gang-placement=%v" ($o.gangPlacement) | quote }}
@@ -143,4 +146,13 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 
 {{- define "kubeslurm.webhook.tlsDir" -}}
 /etc/kubeslurm/webhook-tls
+{{- end -}}
+
+{{/* The accounting store (values accounting.sqlite): the claim, and where the operator mounts it. */}}
+{{- define "kubeslurm.accounting.claimName" -}}
+{{- default (printf "%s-accounting" (include "kubeslurm.fullname" .) | trunc 63 | trimSuffix "-") .Values.accounting.sqlite.existingClaim -}}
+{{- end -}}
+
+{{- define "kubeslurm.accounting.dir" -}}
+/var/lib/kubeslurm
 {{- end -}}

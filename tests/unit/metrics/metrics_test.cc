@@ -252,6 +252,14 @@ TEST(MetricsTest, EventCounters) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_job_transitions_total{state=\"COMPLETED\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_job_ids_assigned_total 5\n"));
   EXPECT_THAT(text, HasSubstr("kubeslurm_api_errors_total{verb=\"patch\"} 1\n"));
+
+  // The accounting writer's running totals become counters that move by what they grew.
+  metrics.setAccounting({100, 2, 7});
+  metrics.setAccounting({150, 2, 0});
+  text = metrics.exposition();
+  EXPECT_THAT(text, HasSubstr("kubeslurm_accounting_records_written_total 150\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_accounting_write_failures_total 2\n"));
+  EXPECT_THAT(text, HasSubstr("kubeslurm_accounting_records_queued 0\n"));
 }
 
 struct HttpResponse {
