@@ -227,8 +227,14 @@ class SpecReader {
     return it == spec_.end() || it->is_null() ? nullptr : &*it;
   }
 
+  // The problem quotes what the tenant wrote: cut to a few hundred bytes, so that a megabyte of
+  // it does not travel on in a condition, a webhook answer or a log line.
   void fail(const char* key, const std::string& problem) {
-    if (status_.isOk()) status_ = invalidArgument("spec." + std::string(key) + ": " + problem);
+    constexpr std::size_t kMaxProblem = 300;
+    if (!status_.isOk()) return;
+    std::string shown =
+        problem.size() > kMaxProblem ? problem.substr(0, kMaxProblem) + "..." : problem;
+    status_ = invalidArgument("spec." + std::string(key) + ": " + shown);
   }
 
   std::string text(const char* key) {

@@ -1997,7 +1997,9 @@ std::optional<std::vector<GresRequest>> parseGresList(std::string_view text, boo
   std::vector<GresRequest> result;
   if (!gpusOnly && equalsIgnoreCase(text, "none")) return result;
   std::size_t start = 0;
+  std::size_t entries = 0;
   while (start <= text.size()) {
+    if (++entries > kMaxGresEntries) return std::nullopt;
     std::size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
     std::string_view entry = text.substr(start, comma - start);

@@ -56,7 +56,10 @@ std::string formatGresList(const std::vector<GresRequest>& gres);
 std::string formatGpuList(const std::vector<GresRequest>& gpus);
 // Parses a --gres value ("gpu:8,gpu:a100:2", "none") or, with `gpusOnly`, a --gpus* value
 // ("8", "a100:2") as Slurm's _get_next_gres() does. nullopt for what Slurm rejects with "Invalid
-// generic resource (gres) specification"; the only generic resource is "gpu".
+// generic resource (gres) specification"; the only generic resource is "gpu". A list of more
+// than kMaxGresEntries entries is refused so: it names more GPU types than a cluster has, and
+// every reader of a tenant's spec (the webhook, each scheduling cycle) would pay for its length.
+inline constexpr std::size_t kMaxGresEntries = 64;
 std::optional<std::vector<GresRequest>> parseGresList(std::string_view text, bool gpusOnly);
 
 struct ContainerSpec {  // Pyxis flags (--container-*)

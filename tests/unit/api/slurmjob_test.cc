@@ -87,6 +87,14 @@ TEST(SlurmJobCodec, DecodeErrorsNameTheField) {
   EXPECT_EQ(error({{"nodes", "4"}}), "spec.nodes: must be an integer");
   EXPECT_EQ(error({{"ntasks", 0}}), "spec.ntasks: out of range");
   EXPECT_EQ(error({{"gres", "foo:1"}}), "spec.gres: invalid GPU request \"foo:1\"");
+  // A hostile list (a megabyte of GPU types) is refused at once, and the error quotes only the
+  // start of it: the message travels on into a condition and the webhook's answer.
+  std::string hostile;
+  for (int i = 0; i < 100000; ++i) hostile += "gpu:h100:1,";
+  const std::string refused = error({{"gres", hostile}});
+  EXPECT_TRUE(refused.starts_with("spec.gres: invalid GPU request \"gpu:h100:1,")) << refused;
+  EXPECT_LT(refused.size(), 400U);
+  EXPECT_TRUE(refused.ends_with("..."));
   EXPECT_EQ(error({{"begin", "tomorrow"}}),
             "spec.begin: must be an RFC 3339 time in UTC (2026-11-21T04:35:12Z)");
   EXPECT_EQ(error({{"openMode", "x"}}), "spec.openMode: must be append or truncate");

@@ -967,3 +967,28 @@ TEST(SbatchHelpers, InputEnvironmentNames) {
 
 }  // namespace
 }  // namespace kubeslurm::slurm
+
+namespace kubeslurm::slurm {
+namespace {
+
+// A tenant's --gres is read by the webhook and by every scheduling cycle: a list longer than
+// any cluster has GPU types is refused as an invalid specification, before its length costs
+// anything, however long it is.
+TEST(ParseGresList, AListLongerThanAnyClusterHasTypesIsRefused) {
+  std::string list;
+  for (std::size_t i = 0; i < kMaxGresEntries; ++i) {
+    list += (i == 0 ? "" : ",") + std::string("gpu:t") + std::to_string(i) + ":1";
+  }
+  const auto most = parseGresList(list, false);
+  ASSERT_TRUE(most.has_value());
+  EXPECT_EQ(most->size(), kMaxGresEntries);
+  EXPECT_FALSE(parseGresList(list + ",gpu:1", false).has_value());
+
+  std::string hostile;
+  for (int i = 0; i < 200000; ++i) hostile += "gpu:h100:1,";
+  EXPECT_FALSE(parseGresList(hostile, false).has_value());
+  EXPECT_FALSE(parseGresList(std::string(400000, ','), true).has_value());
+}
+
+}  // namespace
+}  // namespace kubeslurm::slurm
