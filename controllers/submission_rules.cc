@@ -30,6 +30,7 @@ constexpr std::string_view kInvalidAccount =
     "Invalid account or account/partition combination specified";
 constexpr std::string_view kInvalidQos = "Invalid qos specification";
 constexpr std::string_view kTooLong = "Pathname of a file, directory or other parameter too long";
+constexpr std::string_view kInvalidNodeCount = "Node count specification invalid";
 
 // Labels and annotations by which the operator's array tasks are known; only the operator may
 // write them (security review H2: a forged task joined another array and backdated itself).
@@ -131,6 +132,11 @@ std::optional<AdmissionResponse> checkShape(const api::SlurmJobObject& job,
                                          std::to_string(limits.maxTemplateBytes)));
       }
     }
+  }
+  // job_mgr.c _valid_job_part: zero nodes only for a single batch job (slurmctld lets burst
+  // buffer staging use it; kubeslurm runs such a job on one node); never for an array.
+  if (job.request.nodes && job.request.nodes->min == 0 && job.request.array) {
+    return refuse(what(kInvalidNodeCount, "spec.nodes 0 in a job array"));
   }
   for (const auto& [list, field] : {std::pair{&job.request.nodeList, "--nodelist"},
                                     std::pair{&job.request.excludeList, "--exclude"}}) {

@@ -191,6 +191,22 @@ TEST_F(ShimIT, SbatchThenSqueueShowsItRunningThenGone) {
   EXPECT_EQ(cli("squeue", "-h -t CD -j " + id + " -o '%i %T'").output, id + " COMPLETED\n");
 }
 
+// sbatch -N0: slurmctld accepts zero nodes for a batch job (job_mgr.c _valid_job_part); the API
+// server takes it too (it answered a raw 422 before) and the job runs on one node.
+TEST_F(ShimIT, ZeroNodesRunOnOneNode) {
+  const Cli submitted = cli("kubeslurm", "sbatch --parsable -N0 --time=5 it.sbatch", dir_);
+  ASSERT_EQ(submitted.code, 0) << submitted.output;
+  const std::string id = submitted.output.substr(0, submitted.output.find('\n'));
+  Cli ran;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        ran = cli("squeue", "-h -t all -j " + id + " -o '%T %D'");
+        return ran.output == "RUNNING 1\n" || ran.output == "COMPLETED 1\n";
+      },
+      20s))
+      << ran.output;
+}
+
 // Reference "Job arrays": the running task as A_T, the pending ones as one row A_[1-2%1].
 TEST_F(ShimIT, ArrayTasksCollapseWhilePending) {
   std::ofstream(dir_ + "/arr.sbatch") << "#!/bin/sh\n#SBATCH --job-name=arr\nsleep 2\n";

@@ -270,6 +270,14 @@ TEST_F(SubmissionRules, SizesAreBounded) {
   expectRefused(validate(create(big)), "spec.podTemplate: ");
 }
 
+// sbatch -N0: slurmctld (job_mgr.c _valid_job_part) takes zero nodes for a batch job, which
+// kubeslurm runs on one node, and refuses it for an array (ESLURM_INVALID_NODE_COUNT).
+TEST_F(SubmissionRules, ZeroNodesAreForASingleBatchJobOnly) {
+  EXPECT_TRUE(validate(create({{"nodes", 0}})).allowed);
+  expectRefused(validate(create({{"nodes", 0}, {"array", "0-3"}})),
+                "Node count specification invalid (spec.nodes 0 in a job array)");
+}
+
 TEST_F(SubmissionRules, WhatDoesNotDecodeIsRefusedWithTheDecodersWords) {
   const AdmissionResponse verdict = validate(create({{"nodes", "many"}}));
   EXPECT_FALSE(verdict.allowed);
