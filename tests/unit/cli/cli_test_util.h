@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kubeslurm/cli/cli.h"
+#include "kubeslurm/rpc/client.h"
 
 namespace kubeslurm::cli::testing {
 
@@ -43,6 +44,25 @@ class FakeCli {
   std::ostringstream out_;
   std::ostringstream err_;
   CliIo io_;
+};
+
+// The operator's query API answering nothing: a test's fake overrides the calls it answers.
+class NoQueries : public rpc::QueryClient {
+ public:
+  StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string&) override {
+    return notHere();
+  }
+  StatusOr<rpc::FairShareAnswer> fairShare() override { return notHere(); }
+  StatusOr<rpc::StatisticsAnswer> statistics() override { return notHere(); }
+  StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
+    return notHere();
+  }
+  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(const rpc::JobRecordQuery&) override {
+    return notHere();
+  }
+
+ private:
+  static Status notHere() { return {StatusCode::kUnimplemented, "not here"}; }
 };
 
 }  // namespace kubeslurm::cli::testing

@@ -104,29 +104,23 @@ TEST(SacctCmd, ListErrorIsReported) {
   EXPECT_EQ(cli.err(), "sacct: error: connection refused\n");
 }
 
-// The operator's accounting store as sacct sees it: the records it holds, and what was asked.
-class StoredRecords final : public rpc::QueryClient {
- public:
-  StatusOr<std::vector<accounting::JobRecord>> answer;
+// The operator's accounting store as sacct sees it: the records it holds, and what each client
+// made from the connector was asked.
+struct StoreState {
+  StatusOr<std::vector<accounting::JobRecord>> answer = std::vector<accounting::JobRecord>{};
   std::vector<rpc::JobRecordQuery> asked;
-  explicit StoredRecords(StatusOr<std::vector<accounting::JobRecord>> a) : answer(std::move(a)) {}
-  StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<rpc::FairShareAnswer> fairShare() override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<rpc::StatisticsAnswer> statistics() override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
+};
+class StoredRecords final : public testing::NoQueries {
+ public:
+  explicit StoredRecords(std::shared_ptr<StoreState> state) : state_(std::move(state)) {}
   StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
       const rpc::JobRecordQuery& query) override {
-    asked.push_back(query);
-    return answer;
+    state_->asked.push_back(query);
+    return state_->answer;
   }
+
+ private:
+  std::shared_ptr<StoreState> state_;
 };
 
 accounting::JobRecord storedRecord(std::int64_t id, const std::string& state, std::int64_t end) {
@@ -155,30 +149,14 @@ accounting::JobRecord storedRecord(std::int64_t id, const std::string& state, st
 // operator does not keep is no error, one that fails is said and the live jobs still print.
 TEST(SacctCmd, RecordsOutliveTheirSlurmJobsThroughTheQueryApi) {
   const std::int64_t monthAgo = FakeCli::kNow - 30 * 86400;
-  auto store = std::make_shared<StoredRecords>(std::vector<accounting::JobRecord>{
+  auto store = std::make_shared<StoreState>();
+  store->answer = std::vector<accounting::JobRecord>{
       storedRecord(3, "COMPLETED", monthAgo + 86400),  // its SlurmJob is long gone
-      storedRecord(7, "RUNNING", 0)});                 // live: the object has it COMPLETED
+      storedRecord(7, "RUNNING", 0)};                  // live: the object has it COMPLETED
   store->answer->back().endTime.reset();
   const QueryConnector queries = [&](const ClusterSession&, const SchedulerFlags&,
                                      const CliIo&) -> StatusOr<std::unique_ptr<rpc::QueryClient>> {
-    // A client that hands the shared fake's answers on and records what it was asked.
-    struct Forward final : rpc::QueryClient {
-      std::shared_ptr<StoredRecords> to;
-      explicit Forward(std::shared_ptr<StoredRecords> t) : to(std::move(t)) {}
-      StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string& n) override {
-        return to->listPendingJobs(n);
-      }
-      StatusOr<rpc::FairShareAnswer> fairShare() override { return to->fairShare(); }
-      StatusOr<rpc::StatisticsAnswer> statistics() override { return to->statistics(); }
-      StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string& n, const std::string& j) override {
-        return to->testOnly(n, j);
-      }
-      StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
-          const rpc::JobRecordQuery& q) override {
-        return to->listJobRecords(q);
-      }
-    };
-    return std::unique_ptr<rpc::QueryClient>(std::make_unique<Forward>(store));
+    return std::unique_ptr<rpc::QueryClient>(std::make_unique<StoredRecords>(store));
   };
   FakeCluster fake = cluster();
   FakeCli cli;

@@ -120,23 +120,11 @@ TEST(SdiagFormat, Options) {
 }
 
 // A stand-in for the operator's query API: the statistics, or an error.
-class FakeQueries final : public rpc::QueryClient {
+class FakeQueries final : public testing::NoQueries {
  public:
   StatusOr<rpc::StatisticsAnswer> answer;
   explicit FakeQueries(StatusOr<rpc::StatisticsAnswer> a) : answer(std::move(a)) {}
-  StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<rpc::FairShareAnswer> fairShare() override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
   StatusOr<rpc::StatisticsAnswer> statistics() override { return answer; }
-  StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(const rpc::JobRecordQuery&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
 };
 
 QueryConnector queries(StatusOr<rpc::StatisticsAnswer> answer, SchedulerFlags* seen = nullptr) {

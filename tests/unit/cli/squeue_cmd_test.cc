@@ -193,22 +193,10 @@ TEST(SqueueCmd, IterateKeepsGoingAfterAnError) {
 }
 
 // The operator's query API as squeue sees it: the last plan's pending jobs.
-class PendingQueries final : public rpc::QueryClient {
+class PendingQueries final : public testing::NoQueries {
  public:
   explicit PendingQueries(rpc::PendingJobsAnswer a) : answer_(std::move(a)) {}
   StatusOr<rpc::PendingJobsAnswer> listPendingJobs(const std::string&) override { return answer_; }
-  StatusOr<rpc::FairShareAnswer> fairShare() override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<rpc::StatisticsAnswer> statistics() override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<rpc::TestOnlyAnswer> testOnly(const std::string&, const std::string&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
-  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(const rpc::JobRecordQuery&) override {
-    return Status(StatusCode::kUnimplemented, "not here");
-  }
 
  private:
   rpc::PendingJobsAnswer answer_;
