@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <span>
@@ -87,15 +88,33 @@ class AccountingWriter {
     accounting::JobRecord record;
     std::uint64_t sequence = 0;  // which offer queued it: a newer one replaces it
   };
+  // Jobs whose objects changed, handed from the loop to the worker, which makes their records.
+  struct Changes {
+    std::shared_ptr<const accounting::RecordContext> context;
+    std::vector<std::shared_ptr<const api::SlurmJobObject>> jobs;
+  };
   void work();
+  // Makes the records of the changes handed over and queues them; called and returns locked.
+  void takeInbox(std::unique_lock<std::mutex>& lock);
 
   RecordSink sink_;
   AccountingWriterOptions options_;
-  // The loop's own: each job's resourceVersion when it was last offered, by uid.
+  // The loop's own. The documents offered last time, held so that their addresses are not
+  // reused: an informer hands an unchanged object to every cycle as the same document, so most
+  // jobs are known by a pointer lookup. A new document (a changed object, or a relist's copy of
+  // an unchanged one) is compared by its resourceVersion, kept by uid.
+  struct Seen {
+    api::SharedJson document;
+    std::uint64_t generation = 0;
+  };
+  std::unordered_map<const nlohmann::json*, Seen> seen_;
+  std::uint64_t generation_ = 0;
   std::unordered_map<std::string, std::string> offered_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::vector<Changes> inbox_;
+  std::size_t inboxJobs_ = 0;
   std::map<Run, Queued> queue_;
   std::set<Run> endedWritten_;
   std::uint64_t nextSequence_ = 0;

@@ -90,6 +90,9 @@ class SharedList {
   }
 
   const T& operator[](size_type i) const { return *slots_[i]; }
+  // The record at `i` for a holder that keeps it past this list (another thread): nobody changes
+  // it while it is shared, since mutableAt copies a record someone else holds.
+  std::shared_ptr<const T> shared(size_type i) const { return slots_[i]; }
   const T& front() const { return *slots_.front(); }
   const T& back() const { return *slots_.back(); }
   size_type size() const { return slots_.size(); }
