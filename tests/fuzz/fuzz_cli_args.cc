@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       context.now = 1795235400;
       context.user = "alice";
       const cli::SacctParse parse = cli::parseSacctArgs(args, context);
-      if (!parse.exit) (void)cli::formatSacct({}, parse, context);
+      if (!parse.exit) (void)cli::formatSacct(std::vector<accounting::JobRecord>{}, parse, context);
       break;
     }
     case 3: {
