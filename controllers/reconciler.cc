@@ -862,18 +862,21 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
 
 void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report) {
   if (options_.jobRetention <= 0) return;
-  // An array's tasks go with it: it waits for their records too.
-  std::map<std::string, std::vector<const api::SlurmJobObject*>> tasksOfArray;
-  if (options_.accounting != nullptr) {
-    for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
-      for (const auto& [index, task] : family.tasks) tasksOfArray[key].push_back(task);
-    }
-  }
+  // An array's tasks go with it: it waits for their records too. The families are found once,
+  // for the first array past its retention.
+  std::optional<std::map<std::string, std::vector<const api::SlurmJobObject*>>> tasksOfArray;
   const auto recorded = [&](const api::SlurmJobObject& job) {
     if (options_.accounting == nullptr) return true;
     if (!options_.accounting->endedRecordWritten(job)) return false;
-    const auto tasks = tasksOfArray.find(jobKey(job));
-    return tasks == tasksOfArray.end() ||
+    if (!job.request.array) return true;
+    if (!tasksOfArray) {
+      tasksOfArray.emplace();
+      for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
+        for (const auto& [index, task] : family.tasks) (*tasksOfArray)[key].push_back(task);
+      }
+    }
+    const auto tasks = tasksOfArray->find(jobKey(job));
+    return tasks == tasksOfArray->end() ||
            std::ranges::all_of(tasks->second, [this](const api::SlurmJobObject* task) {
              return options_.accounting->endedRecordWritten(*task);
            });
