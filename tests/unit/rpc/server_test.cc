@@ -251,11 +251,16 @@ TEST_F(QueryServerTest, JobRecordsArePagedAndPrivateToTheirUser) {
             (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_EQ(pages.load(), 3);
   // team-a: every user's; team-b, which alice may not list: her own only.
-  EXPECT_EQ(ids(client()->listJobRecords({.namespaceName = "team-a"})),
+  const auto in = [](const std::string& ns, std::vector<std::string> users = {}) {
+    JobRecordQuery query;
+    query.namespaceName = ns;
+    query.users = std::move(users);
+    return query;
+  };
+  EXPECT_EQ(ids(client()->listJobRecords(in("team-a"))),
             (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(ids(client()->listJobRecords({.namespaceName = "team-b"})),
-            (std::vector<std::int64_t>{7, 8, 10, 11}));
-  EXPECT_TRUE(ids(client()->listJobRecords({.namespaceName = "team-b", .users = {"bob"}})).empty());
+  EXPECT_EQ(ids(client()->listJobRecords(in("team-b"))), (std::vector<std::int64_t>{7, 8, 10, 11}));
+  EXPECT_TRUE(ids(client()->listJobRecords(in("team-b", {"bob"}))).empty());
   // Refused: no token; too long a list.
   EXPECT_EQ(client("")->listJobRecords({}).status().code(), StatusCode::kUnauthenticated);
   rpc::JobRecordQuery many;
