@@ -11,11 +11,6 @@
 namespace kubeslurm::accounting {
 namespace {
 
-std::int64_t hostCount(const std::string& nodes) {
-  auto list = slurm::Hostlist::parse(nodes);
-  return list.isOk() ? list->count() : 0;
-}
-
 // convert_num_unit with CONVERT_NUM_UNIT_EXACT: a megabyte count in the largest unit that
 // divides it ("2048000" -> "2000G").
 std::string memoryText(std::uint64_t megabytes) {
@@ -118,7 +113,7 @@ std::optional<JobRecord> recordOfSlurmJob(const api::SlurmJobObject& job, bool a
 
   r.reqNodes = request.nodes ? request.nodes->min : 1;
   const bool started = state != slurm::JobState::kPending && status.startTime.has_value();
-  r.nodes = started && !status.nodeList.empty() ? hostCount(status.nodeList) : 0;
+  r.nodes = started && !status.nodeList.empty() ? slurm::countHosts(status.nodeList) : 0;
   if (r.nodes > 0) r.nodeList = status.nodeList;
   const std::int64_t nodes = r.nodes > 0 ? r.nodes : r.reqNodes;
   const std::int64_t tasks =

@@ -11,6 +11,7 @@
 #include "kubeslurm/slurm/filename_pattern.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/slurm/names.h"
+#include "kubeslurm/slurm/sbatch_options.h"
 
 namespace kubeslurm::cli {
 namespace {
@@ -37,19 +38,6 @@ std::string orNull(const std::string& text) { return text.empty() ? "(null)" : t
 
 std::string timeText(std::optional<slurm::EpochSeconds> t, const ShowContext& c) {
   return t && *t != 0 ? slurm::formatTimestamp(*t, c.utcOffsetSeconds) : "Unknown";
-}
-
-std::int64_t hostCount(const std::string& nodes) {
-  if (nodes.empty()) return 0;
-  auto hosts = slurm::expandHostlist(nodes);
-  return hosts.isOk() ? static_cast<std::int64_t>(hosts->size()) : 0;
-}
-
-// Memory in MB as convert_num_unit prints it: the largest unit that divides it exactly.
-std::string megabytes(std::uint64_t mb) {
-  if (mb != 0 && mb % (1024ULL * 1024) == 0) return std::to_string(mb / (1024ULL * 1024)) + "T";
-  if (mb != 0 && mb % 1024 == 0) return std::to_string(mb / 1024) + "G";
-  return std::to_string(mb) + "M";
 }
 
 std::string gresList(const std::vector<slurm::GresRequest>& gres, std::string_view prefix) {
@@ -203,7 +191,8 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   }
 
   const std::int64_t minNodes = q.nodes ? q.nodes->min : 1;
-  const std::int64_t numNodes = pending || s.nodeList.empty() ? minNodes : hostCount(s.nodeList);
+  const std::int64_t numNodes =
+      pending || s.nodeList.empty() ? minNodes : slurm::countHosts(s.nodeList);
   // job_info.c _sprint_range: a pending job that asked for nodes prints min-max, where -N 4 asked
   // for at most 4 too ("4-4"); one that did not, or --nodes=0 (no maximum), prints its count.
   std::string nodesText = std::to_string(numNodes);
@@ -250,16 +239,16 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
     memoryMb = *q.memPerGpuMb * static_cast<std::uint64_t>(gpus);
   }
   std::string tres = "cpu=" + std::to_string(cpus);
-  if (memoryMb) tres += ",mem=" + megabytes(*memoryMb);
+  if (memoryMb) tres += ",mem=" + slurm::formatMegabytes(*memoryMb);
   tres += ",node=" + std::to_string(numNodes) + ",billing=" + std::to_string(cpus);
   if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
   // --nodes=0 asks for nothing: slurmctld keeps no TRES.
   out.line("TRES=" + (numNodes == 0 && cpus == 0 ? std::string("(null)") : tres));
   out.line("Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(q.ntasksPerNode.value_or(0)) +
            ":0:*:* CoreSpec=*");
-  const std::string memory = q.memPerCpuMb
-                                 ? "MinMemoryCPU=" + megabytes(*q.memPerCpuMb)
-                                 : "MinMemoryNode=" + megabytes(q.memPerNodeMb.value_or(0));
+  const std::string memory =
+      q.memPerCpuMb ? "MinMemoryCPU=" + slurm::formatMegabytes(*q.memPerCpuMb)
+                    : "MinMemoryNode=" + slurm::formatMegabytes(q.memPerNodeMb.value_or(0));
   out.line("MinCPUsNode=" + std::to_string(cpusPerTask * q.ntasksPerNode.value_or(1)) + " " +
            (q.memPerCpuMb || q.memPerNodeMb.value_or(0) != 0 ? memory : "MinMemoryNode=0") +
            " MinTmpDiskNode=0");
@@ -324,7 +313,7 @@ std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>> parseJobId(
 
 std::string cfgTres(const NodeFacts& n) {
   std::string tres = "cpu=" + std::to_string(n.cpus) +
-                     ",mem=" + megabytes(static_cast<std::uint64_t>(n.memoryMb)) +
+                     ",mem=" + slurm::formatMegabytes(static_cast<std::uint64_t>(n.memoryMb)) +
                      ",billing=" + std::to_string(n.cpus);
   if (n.gpus > 0) tres += ",gres/gpu=" + std::to_string(n.gpus);
   return tres;
@@ -334,7 +323,7 @@ std::string allocTres(const NodeFacts& n) {
   std::vector<std::string> parts;
   if (n.allocCpus > 0) parts.push_back("cpu=" + std::to_string(n.allocCpus));
   if (n.allocMemoryMb > 0) {
-    parts.push_back("mem=" + megabytes(static_cast<std::uint64_t>(n.allocMemoryMb)));
+    parts.push_back("mem=" + slurm::formatMegabytes(static_cast<std::uint64_t>(n.allocMemoryMb)));
   }
   if (n.allocGpus > 0) parts.push_back("gres/gpu=" + std::to_string(n.allocGpus));
   std::string out;
@@ -513,9 +502,10 @@ CommandOutput formatShowPartitions(const std::vector<api::Partition>& partitions
              " TotalNodes=" + std::to_string(members.size()) + " SelectTypeParameters=NONE");
     out.line("JobDefaults=(null)");
     out.line("DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
-    std::string tres =
-        "cpu=" + std::to_string(cpus) + ",mem=" + megabytes(static_cast<std::uint64_t>(memoryMb)) +
-        ",node=" + std::to_string(members.size()) + ",billing=" + std::to_string(cpus);
+    std::string tres = "cpu=" + std::to_string(cpus) +
+                       ",mem=" + slurm::formatMegabytes(static_cast<std::uint64_t>(memoryMb)) +
+                       ",node=" + std::to_string(members.size()) +
+                       ",billing=" + std::to_string(cpus);
     if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
     out.line("TRES=" + tres);
     result.out += out.finish();

@@ -365,11 +365,6 @@ void printLine(std::string& out, const std::vector<FormatItem>& items, const Row
 
 // ---- from SlurmJob objects to rows ----
 
-std::int64_t hostCount(const std::string& nodes) {
-  auto list = slurm::Hostlist::parse(nodes);
-  return list.isOk() ? list->count() : 0;
-}
-
 std::optional<std::string> nonEmpty(const std::string& text) {
   if (text.empty()) return std::nullopt;
   return text;
@@ -488,8 +483,9 @@ Row rowOf(const api::SlurmJobObject& job, const SqueueContext& context, const Jo
   if (!status.reasonDetail.empty()) row.reason += ", " + status.reasonDetail;
   row.nodes = status.nodeList;
   const std::int64_t requested = request.nodes ? request.nodes->min : 1;
-  row.numNodes =
-      row.state == JobState::kPending || status.nodeList.empty() ? requested : hostCount(row.nodes);
+  row.numNodes = row.state == JobState::kPending || status.nodeList.empty()
+                     ? requested
+                     : slurm::countHosts(row.nodes);
   const std::int64_t tasks =
       request.ntasks ? *request.ntasks
                      : (request.ntasksPerNode ? *request.ntasksPerNode : 1) * row.numNodes;

@@ -603,6 +603,11 @@ void Hostlist::forEachHost(const std::function<bool(std::string_view)>& emit) co
   }
 }
 
+std::int64_t countHosts(std::string_view expr) {
+  auto list = Hostlist::parse(expr);
+  return list.isOk() ? list->count() : 0;
+}
+
 StatusOr<std::vector<std::string>> expandHostlist(std::string_view expr) {
   StatusOr<Hostlist> list = Hostlist::parse(expr);
   if (!list.isOk()) return list.status();

@@ -92,6 +92,10 @@ class Hostlist {
 inline constexpr std::int32_t kMaxExpandedHosts = 1 << 22;
 StatusOr<std::vector<std::string>> expandHostlist(std::string_view expr);
 
+// How many hosts `expr` names, as Hostlist::count says (duplicates count); 0 when it does not
+// parse. Counts ranges, never expands them.
+std::int64_t countHosts(std::string_view expr);
+
 // Compresses hostnames the way `scontrol show hostlist` does: order kept, duplicates kept.
 // Each element is one hostname (pushed as hostlist_push_host() does, never parsed as an
 // expression), so for ordinary names this equals `scontrol show hostlist a,b,c`.
