@@ -7,7 +7,6 @@
 #include <ostream>
 #include <utility>
 
-#include "kubeslurm/accounting/slurmjob_records.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/cli/commands.h"
@@ -68,12 +67,8 @@ std::vector<accounting::JobRecord> allRecords(const std::vector<api::SlurmJobObj
       }
     }
   }
-  const accounting::RecordContext recordContext{context.clusterName, context.defaultPartition,
-                                                context.partitionDefaultTime};
-  for (const api::SlurmJobObject& job : objects) {
-    if (auto r = accounting::recordOfSlurmJob(job, isArrayParent(job), recordContext)) {
-      byRun[{r->jobId, r->attempt}] = std::move(*r);
-    }
+  for (accounting::JobRecord& r : liveJobRecords(objects, context)) {
+    byRun[{r.jobId, r.attempt}] = std::move(r);
   }
   std::vector<accounting::JobRecord> records;
   records.reserve(byRun.size());

@@ -509,8 +509,8 @@ std::int64_t localMidnight(const SacctContext& context) {
 
 }  // namespace
 
-CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
-                          const SacctContext& context) {
+std::vector<accounting::JobRecord> liveJobRecords(const std::vector<api::SlurmJobObject>& jobs,
+                                                  const SacctContext& context) {
   const accounting::RecordContext recordContext{context.clusterName, context.defaultPartition,
                                                 context.partitionDefaultTime};
   std::vector<accounting::JobRecord> records;
@@ -519,7 +519,12 @@ CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const Sa
       records.push_back(std::move(*record));
     }
   }
-  return formatSacct(records, parse, context);
+  return records;
+}
+
+CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
+                          const SacctContext& context) {
+  return formatSacct(liveJobRecords(jobs, context), parse, context);
 }
 
 CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,

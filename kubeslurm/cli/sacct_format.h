@@ -82,7 +82,11 @@ SacctParse parseSacctArgs(const std::vector<std::string>& args, const SacctConte
 CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,
                           const SacctParse& parse, const SacctContext& context);
 
-// sacct over live SlurmJobs: their records, arrays' own objects told apart by label.
+// The records of live SlurmJobs (those with a job id), arrays' own objects told apart by label.
+std::vector<accounting::JobRecord> liveJobRecords(const std::vector<api::SlurmJobObject>& jobs,
+                                                  const SacctContext& context);
+
+// sacct over live SlurmJobs: formatSacct of their liveJobRecords.
 CommandOutput formatSacct(const std::vector<api::SlurmJobObject>& jobs, const SacctParse& parse,
                           const SacctContext& context);
 
