@@ -119,6 +119,7 @@ void Informer::setResumeVersion(const std::string& resourceVersion) {
 
 ObjectPtr Informer::prepare(Json&& object) {
   if (options_.transform) options_.transform(object);
+  if (options_.holder) return options_.holder(std::move(object));
   return std::make_shared<const Json>(std::move(object));
 }
 

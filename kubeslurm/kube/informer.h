@@ -83,6 +83,13 @@ using Transform = std::function<void(Json& object)>;
 // controllers never read and that is often a third of an object's size).
 void dropManagedFields(Json& object);
 
+// Makes the pointer a transformed object is stored as, on the reflector thread. The default holds
+// the object itself. A holder may store less JSON than it was given and carry the rest in a form
+// of its own, in the pointer's deleter (std::get_deleter finds it): the SlurmJob cache holds each
+// job decoded, and as JSON only what its codec does not model. What it points at must keep
+// metadata whole (keys, indexes and handlers read it).
+using Holder = std::function<ObjectPtr(Json&& object)>;
+
 struct InformerOptions {
   std::string ns;  // "" = all namespaces (or a cluster-scoped type)
   std::string labelSelector;
@@ -96,6 +103,7 @@ struct InformerOptions {
   std::chrono::milliseconds backoffCap{30000};
   std::chrono::milliseconds backoffReset{120000};
   Transform transform = dropManagedFields;  // nullptr: store objects as received
+  Holder holder;                            // nullptr: std::make_shared of the object
   // Every list/watch failure, on the reflector thread (client-go's WatchErrorHandler).
   std::function<void(const Status&)> onError;
 

@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -593,6 +594,52 @@ TEST_F(InformerTest, CustomTransformAndNoTransform) {
     ASSERT_TRUE(informer.waitForSync(2s));
     EXPECT_EQ(*informer.store().get("ns/a"), a);
   }
+}
+
+// A holder makes the stored pointer, after the transform: it may carry a form of its own in the
+// pointer's deleter, which handlers and readers of the store get with the pointer.
+TEST_F(InformerTest, AHolderMakesTheStoredPointerAfterTheTransform) {
+  struct Carried {
+    std::shared_ptr<const Json> json;
+    std::string seen;
+    void operator()(const Json* /*json*/) const noexcept {}
+  };
+  Json a = object("a", "5");
+  a["status"] = {{"big", "x"}};
+  Json b = object("a", "6");
+  b["status"] = {{"big", "y"}};
+  FakeApi api;
+  api.addList({{}, {a}, "10"});
+  api.addWatch({{event(WatchEventType::kModified, b)}, {}, true});
+  InformerOptions options = quietOptions(clock_);
+  options.transform = [](Json& o) { o.erase("status"); };
+  options.holder = [](Json&& o) -> ObjectPtr {
+    auto json = std::make_shared<const Json>(Json{{"metadata", o["metadata"]}});
+    const Json* at = json.get();
+    return {at, Carried{json, o.contains("status") ? "status" : "no status"}};
+  };
+  std::vector<std::string> updated;
+  std::mutex mutex;
+  EventHandler handler;
+  handler.onUpdate = [&](const ObjectPtr&, const ObjectPtr& now) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    updated.push_back(objectResourceVersion(*now));
+  };
+  Informer informer(api, api, resources::pods(), options);
+  (void)informer.addEventHandler(handler);
+  informer.start();
+  ASSERT_TRUE(informer.waitForSync(2s));
+  for (int i = 0; i < 200 && objectResourceVersion(*informer.store().get("ns/a")) != "6"; ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  const ObjectPtr stored = informer.store().get("ns/a");
+  ASSERT_NE(stored, nullptr);
+  EXPECT_EQ(*stored, Json({{"metadata", b["metadata"]}}));
+  const auto* carried = std::get_deleter<Carried>(stored);
+  ASSERT_NE(carried, nullptr);
+  EXPECT_EQ(carried->seen, "no status");  // the transform ran first
+  const std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_EQ(updated, std::vector<std::string>{"6"});
 }
 
 TEST_F(InformerTest, StopEndsAnOpenWatchPromptly) {
