@@ -7,6 +7,7 @@
 
 #include "controllers/job_object.h"
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/slurm/names.h"
 
 namespace kubeslurm::controllers {
@@ -125,8 +126,9 @@ json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId) {
                 {"name", array.name},
                 {"uid", parent.uid},
                 {"controller", true}};
-  json spec = json::object();
-  if (array.raw->is_object() && array.raw->contains("spec")) spec = array.raw->at("spec");
+  // The array's spec as its codec writes it: a cached array's `raw` holds only what the codec
+  // does not model (holdSlurmJob, cluster_view.h).
+  json spec = api::encodeSlurmJob(array)["spec"];
   return json{{"apiVersion", std::string(api::kSlurmJobApiVersion)},
               {"kind", std::string(api::kSlurmJobKind)},
               {"metadata",

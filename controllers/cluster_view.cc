@@ -53,11 +53,6 @@ T asIs(T record) {
   return record;
 }
 
-template <typename T>
-std::shared_ptr<T> shared(T record) {
-  return std::make_shared<T>(std::move(record));
-}
-
 void ignore(const nlohmann::json&, const Status&) {}
 
 // `decode` of the stored object's JSON.
@@ -76,7 +71,56 @@ auto withoutRaw(StatusOr<T> (*decode)(const api::Json&)) {
   };
 }
 
-// A job shares the stored object as its `raw` (shared_json.h): the store never changes it.
+// What a held object's stored pointer carries in its deleter (holdSlurmJob, holdNode, holdPod):
+// the decoded record, and the JSON the pointer points at, which the deleter keeps alive (a job's
+// record owns it as its `raw` besides).
+template <typename Record>
+struct Held {
+  std::shared_ptr<Record> record;
+  std::shared_ptr<const api::Json> json;
+  void operator()(const api::Json* /*json*/) const noexcept {}
+};
+
+template <typename Record>
+kube::ObjectPtr hold(std::shared_ptr<Record> record, std::shared_ptr<const api::Json> json) {
+  const api::Json* at = json.get();
+  return {at, Held<Record>{std::move(record), std::move(json)}};
+}
+
+template <typename Record>
+std::shared_ptr<Record> heldRecord(const kube::ObjectPtr& object) {
+  const auto* held = std::get_deleter<Held<Record>>(object);
+  return held == nullptr ? nullptr : held->record;
+}
+
+// A node or pod decoded and without its `raw`, held with what identifies it as JSON: its kind and
+// metadata, which is all the informer's store and handlers read of it.
+template <typename Record>
+kube::ObjectPtr holdWithoutRaw(api::Json&& object, StatusOr<Record> (*decode)(const api::Json&)) {
+  StatusOr<Record> decoded = decode(object);
+  if (!decoded.isOk()) return std::make_shared<const api::Json>(std::move(object));
+  dropRaw(*decoded);
+  api::Json identity = api::Json::object();
+  for (const char* key : {"apiVersion", "kind", "metadata"}) {
+    if (const auto it = object.find(key); it != object.end()) identity[key] = std::move(*it);
+  }
+  return hold(std::make_shared<Record>(std::move(decoded).value()),
+              std::make_shared<const api::Json>(std::move(identity)));
+}
+
+// The record held with the stored object, else the object decoded by `decode`.
+template <typename Record, typename Decode>
+auto heldOr(Decode decode) {
+  return [decode](const kube::ObjectPtr& object) -> StatusOr<std::shared_ptr<Record>> {
+    if (std::shared_ptr<Record> held = heldRecord<Record>(object)) return held;
+    StatusOr<Record> decoded = decode(object);
+    if (!decoded.isOk()) return decoded.status();
+    return std::make_shared<Record>(std::move(decoded).value());
+  };
+}
+
+// A job decoded here shares the stored object as its `raw` (shared_json.h): the store never
+// changes it.
 StatusOr<api::SlurmJobObject> decodeStoredJob(const kube::ObjectPtr& object) {
   return api::decodeSlurmJob(object);
 }
@@ -176,6 +220,34 @@ void leanSlurmJob(api::Json& job) {
   if (script != nullptr && script->is_string()) *script = std::string(kScriptNotCached);
 }
 
+kube::ObjectPtr holdSlurmJob(api::Json&& job) {
+  StatusOr<api::SlurmJobObject> decoded = api::decodeSlurmJobFields(job);
+  if (!decoded.isOk()) return std::make_shared<const api::Json>(std::move(job));
+  api::dropModelledFields(job);
+  auto rest = std::make_shared<const api::Json>(std::move(job));
+  auto record = std::make_shared<api::SlurmJobObject>(std::move(decoded).value());
+  record->raw = api::SharedJson(rest);
+  return hold(std::move(record), std::move(rest));
+}
+
+std::shared_ptr<api::SlurmJobObject> heldSlurmJob(const kube::ObjectPtr& object) {
+  return heldRecord<api::SlurmJobObject>(object);
+}
+
+kube::ObjectPtr holdNode(api::Json&& node) {
+  return holdWithoutRaw(std::move(node), api::decodeNode);
+}
+
+kube::ObjectPtr holdPod(api::Json&& pod) { return holdWithoutRaw(std::move(pod), api::decodePod); }
+
+std::shared_ptr<api::Node> heldNode(const kube::ObjectPtr& object) {
+  return heldRecord<api::Node>(object);
+}
+
+std::shared_ptr<api::Pod> heldPod(const kube::ObjectPtr& object) {
+  return heldRecord<api::Pod>(object);
+}
+
 void dropRaw(api::Node& node) {
   clearRaw(node.raw);
   for (api::Taint& taint : node.taints) clearRaw(taint.raw);
@@ -203,15 +275,16 @@ ReconcileInput ClusterView::read(const kube::ObjectStore& nodes, const kube::Obj
                                  const kube::ObjectStore& accounts) {
   stats_ = {};
   ReconcileInput input;
-  refresh(nodes, nodes_, withoutRaw(api::decodeNode), shared<api::Node>, input.objects.nodes,
-          stats_, ignore);
-  refresh(pods, pods_, withoutRaw(api::decodePod), shared<api::Pod>, input.objects.pods, stats_,
-          ignore);
+  refresh(nodes, nodes_, heldOr<api::Node>(withoutRaw(api::decodeNode)),
+          asIs<std::shared_ptr<api::Node>>, input.objects.nodes, stats_, ignore);
+  refresh(pods, pods_, heldOr<api::Pod>(withoutRaw(api::decodePod)),
+          asIs<std::shared_ptr<api::Pod>>, input.objects.pods, stats_, ignore);
   refresh(partitions, partitions_, fromJson(api::decodePartition), asIs<api::Partition>,
           input.objects.partitions, stats_, ignore);
   refresh(accounts, accounts_, fromJson(api::decodeAccount), asIs<api::Account>,
           input.objects.accounts, stats_, ignore);
-  refresh(jobs, jobs_, decodeStoredJob, shared<api::SlurmJobObject>, input.objects.jobs, stats_,
+  refresh(jobs, jobs_, heldOr<api::SlurmJobObject>(decodeStoredJob),
+          asIs<std::shared_ptr<api::SlurmJobObject>>, input.objects.jobs, stats_,
           [&](const nlohmann::json& object, const Status& failure) {
             UndecodableJob bad;
             const nlohmann::json& meta =

@@ -1,10 +1,11 @@
 // Informer caches -> ReconcileInput, decoding each object once per version.
 //
 // Decoding every cached pod on every cycle would cost the scheduling loop time proportional to
-// the cluster (about 30 µs per pod), although between two cycles few objects change. The view
-// keeps each decoded object beside the stored object it was decoded from and decodes again only
-// what the store replaced; objects gone from the caches are dropped from it. A read hands the
-// cycle the view's records themselves (SharedList), not copies.
+// the cluster (about 30 µs per pod), although between two cycles few objects change. The
+// operator's informers decode each object as they store it (the holders below), and the view
+// keeps each record beside the stored object it came with, taking (or, for an object stored as
+// JSON, decoding) again only what the store replaced; objects gone from the caches are dropped
+// from it. A read hands the cycle the view's records themselves (SharedList), not copies.
 //
 // Pods and nodes are most of what the operator caches (every one of the cluster, each a JSON tree
 // several times the size of its text), and the controllers read a small part of each: who owns a
@@ -43,6 +44,25 @@ void leanNode(api::Json& node);
 // The SlurmJob informer's transform: managedFields dropped, spec.script (a string) replaced by
 // kScriptNotCached (job_object.h). Anything else is left for decodeSlurmJob to judge.
 void leanSlurmJob(api::Json& job);
+
+// The informers' holders (kube::Holder), after the transforms above: each object decoded once
+// per version, on the reflector thread, and held as that typed record, with as JSON only what
+// nothing reads from a record. Held as JSON trees, SlurmJobs were most of the operator's memory
+// (a tree is about twice its text: 4.2 KB a job in operator_cache_bench, with the decoded job
+// beside it), and nodes and pods were twice over (the tree in the store, the record in the view).
+//   SlurmJob  the record; the store points at the record's `raw`, which keeps only what the
+//             codec does not model (api::dropModelledFields: the metadata whole, conditions, a
+//             pod template). Code that reads a cached job's spec or status reads the record.
+//   Node, Pod the record without its `raw` (dropRaw); the store points at the kind and metadata.
+// An object that does not decode is held whole, for the view to report (jobs) or skip.
+kube::ObjectPtr holdSlurmJob(api::Json&& job);
+kube::ObjectPtr holdNode(api::Json&& node);
+kube::ObjectPtr holdPod(api::Json&& pod);
+
+// The record a holder stored `object` with; nullptr for an object held as JSON.
+std::shared_ptr<api::SlurmJobObject> heldSlurmJob(const kube::ObjectPtr& object);
+std::shared_ptr<api::Node> heldNode(const kube::ObjectPtr& object);
+std::shared_ptr<api::Pod> heldPod(const kube::ObjectPtr& object);
 
 // A decoded object without its `raw` JSON at any depth.
 void dropRaw(api::Node& node);

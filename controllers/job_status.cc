@@ -7,6 +7,7 @@
 
 #include "controllers/job_object.h"
 #include "kubeslurm/base/text.h"
+#include "kubeslurm/kube/merge_patch.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/slurm/names.h"
@@ -590,6 +591,20 @@ StatusDecision preemptStatus(const api::SlurmJobObject& job, core::PreemptMode m
   d.changed = d.status != before;
   if (!d.changed) d.event.reset();
   return d;
+}
+
+nlohmann::json statusPatch(const api::SlurmJobObject& job, const nlohmann::json& next) {
+  const nlohmann::json cached = api::encodeSlurmJob(job);
+  const auto statusOf = [](const nlohmann::json& object) {
+    const auto it = object.find("status");
+    return it == object.end() ? nlohmann::json::object() : *it;
+  };
+  nlohmann::json patch = {{"status", kube::mergePatchBetween(statusOf(cached), statusOf(next))}};
+  const auto meta = next.find("metadata");
+  const std::string resourceVersion =
+      meta == next.end() ? std::string() : api::stringMember(*meta, "resourceVersion");
+  if (!resourceVersion.empty()) patch["metadata"]["resourceVersion"] = resourceVersion;
+  return patch;
 }
 
 }  // namespace kubeslurm::controllers

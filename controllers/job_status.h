@@ -166,4 +166,10 @@ api::SlurmJobStatus submittedStatus(std::int64_t jobId, std::optional<core::Time
 StatusDecision preemptStatus(const api::SlurmJobObject& job, core::PreemptMode mode,
                              core::Time now);
 
+// The merge PATCH of /status that takes the cached `job` to `next` (a SlurmJob object): what
+// changed, a member `next` dropped as null, and the cached resourceVersion as the precondition a
+// PUT would have. From the job as encoded, not its `raw`: a cached job's `raw` holds only what
+// the codec does not model (holdSlurmJob, cluster_view.h).
+nlohmann::json statusPatch(const api::SlurmJobObject& job, const nlohmann::json& next);
+
 }  // namespace kubeslurm::controllers

@@ -14,7 +14,6 @@
 #include "controllers/rank_tracking.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
-#include "kubeslurm/kube/merge_patch.h"
 #include "kubeslurm/kube/run_bounded.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -249,18 +248,6 @@ Reconciler::StatusWrite Reconciler::statusWrite(
   return write;
 }
 
-json Reconciler::statusPatch(const StatusWrite& write) {
-  const json& cached = *write.job->raw;
-  const json& from =
-      cached.is_object() && cached.contains("status") ? cached.at("status") : json::object();
-  const json& to = write.object.contains("status") ? write.object.at("status") : json::object();
-  json patch = {{"status", kube::mergePatchBetween(from, to)}};
-  const std::string resourceVersion =
-      api::stringMember(write.object.value("metadata", json::object()), "resourceVersion");
-  if (!resourceVersion.empty()) patch["metadata"]["resourceVersion"] = resourceVersion;
-  return patch;
-}
-
 void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
   std::vector<std::optional<StatusOr<json>>> results(writes.size());
   (void)kube::runBounded(writes.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
@@ -269,7 +256,7 @@ void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& re
     try {
       const api::SlurmJobObject& job = *writes[i].job;
       results[i] = statusWriter_.patchStatus(kube::resources::slurmJobs(), job.namespaceName,
-                                             job.name, statusPatch(writes[i]));
+                                             job.name, statusPatch(job, writes[i].object));
     } catch (const std::exception& e) {
       results[i] = Status(StatusCode::kInternal, std::string("status write threw: ") + e.what());
     }

@@ -258,8 +258,7 @@ class Reconciler {
                        CycleReport& report);
 
   // A job's next status: made by statusWrite() (`conditions` edits status.conditions), sent by
-  // sendStatusWrites() as a merge PATCH of /status (statusPatch) that carries what changed
-  // since the cached object and its resourceVersion, the precondition a PUT would have.
+  // sendStatusWrites() as a merge PATCH of /status (statusPatch, job_status.h).
   // nlohmann::json's implicit members only throw on a corrupted value (as UndecodableJob).
   // NOLINTNEXTLINE(bugprone-exception-escape)
   struct StatusWrite {
@@ -271,8 +270,6 @@ class Reconciler {
   };
   static StatusWrite statusWrite(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
                                  const std::function<void(nlohmann::json& conditions)>& conditions);
-  // {"metadata": {"resourceVersion"}, "status": the merge patch from the cached status}.
-  static nlohmann::json statusPatch(const StatusWrite& write);
   // Sends the writes statusWriteParallelism at a time (the jobs are distinct, so their order
   // does not matter to the API server), then counts each outcome in `report` in their order.
   void sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report);

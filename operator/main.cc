@@ -237,10 +237,12 @@ void setUpInformers(Operator& o) {
   };
   wake.onDelete = [&o](const kube::ObjectPtr&, bool) { o.wakeup.notify(); };
   const auto informer = [&](const kube::ResourceType& type, std::string watchNs,
-                            kube::Transform transform = kube::dropManagedFields) {
+                            kube::Transform transform = kube::dropManagedFields,
+                            kube::Holder holder = nullptr) {
     kube::InformerOptions options;
     options.ns = std::move(watchNs);
     options.transform = std::move(transform);
+    options.holder = std::move(holder);
     options.onError = [type](const Status& failure) {
       spdlog::warn("watch {}: {}", type.plural, failure.toString());
     };
@@ -248,12 +250,14 @@ void setUpInformers(Operator& o) {
     (void)created->addEventHandler(wake);
     return created;
   };
-  // Every node and pod of the cluster: only what the controllers read is kept.
-  o.nodes = informer(kube::resources::nodes(), "", controllers::leanNode);
-  o.pods = informer(kube::resources::pods(), "", controllers::leanPod);
-  // SlurmJobs without their batch scripts, read at admission (controllers/job_object.h).
-  o.jobs =
-      informer(kube::resources::slurmJobs(), o.flags.watchNamespace, controllers::leanSlurmJob);
+  // Every node and pod of the cluster: only what the controllers read is kept, decoded
+  // (controllers/cluster_view.h).
+  o.nodes = informer(kube::resources::nodes(), "", controllers::leanNode, controllers::holdNode);
+  o.pods = informer(kube::resources::pods(), "", controllers::leanPod, controllers::holdPod);
+  // SlurmJobs without their batch scripts, read at admission (controllers/job_object.h), each
+  // held decoded (controllers::holdSlurmJob).
+  o.jobs = informer(kube::resources::slurmJobs(), o.flags.watchNamespace, controllers::leanSlurmJob,
+                    controllers::holdSlurmJob);
   o.partitions = informer(kube::resources::partitions(), "");
   o.accounts = informer(kube::resources::accounts(), "");
   o.informers = {o.nodes.get(), o.pods.get(), o.jobs.get(), o.partitions.get(), o.accounts.get()};
@@ -344,6 +348,14 @@ void setUpControllers(Operator& o) {
   idOptions.highestIdInUse = [&o] {
     std::int64_t highest = 0;
     for (const kube::ObjectPtr& job : o.jobs->store().list()) {
+      if (const auto held = controllers::heldSlurmJob(job)) {
+        if (held->status) {
+          highest = std::max(
+              {highest, held->status->jobId.value_or(0), held->status->arrayJobId.value_or(0)});
+        }
+        continue;
+      }
+      // A job that did not decode is held as JSON (controllers::holdSlurmJob).
       const kube::Json* status = nullptr;
       if (job->is_object() && job->contains("status")) status = &(*job)["status"];
       if (status == nullptr || !status->is_object()) continue;

@@ -598,25 +598,20 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
 }
 
 // Every spec and status member the codec reads or writes; the rest of the object is the user's
-// (or another controller's) and passes through untouched.
-constexpr std::array<const char*, 52> kSpecKeys = {
-    "jobName",       "user",          "submitter",
-    "partition",     "account",       "qos",
-    "timeLimit",     "timeMin",       "array",
-    "dependency",    "requeue",       "nice",
-    "priority",      "begin",         "deadline",
-    "signal",        "hold",          "comment",
-    "mailType",      "mailUser",      "nodes",
-    "maxNodes",      "ntasks",        "ntasksPerNode",
-    "cpusPerTask",   "gres",          "gpus",
-    "gpusPerNode",   "gpusPerTask",   "memory",
-    "memoryPerCpu",  "memoryPerGpu",  "exclusive",
-    "exclusiveMode", "oversubscribe", "nodeList",
-    "exclude",       "constraint",    "switches",
-    "output",        "error",         "input",
-    "workDir",       "export",        "openMode",
-    "container",     "script",        "scriptPath",
-    "scriptArgs",    "cancel",        "requeueRequests",
+// (or another controller's) and passes through untouched. A cached job holds only the rest as
+// JSON (dropModelledFields), so a member named here must be one the job's fields carry:
+// spec.cancel, which the controllers read from `raw` (cancelRequested), is not.
+constexpr std::array<const char*, 51> kSpecKeys = {
+    "jobName",      "user",         "submitter",   "partition",     "account",
+    "qos",          "timeLimit",    "timeMin",     "array",         "dependency",
+    "requeue",      "nice",         "priority",    "begin",         "deadline",
+    "signal",       "hold",         "comment",     "mailType",      "mailUser",
+    "nodes",        "maxNodes",     "ntasks",      "ntasksPerNode", "cpusPerTask",
+    "gres",         "gpus",         "gpusPerNode", "gpusPerTask",   "memory",
+    "memoryPerCpu", "memoryPerGpu", "exclusive",   "exclusiveMode", "oversubscribe",
+    "nodeList",     "exclude",      "constraint",  "switches",      "output",
+    "error",        "input",        "workDir",     "export",        "openMode",
+    "container",    "script",       "scriptPath",  "scriptArgs",    "requeueRequests",
     "environment"};
 constexpr std::array<const char*, 21> kStatusKeys = {
     "jobId",           "state",      "stateCode",   "reason",   "reasonDetail",    "nodeList",
@@ -732,10 +727,7 @@ nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {
   return object;
 }
 
-namespace {
-
-// decodeSlurmJob without `raw`.
-StatusOr<SlurmJobObject> decodeFields(const nlohmann::json& object) {
+StatusOr<SlurmJobObject> decodeSlurmJobFields(const nlohmann::json& object) {
   if (!object.is_object()) return invalidArgument("a SlurmJob must be an object");
   if (memberText(object, "apiVersion") != kSlurmJobApiVersion ||
       memberText(object, "kind") != kSlurmJobKind) {
@@ -760,19 +752,29 @@ StatusOr<SlurmJobObject> decodeFields(const nlohmann::json& object) {
   return job;
 }
 
-}  // namespace
-
 StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object) {
-  StatusOr<SlurmJobObject> job = decodeFields(object);
+  StatusOr<SlurmJobObject> job = decodeSlurmJobFields(object);
   if (job.isOk()) job->raw = object;
   return job;
 }
 
 StatusOr<SlurmJobObject> decodeSlurmJob(std::shared_ptr<const nlohmann::json> object) {
   if (!object) return invalidArgument("a SlurmJob must be an object");
-  StatusOr<SlurmJobObject> job = decodeFields(*object);
+  StatusOr<SlurmJobObject> job = decodeSlurmJobFields(*object);
   if (job.isOk()) job->raw = SharedJson(std::move(object));
   return job;
+}
+
+void dropModelledFields(nlohmann::json& object) {
+  if (!object.is_object()) return;
+  const auto drop = [&object](const char* part, const auto& keys) {
+    const auto it = object.find(part);
+    if (it == object.end() || !it->is_object()) return;
+    for (const char* key : keys) it->erase(key);
+    if (it->empty()) object.erase(it);
+  };
+  drop("spec", kSpecKeys);
+  drop("status", kStatusKeys);
 }
 
 slurm::JobState jobStateOf(const SlurmJobStatus& status) {

@@ -138,6 +138,17 @@ StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);
 // job's `raw` shares it instead of copying it.
 StatusOr<SlurmJobObject> decodeSlurmJob(std::shared_ptr<const nlohmann::json> object);
 
+// decodeSlurmJob with `raw` left empty, for a caller that gives the job its own.
+StatusOr<SlurmJobObject> decodeSlurmJobFields(const nlohmann::json& object);
+
+// Removes from a SlurmJob object what its codec models (the spec and status members it reads
+// and writes), keeping the whole metadata and what the codec passes through (status.conditions,
+// spec.podTemplate, spec.rendezvous, spec.cancel, ...); a spec or status left empty goes too. A job
+// decoded from the whole object and given the rest as its `raw` encodes as the job does with the
+// whole object as `raw`, but for text of a modelled field that the codec writes its own way ("60"
+// for a time limit the codec writes "01:00:00"): the SlurmJob cache keeps jobs so (cluster_view.h).
+void dropModelledFields(nlohmann::json& object);
+
 // The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
 slurm::JobState jobStateOf(const SlurmJobStatus& status);
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controllers/cluster_view.h"
 #include "controllers/snapshot.h"
 
 namespace kubeslurm::controllers {
@@ -51,6 +52,18 @@ api::SlurmJobObject task(std::uint32_t index, std::int64_t id, const std::string
   object["status"] = {{"jobId", id}, {"state", state}, {"arrayJobId", 6}, {"arrayTaskId", index}};
   object["status"].merge_patch(status);
   return ok(api::decodeSlurmJob(object));
+}
+
+// The operator's cache holds an array decoded, with as JSON only what the codec does not model
+// (holdSlurmJob): its tasks get the array's spec all the same.
+TEST(ArrayTask, OfACachedArrayHasTheWholeSpec) {
+  const kube::ObjectPtr held = holdSlurmJob(arrayObject());
+  const std::shared_ptr<api::SlurmJobObject> array = heldSlurmJob(held);
+  ASSERT_NE(array, nullptr);
+  EXPECT_FALSE(held->contains("spec"));
+  const json object = arrayTaskObject(*array, 3);
+  EXPECT_EQ(object["spec"], arrayObject()["spec"]);
+  EXPECT_EQ(object, arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), 3));
 }
 
 TEST(ArrayTask, IsTheArraysSpecOwnedByTheArrayAndNamedAfterTheIndex) {

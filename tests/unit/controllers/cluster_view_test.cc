@@ -7,13 +7,22 @@
 #include <gtest/gtest.h>
 
 #include "controllers/job_object.h"
+#include "controllers/job_status.h"
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/kube/object_store.h"
 #include "kubeslurm/podspec/rank_pods.h"
 
 namespace kubeslurm::controllers {
 namespace {
 
 using api::Json;
+
+template <typename T>
+T ok(StatusOr<T> value) {
+  EXPECT_TRUE(value.isOk()) << value.status().toString();
+  return std::move(value).value();
+}
 
 // A rank pod as the API server returns it once the kubelet has run it: the operator's labels,
 // annotations, owner and finalizer beside what a user's template and the server add.
@@ -211,6 +220,151 @@ TEST(LeanSlurmJob, KeepsAStandInForTheScriptAndTheRestAsItCame) {
   api::Json text = "not an object";
   leanSlurmJob(text);
   EXPECT_EQ(text, "not an object");
+}
+
+// A SlurmJob as the API server sends it: what the codec models, beside what it passes through
+// (labels, a pod template, a rendezvous, conditions).
+Json slurmJobObject() {
+  return {{"apiVersion", "kubeslurm.io/v1alpha1"},
+          {"kind", "SlurmJob"},
+          {"metadata",
+           {{"name", "train"},
+            {"namespace", "team-a"},
+            {"uid", "job-uid"},
+            {"resourceVersion", "812"},
+            {"generation", 2},
+            {"labels", {{"team", "nlp"}}}}},
+          {"spec",
+           {{"jobName", "train"},
+            {"user", "alice"},
+            {"partition", "gpu"},
+            {"timeLimit", "60"},
+            {"nodes", 2},
+            {"gpusPerNode", 8},
+            {"script", "#!/bin/bash\nsrun python train.py\n"},
+            {"podTemplate", {{"spec", {{"containers", Json::array({{{"name", "rank"}}})}}}}},
+            {"rendezvous", {{"port", 29400}}},
+            {"cancel", true}}},
+          {"status",
+           {{"jobId", 7},
+            {"state", "PENDING"},
+            {"reason", "Priority"},
+            {"conditions", Json::array({{{"type", "Valid"}, {"status", "True"}}})}}}};
+}
+
+// The cache holds a job decoded, once, and as JSON only what the codec does not model; the
+// job it holds is the one the whole object decodes to, and encodes to the same object.
+TEST(HoldSlurmJob, HoldsTheDecodedJobAndAsJsonOnlyWhatItsCodecDoesNotModel) {
+  Json lean = slurmJobObject();
+  leanSlurmJob(lean);
+  const kube::ObjectPtr held = holdSlurmJob(Json(lean));
+  const std::shared_ptr<api::SlurmJobObject> job = heldSlurmJob(held);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(*job, ok(api::decodeSlurmJob(lean)));
+  EXPECT_EQ(&*job->raw, held.get());  // the store points at the job's own `raw`
+
+  // As JSON: the whole metadata (keys, indexes and handlers read it), and the rest the codec
+  // passes through.
+  EXPECT_EQ(kube::objectKey(*held), "team-a/train");
+  EXPECT_EQ((*held)["metadata"], lean["metadata"]);
+  EXPECT_EQ((*held)["spec"], Json({{"podTemplate", lean["spec"]["podTemplate"]},
+                                   {"rendezvous", {{"port", 29400}}},
+                                   {"cancel", true}}));
+  EXPECT_TRUE(cancelRequested(*job));  // scancel's request, which the codec passes through
+  EXPECT_EQ((*held)["status"], Json({{"conditions", lean["status"]["conditions"]}}));
+
+  // Encoded, it is the object again, up to how the codec writes a time limit.
+  Json expected = lean;
+  expected["spec"]["timeLimit"] = "01:00:00";
+  EXPECT_EQ(api::encodeSlurmJob(*job), expected);
+  EXPECT_EQ(ok(api::decodeSlurmJob(api::encodeSlurmJob(*job))), *job);
+}
+
+TEST(HoldSlurmJob, HoldsAJobThatDoesNotDecodeAsItCameForTheViewToReport) {
+  Json bad = slurmJobObject();
+  bad["spec"]["nodes"] = "many";
+  const kube::ObjectPtr held = holdSlurmJob(Json(bad));
+  EXPECT_EQ(heldSlurmJob(held), nullptr);
+  EXPECT_EQ(*held, bad);
+  EXPECT_EQ(heldSlurmJob(std::make_shared<const Json>(slurmJobObject())), nullptr);
+
+  kube::ObjectStore none;
+  kube::ObjectStore jobs;
+  jobs.put("team-a/train", held);
+  ClusterView view;
+  const ReconcileInput input = view.read(none, none, jobs, none, none);
+  EXPECT_TRUE(input.objects.jobs.empty());
+  ASSERT_EQ(input.undecodable.size(), 1U);
+  EXPECT_EQ(input.undecodable[0].name, "train");
+  EXPECT_EQ(input.undecodable[0].object, bad);
+}
+
+// The view hands each cycle the held record itself, not a copy, and decodes nothing.
+TEST(ClusterView, HandsTheCycleTheHeldJobItself) {
+  kube::ObjectStore none;
+  kube::ObjectStore jobs;
+  Json lean = slurmJobObject();
+  leanSlurmJob(lean);
+  const kube::ObjectPtr held = holdSlurmJob(std::move(lean));
+  jobs.put("team-a/train", held);
+  // One stored as JSON (a test's, or before the holder): decoded by the view, as before.
+  Json other = slurmJobObject();
+  other["metadata"]["name"] = "eval";
+  jobs.put("team-a/eval", std::make_shared<const Json>(other));
+
+  ClusterView view;
+  const ReconcileInput input = view.read(none, none, jobs, none, none);
+  ASSERT_EQ(input.objects.jobs.size(), 2U);
+  EXPECT_EQ(view.stats().decoded, 2U);
+  bool sawHeld = false;
+  for (std::size_t i = 0; i < input.objects.jobs.size(); ++i) {
+    if (input.objects.jobs[i].name != "train") continue;
+    EXPECT_EQ(input.objects.jobs.shared(i).get(), heldSlurmJob(held).get());
+    sawHeld = true;
+  }
+  EXPECT_TRUE(sawHeld);
+}
+
+// Nodes and pods are held decoded without their `raw`, and as JSON only their kind and metadata
+// (what the store's keys and the handlers read); the view takes the records as they are.
+TEST(HoldNodeAndPod, HoldTheRecordsWithoutJsonAndTheViewTakesThem) {
+  Json lean = rankPod();
+  leanPod(lean);
+  const kube::ObjectPtr pod = holdPod(Json(lean));
+  const std::shared_ptr<api::Pod> heldPodRecord = heldPod(pod);
+  ASSERT_NE(heldPodRecord, nullptr);
+  EXPECT_EQ(heldNode(pod), nullptr);
+  EXPECT_EQ(*pod, Json({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", lean["metadata"]}}));
+  EXPECT_EQ(kube::objectKey(*pod), "team-a/train-0");
+  EXPECT_TRUE(heldPodRecord->raw.empty());
+  EXPECT_TRUE(heldPodRecord->spec.containers[0].raw.empty());
+  EXPECT_EQ(heldPodRecord->spec.nodeName, "gpu-001");
+  EXPECT_EQ(heldPodRecord->status.containerStatuses[0].state.exitCode, 3);
+
+  Json leanNodeObject = kubeletNode();
+  leanNode(leanNodeObject);
+  const kube::ObjectPtr node = holdNode(Json(leanNodeObject));
+  ASSERT_NE(heldNode(node), nullptr);
+  EXPECT_FALSE(node->contains("status"));
+  EXPECT_TRUE(heldNode(node)->raw.empty());
+  EXPECT_EQ(heldNode(node)->allocatable, ok(api::decodeNode(leanNodeObject)).allocatable);
+
+  // What does not decode is held as it came.
+  const Json odd = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", "not an object"}};
+  EXPECT_EQ(heldPod(holdPod(Json(odd))), nullptr);
+  EXPECT_EQ(*holdPod(Json(odd)), odd);
+
+  kube::ObjectStore nodes;
+  kube::ObjectStore pods;
+  kube::ObjectStore none;
+  nodes.put("gpu-001", node);
+  pods.put("team-a/train-0", pod);
+  ClusterView view;
+  const ReconcileInput input = view.read(nodes, pods, none, none, none);
+  ASSERT_EQ(input.objects.pods.size(), 1U);
+  ASSERT_EQ(input.objects.nodes.size(), 1U);
+  EXPECT_EQ(&input.objects.pods[0], heldPodRecord.get());
+  EXPECT_EQ(&input.objects.nodes[0], heldNode(node).get());
 }
 
 TEST(LeanNode, KeepsWhatTheSnapshotReads) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controllers/cluster_view.h"
 #include "kubeslurm/slurm/names.h"
 #include "kubeslurm/step/step_records.h"
 
@@ -874,6 +875,34 @@ TEST(DecideStatus, AJobThatEndedWhileNoOperatorRanEndsWhenItsContainersDid) {
   const StatusDecision d = decide(everyRank, all, muchLater);
   EXPECT_EQ(d.status.state, "COMPLETED");
   EXPECT_EQ(d.status.endTime, kStart + 130);
+}
+
+// A status write is a merge patch from the job as cached: what changed, and null for what the
+// new status dropped, also when the cache holds the job without the fields it models as JSON
+// (holdSlurmJob); with the cached resourceVersion as precondition.
+TEST(StatusPatch, CarriesWhatChangedAndNullForWhatWentFromTheCachedJob) {
+  Json object = {
+      {"apiVersion", "kubeslurm.io/v1alpha1"},
+      {"kind", "SlurmJob"},
+      {"metadata", {{"name", "train"}, {"namespace", "team-a"}, {"resourceVersion", "9"}}},
+      {"spec", {{"jobName", "train"}, {"script", "#!/bin/bash\n"}, {"nodes", 1}}},
+      {"status",
+       {{"jobId", 7},
+        {"state", "PENDING"},
+        {"reason", "Priority"},
+        {"conditions", Json::array({{{"type", "Valid"}, {"status", "True"}}})}}}};
+  const api::SlurmJobObject whole = ok(api::decodeSlurmJob(object));
+  const std::shared_ptr<api::SlurmJobObject> held = heldSlurmJob(holdSlurmJob(Json(object)));
+  ASSERT_NE(held, nullptr);
+
+  api::SlurmJobObject next = whole;
+  next.status->state = "RUNNING";
+  next.status->reason.clear();
+  const Json written = api::encodeSlurmJob(next);
+  const Json expected = {{"metadata", {{"resourceVersion", "9"}}},
+                         {"status", {{"state", "RUNNING"}, {"reason", nullptr}}}};
+  EXPECT_EQ(statusPatch(whole, written), expected);
+  EXPECT_EQ(statusPatch(*held, written), expected);
 }
 
 }  // namespace
