@@ -552,7 +552,7 @@ SlurmJobStatus decodeStatus(const json& status) {
 // The spec the fields alone give, as the codec has always written it.
 json freshSpec(const SlurmJobObject& job) {
   json spec = json::object();
-  spec["jobName"] = job.request.jobName;
+  if (!job.request.jobName.empty()) spec["jobName"] = job.request.jobName;
   if (!job.user.empty()) spec["user"] = job.user;
   if (job.submitter) {
     json submitter = {{"username", job.submitter->username}};

@@ -64,6 +64,13 @@ TEST(ArrayTask, OfACachedArrayHasTheWholeSpec) {
   const json object = arrayTaskObject(*array, 3);
   EXPECT_EQ(object["spec"], arrayObject()["spec"]);
   EXPECT_EQ(object, arrayTaskObject(ok(api::decodeSlurmJob(arrayObject())), 3));
+
+  // An array written without a job name makes tasks without one, not with an empty name (the
+  // API server refused the chart test's tasks so: "spec.jobName ... must be of type string").
+  json unnamed = arrayObject();
+  unnamed["spec"].erase("jobName");
+  const json task = arrayTaskObject(*heldSlurmJob(holdSlurmJob(json(unnamed))), 0);
+  EXPECT_EQ(task["spec"], unnamed["spec"]);
 }
 
 TEST(ArrayTask, IsTheArraysSpecOwnedByTheArrayAndNamedAfterTheIndex) {
