@@ -3,6 +3,7 @@
 // for a cluster of --nodes 8-GPU nodes and --jobs SlurmJobs. Measures; asserts nothing.
 //
 //   build/bin/operator_cache_bench [--nodes 5000] [--jobs 50000] [--repeats 5]
+//                                  [--stores baseline,lean,held]   (which stores to measure)
 //
 // The cluster: every node as a v1.20 kubelet reports it (images, nodeInfo, heartbeats); gangs of
 // 4 x 8 GPUs running on three quarters of the nodes, each with its rank pods as the operator
@@ -29,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -344,8 +346,13 @@ int run(int argc, char** argv) {
   int nodeCount = 5000;
   int jobCount = 50000;
   int repeats = 5;
+  std::string stores = "baseline,lean,held";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
+    if (flag == "--stores") {
+      stores = argv[i + 1];
+      continue;
+    }
     const int value = std::stoi(argv[i + 1]);
     if (flag == "--nodes") nodeCount = std::max(value, 4);
     if (flag == "--jobs") jobCount = std::max(value, 1);
@@ -358,15 +365,24 @@ int run(int argc, char** argv) {
     for (const std::string& text : *list) textBytes += static_cast<std::int64_t>(text.size());
   }
 
+  const auto wanted = [&stores](std::string_view name) {
+    return ("," + stores + ",").find("," + std::string(name) + ",") != std::string::npos;
+  };
   std::vector<Figures> all;
-  std::cerr << "stores as every informer kept them (managedFields dropped)\n";
-  all.push_back(measure(cluster, "baseline", kube::dropManagedFields, kube::dropManagedFields,
-                        kube::dropManagedFields, false, repeats));
-  std::cerr << "stores with the lean transforms (leanNode, leanPod, leanSlurmJob)\n";
-  all.push_back(measure(cluster, "lean", leanNode, leanPod, leanSlurmJob, false, repeats));
-  std::cerr << "stores as the operator keeps them: lean, held decoded (holdNode, holdPod, "
-               "holdSlurmJob)\n";
-  all.push_back(measure(cluster, "held", leanNode, leanPod, leanSlurmJob, true, repeats));
+  if (wanted("baseline")) {
+    std::cerr << "stores as every informer kept them (managedFields dropped)\n";
+    all.push_back(measure(cluster, "baseline", kube::dropManagedFields, kube::dropManagedFields,
+                          kube::dropManagedFields, false, repeats));
+  }
+  if (wanted("lean")) {
+    std::cerr << "stores with the lean transforms (leanNode, leanPod, leanSlurmJob)\n";
+    all.push_back(measure(cluster, "lean", leanNode, leanPod, leanSlurmJob, false, repeats));
+  }
+  if (wanted("held")) {
+    std::cerr << "stores as the operator keeps them: lean, held decoded (holdNode, holdPod, "
+                 "holdSlurmJob)\n";
+    all.push_back(measure(cluster, "held", leanNode, leanPod, leanSlurmJob, true, repeats));
+  }
 
   std::printf("== operator caches: %d nodes, %zu pods, %d SlurmJobs (%.1f MiB as JSON text) ==\n",
               nodeCount, cluster.pods.size(), jobCount, mib(textBytes));
