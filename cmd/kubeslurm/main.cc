@@ -3,12 +3,19 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <unistd.h>
 
 #include "kubeslurm/cli/cli.h"
+#include "kubeslurm/cli/commands.h"
 #include "kubeslurm/inpod/entry.h"
+#include "kubeslurm/inpod/srun_options.h"
 
 namespace {
 
@@ -26,19 +33,10 @@ std::int32_t localUtcOffset(std::time_t now) {
   return static_cast<std::int32_t>(local.tm_gmtoff);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::string_view invoked = argc > 0 ? argv[0] : "kubeslurm";
-  if (auto slash = invoked.rfind('/'); slash != std::string_view::npos) {
-    invoked = invoked.substr(slash + 1);
-  }
-  std::vector<std::string> args(argv + 1, argv + argc);
-  // srun owns real signals and threads, so it runs outside runCli(). Outside a job it says that
-  // it runs steps inside one.
-  if (invoked == "srun") return kubeslurm::inpod::srunMain(args);
+// The CLI's streams, environment, files and clock: the process's.
+kubeslurm::cli::CliIo processIo() {
   const std::time_t now = std::time(nullptr);
-  kubeslurm::cli::CliIo io{
+  return kubeslurm::cli::CliIo{
       .in = std::cin,
       .out = std::cout,
       .err = std::cerr,
@@ -54,5 +52,42 @@ int main(int argc, char** argv) {
       .utcOffsetSeconds = localUtcOffset(now),
       .errIsTerminal = isatty(STDERR_FILENO) == 1,
   };
+}
+
+// srun --test-only outside a job asks the operator, as sbatch --test-only does (the CLI's); any
+// other srun runs a step inside a job (the in-pod tool's), which also says what it cannot do.
+std::optional<int> srunTestOnly(const std::vector<std::string>& args) {
+  if (std::getenv("SLURM_JOB_ID") != nullptr) return std::nullopt;  // NOLINT(concurrency-mt-unsafe)
+  std::map<std::string, std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::size_t eq = text.find('=');
+    if (eq != std::string_view::npos) {
+      environment.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+    }
+  }
+  const auto parsed = kubeslurm::inpod::parseSrunArguments(args, environment);
+  if (!parsed.isOk() || !parsed->testOnly || parsed->help || parsed->usage || parsed->version) {
+    return std::nullopt;
+  }
+  kubeslurm::cli::CliIo io = processIo();
+  for (const std::string& line : parsed->warnings) io.err << line << "\n";
+  return kubeslurm::cli::runSrunTestOnly(parsed->options, parsed->command, io);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string_view invoked = argc > 0 ? argv[0] : "kubeslurm";
+  if (auto slash = invoked.rfind('/'); slash != std::string_view::npos) {
+    invoked = invoked.substr(slash + 1);
+  }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // srun owns real signals and threads, so it runs outside runCli().
+  if (invoked == "srun") {
+    if (const std::optional<int> code = srunTestOnly(args)) return *code;
+    return kubeslurm::inpod::srunMain(args);
+  }
+  kubeslurm::cli::CliIo io = processIo();
   return kubeslurm::cli::runCli(invoked, args, io);
 }

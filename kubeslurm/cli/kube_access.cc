@@ -90,10 +90,13 @@ StatusOr<ResolvedConfig> resolve(const KubeFlags& flags, const CliIo& io) {
   } else {
     auto kubeconfig = kube::loadKubeconfigFiles(paths);
     if (!kubeconfig.isOk()) return kubeconfig.status();
-    auto config = kube::resolveContext(*kubeconfig, flags.context);
+    // $KUBESLURM_CONTEXT: for the commands that take no flags of ours (srun).
+    const std::string context =
+        !flags.context.empty() ? flags.context : env("KUBESLURM_CONTEXT").value_or("");
+    auto config = kube::resolveContext(*kubeconfig, context);
     if (!config.isOk()) return config.status();
     out.config = std::move(config).value();
-    const std::string& name = flags.context.empty() ? kubeconfig->currentContext : flags.context;
+    const std::string& name = context.empty() ? kubeconfig->currentContext : context;
     if (auto it = kubeconfig->contexts.find(name); it != kubeconfig->contexts.end()) {
       out.user = it->second.user;
     }

@@ -3,7 +3,7 @@
 // Flags, taken out of a command's arguments before Slurm's parser sees them:
 //   --kubeconfig FILE   instead of $KUBECONFIG / ~/.kube/config (kubectl's order; no
 //                       kubeconfig at all means the pod's service account, as kubectl)
-//   --context NAME      instead of the current context
+//   --context NAME      instead of $KUBESLURM_CONTEXT, else the current context
 //   --namespace NS      instead of $KUBESLURM_NAMESPACE, else the context's namespace
 //                       ("default" when it names none)
 //   --all-namespaces    (squeue only) every namespace
@@ -22,6 +22,7 @@
 
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/cli/cli_io.h"
+#include "kubeslurm/cli/commands.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/rpc/client.h"
 
@@ -92,5 +93,7 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
 int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
                   const SubmitEnvironment& environment);
+int runSrunTestOnlyWith(const SrunOptions& options, const std::vector<std::string>& command,
+                        CliIo& io, const SubmitEnvironment& environment);
 
 }  // namespace kubeslurm::cli

@@ -32,6 +32,7 @@
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -419,12 +420,15 @@ int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, Cli
 
 // --test-only (reference "sbatch and squeue"): the operator plans the job against its last
 // cycle and says when and where it would start, on stderr, rc=0; the job is not submitted, but
-// its id is used up, as slurmctld's will-run test uses one.
+// its id is used up, as slurmctld's will-run test uses one. `program` names the command in its
+// lines: srun --test-only asks the same question (srun_job.c create_srun_job -> allocate_test ->
+// slurm_job_will_run) and, refused, says only slurm_perror's "allocation failure: ...".
 int testOnly(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, CliIo& io,
-             const SubmitEnvironment& environment) {
+             const SubmitEnvironment& environment, std::string_view program = "sbatch") {
+  const std::string error = std::string(program) + ": error: ";
   auto session = environment.connect(flags.kube, io);
   if (!session.isOk()) {
-    io.err << "sbatch: error: " << session.status().message() << "\n";
+    io.err << error << session.status().message() << "\n";
     return 1;
   }
   std::string user = session->user;
@@ -432,35 +436,116 @@ int testOnly(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, C
   const api::SlurmJobObject job =
       api::slurmJobFromInvocation(invocation, session->namespaceName, user);
   if (!environment.queries) {
-    io.err << "sbatch: error: --test-only needs the operator's query API\n";
+    io.err << error << "--test-only needs the operator's query API\n";
     return 1;
   }
   auto client = environment.queries(*session, flags.scheduler, io);
   if (!client.isOk()) {
-    io.err << "sbatch: error: " << describeQueryFailure(client.status()) << "\n";
+    io.err << error << describeQueryFailure(client.status()) << "\n";
     return 1;
   }
   auto answer = (*client)->testOnly(session->namespaceName, api::encodeSlurmJob(job).dump());
   if (!answer.isOk()) {
     const Status& failure = answer.status();
-    if (failure.code() == StatusCode::kInvalidArgument) {
+    const bool refused = failure.code() == StatusCode::kInvalidArgument ||
+                         failure.code() == StatusCode::kResourceExhausted ||
+                         failure.code() == StatusCode::kFailedPrecondition;
+    if (refused && program == "sbatch" && failure.code() == StatusCode::kInvalidArgument) {
       printRejection(failure.message(), io);
-    } else if (failure.code() == StatusCode::kResourceExhausted ||
-               failure.code() == StatusCode::kFailedPrecondition) {
+    } else if (refused) {
       io.err << "allocation failure: " << failure.message() << "\n";
     } else {
-      io.err << "sbatch: error: " << describeQueryFailure(failure) << "\n";
+      io.err << error << describeQueryFailure(failure) << "\n";
     }
     return 1;
   }
-  io.err << "sbatch: Job " << answer->jobId << " to start at "
+  io.err << program << ": Job " << answer->jobId << " to start at "
          << slurm::formatTimestamp(answer->startTime, io.utcOffsetSeconds) << " using "
          << answer->processors << " processors on nodes " << answer->nodes << " in partition "
          << answer->partition << "\n";
   return 0;
 }
 
+// The srun options that shape the job an allocation would be (src/common/slurm_opt.c: the ones
+// srun and sbatch both set in the job description); the rest (-l, -K, --overlap, --mpi,
+// --cpu-bind, ...) shape steps only.
+bool allocationOption(std::string_view name) {
+  static constexpr std::string_view kNames =
+      "account acctg-freq begin chdir comment constraint container contiguous cores-per-socket "
+      "cpus-per-gpu cpus-per-task deadline dependency distribution exclude exclusive gpus "
+      "gpus-per-node gpus-per-socket gpus-per-task gres gres-flags hold job-name licenses "
+      "mail-type mail-user mem mem-per-cpu mem-per-gpu mincpus network nice nodelist nodes "
+      "ntasks ntasks-per-core ntasks-per-gpu ntasks-per-node ntasks-per-socket overcommit "
+      "oversubscribe partition priority qos reservation signal sockets-per-node switches "
+      "threads-per-core time time-min tmp wckey";
+  for (std::string_view rest = kNames; !rest.empty();) {
+    const std::size_t space = std::min(rest.find(' '), rest.size());
+    if (rest.substr(0, space) == name) return true;
+    rest.remove_prefix(std::min(space + 1, rest.size()));
+  }
+  return false;
+}
+
+// Options Slurm has that change nothing here (--reservation, --licenses, ...).
+void warnIgnored(const slurm::SbatchInvocation& invocation, std::string_view program, CliIo& io) {
+  for (const std::string& option : invocation.request.ignoredOptions) {
+    io.err << program << ": warning: " << option << " is accepted but has no effect in kubeslurm\n";
+  }
+}
+
+// sbatch's lines for srun's options name srun, as Slurm's shared option code does for each.
+void printAsSrun(std::ostream& stream, const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) {
+    stream << (line.starts_with("sbatch:") ? "srun:" + line.substr(7) : line) << "\n";
+  }
+}
+
 }  // namespace
+
+int runSrunTestOnly(const SrunOptions& options, const std::vector<std::string>& command,
+                    CliIo& io) {
+  return runSrunTestOnlyWith(
+      options, command, io,
+      SubmitEnvironment{kubeConnector(),
+                        [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); },
+                        grpcQueryConnector()});
+}
+
+int runSrunTestOnlyWith(const SrunOptions& options, const std::vector<std::string>& command,
+                        CliIo& io, const SubmitEnvironment& environment) {
+  std::vector<std::string> args;
+  bool named = false;
+  for (const auto& [name, value] : options) {
+    if (!allocationOption(name)) continue;
+    named = named || name == "job-name";
+    args.push_back("--" + name + (value ? "=" + *value : std::string()));
+  }
+  // srun names a job after its command (opt.c: the executable's base name).
+  if (!named && !command.empty()) {
+    const std::size_t slash = command.front().rfind('/');
+    args.push_back("--job-name=" + (slash == std::string::npos
+                                        ? command.front()
+                                        : command.front().substr(slash + 1)));
+  }
+  std::string wrapped;
+  for (const std::string& word : command) wrapped += (wrapped.empty() ? "" : " ") + word;
+  args.emplace_back("--test-only");
+  args.push_back("--wrap=" + (wrapped.empty() ? std::string("true") : wrapped));
+
+  const OwnFlags flags = splitFlags(args);
+  const slurm::SbatchContext context = makeContext(io);
+  slurm::SbatchParseResult result = slurm::parseSbatch(flags.sbatchArgs, std::nullopt, context);
+  if (result.exit) {
+    printAsSrun(io.out, result.exit->out);
+    printAsSrun(io.err, result.exit->err);
+    return result.exit->exitCode;
+  }
+  slurm::SbatchInvocation& invocation = *result.invocation;
+  invocation.request.environment = slurm::shippedEnvironment(invocation.request, io.getenv);
+  printAsSrun(io.err, invocation.warnings);
+  warnIgnored(invocation, "srun", io);
+  return testOnly(invocation, flags, io, environment, "srun");
+}
 
 int runSbatch(const std::vector<std::string>& args, CliIo& io) {
   return runSbatchWith(
@@ -495,9 +580,7 @@ int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
   slurm::SbatchInvocation& invocation = *result.invocation;
   invocation.request.environment = slurm::shippedEnvironment(invocation.request, io.getenv);
   printLines(io.err, invocation.warnings);
-  for (const std::string& option : invocation.request.ignoredOptions) {
-    io.err << "sbatch: warning: " << option << " is accepted but has no effect in kubeslurm\n";
-  }
+  warnIgnored(invocation, "sbatch", io);
   if (flags.dryRun == DryRun::kClient) return printJob(invocation, flags, io);
   if (flags.dryRun == DryRun::kServer) {
     io.err << "sbatch: error: --dry-run=server is not supported: use --dry-run=client\n";

@@ -214,6 +214,13 @@ int Srun::run(const std::vector<std::string>& args) {
     return 0;
   }
 
+  // Slurm's srun asks slurmctld whether a new job of these options would run, also inside an
+  // allocation; the in-pod tool has no way to the operator's query API, the login CLI has.
+  if (invocation.testOnly) {
+    message("error: --test-only is answered outside a job: run it from a login shell");
+    return 1;
+  }
+
   step::StepAllocation allocation;
   const auto jobId = lookup(environment_, "SLURM_JOB_ID");
   const auto nodelist = lookup(environment_, "SLURM_JOB_NODELIST");

@@ -172,8 +172,7 @@ constexpr auto kOptions = std::to_array<OptionSpec>({
 // beats running something else than asked.
 const std::set<std::string_view>& unsupportedKeys() {
   static const std::set<std::string_view> kKeys = {
-      "multi", "pty", "Z", "het_group", "test_only",   "bcast", "r",
-      "F",     "i",   "o", "e",         "interactive", "jobid"};
+      "multi", "pty", "Z", "het_group", "bcast", "r", "F", "i", "o", "e", "interactive", "jobid"};
   return kKeys;
 }
 
@@ -295,7 +294,13 @@ class Parser {
     if (!fromEnvironment && unsupportedKeys().contains(key)) {
       return unsupported("--" + std::string(spec.name));
     }
-    if (key == "N") {
+    if (!fromEnvironment) {
+      result_.options.emplace_back(std::string(spec.name),
+                                   value != nullptr ? std::optional(*value) : std::nullopt);
+    }
+    if (key == "test_only") {
+      result_.testOnly = true;
+    } else if (key == "N") {
       if (Status status = parseNodes(*value, request); !status.isOk()) return status;
       request.nodesFromEnvironment = fromEnvironment;
     } else if (key == "n") {
@@ -478,7 +483,9 @@ class Parser {
     if (std::find(operands_.begin(), operands_.end(), ":") != operands_.end()) {
       return unsupported("heterogeneous steps (\" : \" between commands)");
     }
-    if (operands_.empty()) return laterError("fatal: No command given to execute.");
+    if (operands_.empty() && !result_.testOnly) {
+      return laterError("fatal: No command given to execute.");
+    }
     result_.command = operands_;
 
     std::vector<std::string> errors;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kubeslurm/base/status.h"
@@ -19,9 +20,10 @@ namespace kubeslurm::inpod {
 struct SrunInvocation {
   // The step's shape: srun's input environment first, then the command line (see StepRequest).
   step::StepRequest request;
-  std::vector<std::string> command;    // argv of the tasks; never empty unless help/usage/version
-  bool label = false;                  // -l/--label (also SLURM_LABELIO): "<task>: " prefixes
-  bool killOnBadExit = false;          // -K/--kill-on-bad-exit[=n] (also SLURM_KILL_BAD_EXIT)
+  std::vector<std::string>
+      command;                 // argv of the tasks; empty only for help/usage/version/--test-only
+  bool label = false;          // -l/--label (also SLURM_LABELIO): "<task>: " prefixes
+  bool killOnBadExit = false;  // -K/--kill-on-bad-exit[=n] (also SLURM_KILL_BAD_EXIT)
   std::optional<std::string> jobName;  // -J as given: SLURM_JOB_NAME of the step's tasks
   // -D/--chdir (also SLURM_REMOTE_CWD, SLURM_WORKING_DIR) as given: srun makes a relative one
   // absolute against its own working directory, which is the caller's to do.
@@ -37,6 +39,14 @@ struct SrunInvocation {
   // Options Slurm accepts that change nothing here (--mpi, --cpu-bind, --gpus-per-task, ...),
   // by long name, so that srun -v can say it ignored them.
   std::vector<std::string> ignored;
+  // --test-only: where and when a job of these options would start (slurm_job_will_run); no
+  // command is needed. Answered from a login shell (the kubeslurm CLI asks the operator); the
+  // in-pod srun refuses it.
+  bool testOnly = false;
+  // Every option of the command line, in order, by its long name (a short option by the first
+  // long name of its key: -p is "partition"), with its value when it took one: what an
+  // allocation made of srun's options asks for.
+  std::vector<std::pair<std::string, std::optional<std::string>>> options;
   // Lines srun prints on stderr and carries on, verbatim ("srun: Job step's --cpus-per-task
   // value exceeds that of job (4 > 2). Job step may never run.").
   std::vector<std::string> warnings;
@@ -65,6 +75,7 @@ struct SrunInvocation {
 //    (-v) and --quiet (-Q)"); exit 1.
 //  - kUnimplemented: an srun feature kubeslurm does not have (--multi-prog, --pty, -o/-e/-i,
 //    node files, heterogeneous steps); the message starts with "error: "; exit 1.
+// Without --test-only, a command is needed ("fatal: No command given to execute.").
 StatusOr<SrunInvocation> parseSrunArguments(const std::vector<std::string>& args,
                                             const std::map<std::string, std::string>& environment);
 

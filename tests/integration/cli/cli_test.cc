@@ -130,11 +130,14 @@ struct Cli {
 };
 
 // Runs the CLI as a user would: `binary` is "kubeslurm" or a symlink beside it ("squeue").
-Cli cli(const std::string& binary, const std::string& arguments, const std::string& cwd = "/") {
+// `environment`: more NAME=VALUE words for env(1), for a command that takes no flags of ours.
+Cli cli(const std::string& binary, const std::string& arguments, const std::string& cwd = "/",
+        const std::string& environment = "") {
   const std::string dir = KUBESLURM_CLI_DIR;
-  const CommandResult got = runCommand("cd " + shellQuote(cwd) + " && env KUBECONFIG=" +
-                                       shellQuote(SandboxEnvironment::env()["KUBECONFIG"]) + " " +
-                                       shellQuote(dir + "/" + binary) + " " + arguments);
+  const CommandResult got =
+      runCommand("cd " + shellQuote(cwd) +
+                 " && env KUBECONFIG=" + shellQuote(SandboxEnvironment::env()["KUBECONFIG"]) + " " +
+                 environment + " " + shellQuote(dir + "/" + binary) + " " + arguments);
   return Cli{WIFEXITED(got.exitCode) ? WEXITSTATUS(got.exitCode) : -1, got.output};
 }
 
@@ -312,6 +315,14 @@ std::string queryFlags() {
          shellQuote(ShimEnvironment::certificate()) + " --scheduler-server-name " + kSchedulerName;
 }
 
+// The same, as the environment srun reads (it takes no flags of ours).
+std::string queryEnvironment() {
+  return "KUBESLURM_CONTEXT=kubeslurm-sandbox-token KUBESLURM_SCHEDULER=127.0.0.1:" +
+         std::to_string(ShimEnvironment::grpcPort()) +
+         " KUBESLURM_SCHEDULER_CA=" + shellQuote(ShimEnvironment::certificate()) +
+         " KUBESLURM_SCHEDULER_SERVER_NAME=" + kSchedulerName;
+}
+
 // Reference "sprio, sshare, sdiag": a job that waits for Resources shows its factors in sprio's
 // default columns (the operator's weights: age, fair-share, job size, partition, GPU TRES), and
 // sshare shows the root of the association tree.
@@ -329,6 +340,19 @@ TEST_F(ShimIT, SprioAndSshareReadTheSchedulersLiveState) {
       cli("kubeslurm", "sbatch --test-only " + queryFlags() + " --nodes=3 it.sbatch", dir_);
   EXPECT_EQ(tooWide.code, 1);
   EXPECT_EQ(tooWide.output, "allocation failure: Requested node configuration is not available\n");
+  // srun --test-only from a login shell asks the same question (srun_job.c allocate_test), of
+  // its allocation options; its step options (-l) beside them change nothing.
+  const Cli srunWillRun = cli("srun", "-N 2 -l --test-only hostname", dir_, queryEnvironment());
+  EXPECT_EQ(srunWillRun.code, 0) << srunWillRun.output;
+  EXPECT_TRUE(std::regex_match(srunWillRun.output,
+                               std::regex("srun: Job \\d+ to start at \\d{4}-\\d\\d-\\d\\dT"
+                                          "\\d\\d:\\d\\d:\\d\\d using 2 processors on nodes "
+                                          "gpu-\\[001-002\\] in partition batch\n")))
+      << srunWillRun.output;
+  const Cli srunTooWide = cli("srun", "-N3 --test-only hostname", dir_, queryEnvironment());
+  EXPECT_EQ(srunTooWide.code, 1);
+  EXPECT_EQ(srunTooWide.output,
+            "allocation failure: Requested node configuration is not available\n");
 
   std::ofstream(dir_ + "/wide.sbatch") << "#!/bin/sh\n#SBATCH --job-name=wide\n#SBATCH --nodes=2\n"
                                           "#SBATCH --gres=gpu:8\nsleep 60\n";

@@ -85,6 +85,18 @@ TEST_F(KubeAccess, ContextNamespaceAndUser) {
   EXPECT_EQ(other->user, "bob");
 }
 
+// $KUBESLURM_CONTEXT chooses the context for a command that takes no flags of ours (srun);
+// --context wins over it.
+TEST_F(KubeAccess, ContextFromTheEnvironment) {
+  env_["KUBESLURM_CONTEXT"] = "two";
+  auto fromEnv = connect(KubeFlags{});
+  ASSERT_TRUE(fromEnv.isOk()) << fromEnv.status().message();
+  EXPECT_EQ(fromEnv->user, "bob");
+  auto flag = connect(KubeFlags{.context = "one"});
+  ASSERT_TRUE(flag.isOk());
+  EXPECT_EQ(flag->user, "alice@lab");
+}
+
 TEST_F(KubeAccess, NamespaceOverrides) {
   env_["KUBESLURM_NAMESPACE"] = "from-env";
   EXPECT_EQ(connect(KubeFlags{})->namespaceName, "from-env");

@@ -1,11 +1,16 @@
 #include "kubeslurm/inpod/srun_options.h"
 
+#include <chrono>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "kubeslurm/inpod/srun.h"
 
 namespace kubeslurm::inpod {
 namespace {
@@ -287,6 +292,40 @@ TEST(SrunOptions, ErrorsAreSrunsMessages) {
     EXPECT_EQ(result.status().code(), c.code);
     EXPECT_EQ(result.status().message(), c.message);
   }
+}
+
+// --test-only needs no command (opt.c: "No command given" only without it); the options are kept
+// as given, by long name, for the allocation the login CLI plans (-p is --partition, a prefix
+// its option, a flag without a value).
+TEST(SrunOptions, TestOnlyNeedsNoCommandAndKeepsTheOptionsByName) {
+  const SrunInvocation invocation =
+      parsed({"-N2", "--part=gpu", "--gres", "gpu:8", "-l", "--test-only"}, {});
+  EXPECT_TRUE(invocation.testOnly);
+  EXPECT_TRUE(invocation.command.empty());
+  using Option = std::pair<std::string, std::optional<std::string>>;
+  EXPECT_EQ(invocation.options, (std::vector<Option>{{"nodes", "2"},
+                                                     {"partition", "gpu"},
+                                                     {"gres", "gpu:8"},
+                                                     {"label", std::nullopt},
+                                                     {"test-only", std::nullopt}}));
+  // The environment's options are not the command line's.
+  EXPECT_TRUE(parsed({"true"}).options.empty());
+  EXPECT_FALSE(parsed({"true"}).testOnly);
+}
+
+// Inside a job the in-pod srun has no way to the operator's planner: it says where to ask.
+TEST(SrunOptions, TheInPodSrunSendsTestOnlyToTheLoginShell) {
+  std::ostringstream out;
+  std::ostringstream err;
+  Srun srun(
+      referenceEnvironment(),
+      SrunSettings{
+          .connectTimeout = std::chrono::seconds(1), .workingDirectory = "/", .umask = "0022"},
+      out, err);
+  EXPECT_EQ(srun.run({"--test-only", "-N", "2", "hostname"}), 1);
+  EXPECT_EQ(err.str(),
+            "srun: error: --test-only is answered outside a job: run it from a login shell\n");
+  EXPECT_EQ(out.str(), "");
 }
 
 TEST(SrunOptions, HowSrunEndsAfterAnError) {
