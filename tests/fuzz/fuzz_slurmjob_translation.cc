@@ -1,12 +1,13 @@
 // A tenant's SlurmJob through everything the operator does with it before a pod exists: decode,
-// the pod check (admission_holds.h), the snapshot, the plan, and, for a planned start, the gang
-// and its rank pods. Whatever the JSON, the result is a value or an error Status: no exception
-// escapes, nothing aborts, and the work stays within what the chart gives the operator (run with
-// -rss_limit_mb=512 -timeout=2: the chart's memory limit, and far less than the liveness
-// window). Security review C2 (a template field of the wrong type crashed an admission thread)
-// and C3 (a 17-byte --nodelist cost 400 MB) are what this target is for.
+// the cache's hold (cluster_view.h), the pod check (admission_holds.h), the snapshot, the plan,
+// and, for a planned start, the gang and its rank pods. Whatever the JSON, the result is a value or
+// an error Status: no exception escapes, nothing aborts, and the work stays within what the chart
+// gives the operator (run with -rss_limit_mb=512 -timeout=2: the chart's memory limit, and far less
+// than the liveness window). Security review C2 (a template field of the wrong type crashed an
+// admission thread) and C3 (a 17-byte --nodelist cost 400 MB) are what this target is for.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "controllers/admission.h"
 #include "controllers/admission_holds.h"
+#include "controllers/cluster_view.h"
 #include "controllers/snapshot.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/kubeslurm_types.h"
@@ -88,6 +90,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   object["metadata"]["generation"] = 1;
   object["status"] = {{"jobId", 7}, {"state", "PENDING"}};
   auto job = api::decodeSlurmJob(object);
+
+  // As the operator's informer holds it (leanSlurmJob, then holdSlurmJob): decoded once, with as
+  // JSON only what the codec does not model; a job that does not decode is held whole. Status
+  // writes and array tasks are made from the held job as encoded, so encoding it must give the
+  // job again.
+  Json lean = object;
+  controllers::leanSlurmJob(lean);
+  const kubeslurm::kube::ObjectPtr stored = controllers::holdSlurmJob(Json(lean));
+  const std::shared_ptr<api::SlurmJobObject> cached = controllers::heldSlurmJob(stored);
+  const auto leanJob = api::decodeSlurmJob(lean);
+  check(leanJob.isOk() == (cached != nullptr));
+  if (cached == nullptr) {
+    check(*stored == lean);
+  } else {
+    check(*cached == *leanJob);
+    const auto again = api::decodeSlurmJob(api::encodeSlurmJob(*cached));
+    check(again.isOk() && *again == *cached);
+  }
+
   if (!job.isOk()) return 0;
 
   controllers::ClusterObjects objects = cluster();
