@@ -3,7 +3,6 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -58,15 +57,8 @@ kubeslurm::cli::CliIo processIo() {
 // other srun runs a step inside a job (the in-pod tool's), which also says what it cannot do.
 std::optional<int> srunTestOnly(const std::vector<std::string>& args) {
   if (std::getenv("SLURM_JOB_ID") != nullptr) return std::nullopt;  // NOLINT(concurrency-mt-unsafe)
-  std::map<std::string, std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    const std::size_t eq = text.find('=');
-    if (eq != std::string_view::npos) {
-      environment.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
-    }
-  }
-  const auto parsed = kubeslurm::inpod::parseSrunArguments(args, environment);
+  const auto parsed =
+      kubeslurm::inpod::parseSrunArguments(args, kubeslurm::inpod::processEnvironment());
   if (!parsed.isOk() || !parsed->testOnly || parsed->help || parsed->usage || parsed->version) {
     return std::nullopt;
   }

@@ -450,7 +450,7 @@ int testOnly(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, C
     const bool refused = failure.code() == StatusCode::kInvalidArgument ||
                          failure.code() == StatusCode::kResourceExhausted ||
                          failure.code() == StatusCode::kFailedPrecondition;
-    if (refused && program == "sbatch" && failure.code() == StatusCode::kInvalidArgument) {
+    if (program == "sbatch" && failure.code() == StatusCode::kInvalidArgument) {
       printRejection(failure.message(), io);
     } else if (refused) {
       io.err << "allocation failure: " << failure.message() << "\n";

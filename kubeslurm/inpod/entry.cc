@@ -82,17 +82,6 @@ class SignalThread {
   std::thread thread_;
 };
 
-std::map<std::string, std::string> processEnvironment() {
-  std::map<std::string, std::string> environment;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    const auto equals = text.find('=');
-    if (equals == std::string_view::npos) continue;
-    environment.emplace(text.substr(0, equals), text.substr(equals + 1));
-  }
-  return environment;
-}
-
 std::string workingDirectory() {
   std::string buffer(4096, '\0');
   if (getcwd(buffer.data(), buffer.size()) == nullptr) return "/";
@@ -202,6 +191,17 @@ int exitStatusOf(int waitStatus) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> processEnvironment() {
+  std::map<std::string, std::string> environment;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const auto equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    environment.emplace(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return environment;
+}
 
 int srunMain(const std::vector<std::string>& args) {
   Srun srun(processEnvironment(),

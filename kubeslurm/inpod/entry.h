@@ -3,10 +3,14 @@
 // libraries take as parameters (signals, environ, the working directory).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kubeslurm::inpod {
+
+// The process's environment (environ) as NAME -> VALUE, as these entry points read it.
+std::map<std::string, std::string> processEnvironment();
 
 // `srun [options] command...` (invoked by that name).
 int srunMain(const std::vector<std::string>& args);
