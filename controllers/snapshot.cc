@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -202,6 +203,9 @@ class Builder {
     std::sort(nodes.begin(), nodes.end(), [](const api::Node* a, const api::Node* b) {
       return slurm::naturalCompare(a->metadata.name, b->metadata.name) < 0;
     });
+    out_.snapshot.nodes.reserve(nodes.size());
+    out_.nodeNames.reserve(nodes.size());
+    nodeIndex_.reserve(nodes.size());
     for (const api::Node* node : nodes) {
       const auto index = static_cast<core::NodeIndex>(out_.snapshot.nodes.size());
       if (!nodeIndex_.emplace(node->metadata.name, index).second) continue;
@@ -354,8 +358,8 @@ class Builder {
     }
   }
 
-  void problem(const api::SlurmJobObject& job, std::string reason, std::string message) {
-    out_.problems.push_back(JobProblem{jobKey(job), std::move(reason), std::move(message)});
+  void problem(const std::string& key, std::string reason, std::string message) {
+    out_.problems.push_back(JobProblem{key, std::move(reason), std::move(message)});
   }
 
   // Account spec.limits.maxSubmitJobs (MaxSubmitJobs=: pending plus running jobs per user,
@@ -420,9 +424,10 @@ class Builder {
     out_.snapshot.unplanned.push_back(u);
   }
 
-  std::vector<const api::Pod*> currentAttempt(const api::SlurmJobObject& job) const {
+  std::vector<const api::Pod*> currentAttempt(const api::SlurmJobObject& job,
+                                              const std::string& key) const {
     std::vector<const api::Pod*> pods;
-    auto it = podsByJob_.find(jobKey(job));
+    auto it = podsByJob_.find(key);
     if (it == podsByJob_.end()) return pods;
     const auto attempt = static_cast<std::uint32_t>(job.status->restarts.value_or(0));
     for (const api::Pod* pod : it->second) {
@@ -447,6 +452,7 @@ class Builder {
       jobs.emplace_back(*job.status->jobId, &job);
     }
     if (anyArray) addUnmaterializedTasks();
+    out_.snapshot.jobs.reserve(jobs.size());
     // Oldest id first: of two objects claiming one id (which invariant 5 forbids) the one seen
     // first keeps it, whatever order the informer listed them in.
     std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
@@ -456,12 +462,12 @@ class Builder {
     std::optional<std::int64_t> previous;  // sorted: a used id is the one just before
     for (const auto& [rawId, job] : jobs) {
       if (rawId <= 0) {
-        problem(*job, "InvalidJobId", "status.jobId must be positive");
+        problem(jobKey(*job), "InvalidJobId", "status.jobId must be positive");
         continue;
       }
       const auto id = static_cast<core::JobId>(rawId);
       if (previous == rawId) {
-        problem(*job, "DuplicateJobId",
+        problem(jobKey(*job), "DuplicateJobId",
                 "job id " + std::to_string(id) + " is already used by another SlurmJob");
         continue;
       }
@@ -471,17 +477,18 @@ class Builder {
                                                        ? std::optional(slurm::JobState::kPending)
                                                        : slurm::parseJobState(stateText);
       if (!state) {
-        problem(*job, "InvalidState", "unknown job state " + quoteForDiagnostic(stateText, 40));
+        problem(jobKey(*job), "InvalidState",
+                "unknown job state " + quoteForDiagnostic(stateText, 40));
         unplanned(*job, id);
         continue;
       }
       switch (*state) {
         case slurm::JobState::kPending:
         case slurm::JobState::kRequeued:
-          addPending(*job, id);
+          addPending(*job, id, jobKey(*job));
           break;
         case slurm::JobState::kRunning:
-          addRunning(*job, id);
+          addRunning(*job, id, jobKey(*job));
           break;
         default:
           if (slurm::isFinished(*state)) addFinished(*job, id, *state);
@@ -556,25 +563,25 @@ class Builder {
     return jobMetadata(job).creationTimestamp.value_or(now_);
   }
 
-  void addPending(const api::SlurmJobObject& job, core::JobId id) {
+  void addPending(const api::SlurmJobObject& job, core::JobId id, std::string key) {
     std::string message;
     std::vector<const api::Partition*> partitions =
         jobPartitions(job.request, objects_.partitions, &message);
     if (partitions.empty()) {
-      problem(job, "InvalidPartition", message);
+      problem(key, "InvalidPartition", message);
       unplanned(job, id);
       return;
     }
     // A gang of this attempt exists (being bound, or rolled back and not yet deleted): planning
     // the job again would make a second gang with the same pod names.
-    if (!currentAttempt(job).empty()) {
-      out_.gangsInFlight.insert(jobKey(job));
+    if (!currentAttempt(job, key).empty()) {
+      out_.gangsInFlight.insert(key);
       unplanned(job, id, /*starting=*/true);
       return;
     }
     // Held by the job controller: its pods cannot be made as written.
-    if (const auto held = holds_.invalid.find(jobKey(job)); held != holds_.invalid.end()) {
-      problem(job, held->second.reason, held->second.message);
+    if (const auto held = holds_.invalid.find(key); held != holds_.invalid.end()) {
+      problem(key, held->second.reason, held->second.message);
       unplanned(job, id);
       return;
     }
@@ -585,7 +592,7 @@ class Builder {
       for (const api::Partition* partition : partitions) {
         auto mounts = containerMounts(job.request, *partition);
         if (!mounts.isOk()) {
-          problem(job, "InvalidContainerMounts", std::string(mounts.status().message()));
+          problem(key, "InvalidContainerMounts", std::string(mounts.status().message()));
           unplanned(job, id);
           return;
         }
@@ -594,12 +601,12 @@ class Builder {
     auto core = plannedJob(job.request, partitions, id, userOf(job), submitTimeOf(job),
                            objects_.nodes.size());
     if (!core.isOk()) {
-      problem(job, "InvalidRequest", std::string(core.status().message()));
+      problem(key, "InvalidRequest", std::string(core.status().message()));
       unplanned(job, id);
       return;
     }
     // A failed admission's backoff: planned as a job that may not begin before then.
-    if (const auto retry = holds_.retryAfter.find(jobKey(job)); retry != holds_.retryAfter.end()) {
+    if (const auto retry = holds_.retryAfter.find(key); retry != holds_.retryAfter.end()) {
       core->beginTime = std::max(core->beginTime, retry->second);
     }
     // A gang start timeout's backoff, which the job's status carries across leaders.
@@ -608,24 +615,25 @@ class Builder {
     }
     if (core->account.empty()) core->account = defaultAccount(job.namespaceName);
     if (!qosAllowed(*core)) {
-      problem(job, std::string(slurm::pendingReasonName(slurm::PendingReason::kInvalidQOS)),
+      problem(key, std::string(slurm::pendingReasonName(slurm::PendingReason::kInvalidQOS)),
               "Invalid qos specification");
       unplanned(job, id);
       return;
     }
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kPending;
-    out_.jobKeys.emplace(id, jobKey(job));
+    // buildJobs goes by ascending id: each key goes at the end.
+    out_.jobKeys.emplace_hint(out_.jobKeys.end(), id, std::move(key));
     out_.snapshot.jobs.push_back(std::move(core).value());
   }
 
-  void addRunning(const api::SlurmJobObject& job, core::JobId id) {
+  void addRunning(const api::SlurmJobObject& job, core::JobId id, std::string key) {
     // The allocation is where its ranks are bound: rank order, one node each. Ranks that
     // finished no longer hold their nodes.
     std::vector<std::pair<std::uint32_t, const api::Pod*>> ranks;
     std::vector<std::pair<std::uint32_t, const api::Pod*>> endedRanks;
     std::optional<core::Time> endTime;
-    for (const api::Pod* pod : currentAttempt(job)) {
+    for (const api::Pod* pod : currentAttempt(job, key)) {
       const auto rank = podspec::bookkeepingNumber(pod->metadata.labels, podspec::kRankLabel);
       if (!rank || pod->spec.nodeName.empty()) continue;
       if (!nodeIndex_.contains(pod->spec.nodeName)) continue;
@@ -682,7 +690,7 @@ class Builder {
       core->allocatedNodes.push_back(nodeIndex_.at(pod->spec.nodeName));
       chargedByJob_.insert(pod);
     }
-    out_.jobKeys.emplace(id, jobKey(job));
+    out_.jobKeys.emplace_hint(out_.jobKeys.end(), id, std::move(key));
     out_.snapshot.jobs.push_back(std::move(core).value());
   }
 
@@ -720,8 +728,9 @@ class Builder {
   core::Time now_;
   const JobHolds& holds_;
   SnapshotIndex out_;
-  std::map<std::string, core::NodeIndex, std::less<>> nodeIndex_;
-  std::map<std::string, std::vector<const api::Pod*>> podsByJob_;
+  // Looked up once per rank pod and per pending job: hashed, not ordered.
+  std::unordered_map<std::string, core::NodeIndex> nodeIndex_;
+  std::unordered_map<std::string, std::vector<const api::Pod*>> podsByJob_;
   std::map<std::string, const api::Account*, std::less<>> accountByName_;
   std::set<const api::Pod*> chargedByJob_;
 };
