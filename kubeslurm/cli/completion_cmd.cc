@@ -74,6 +74,20 @@ _kubeslurm_complete() {
     scancel) options="--account --batch --full --interactive --name --partition --qos --quiet --signal --state --user --verbose" ;;
     sinfo) options="--all --dead --exact --format --long --Node --noheader --partition --responding --list-reasons --summarize --states --sort" ;;
     sacct) options="--allocations --allusers --accounts --brief --endtime --format --jobs --long --name --noheader --parsable --parsable2 --partition --starttime --state --user" ;;
+    sreport)
+      if [[ $cur != -* ]]; then
+        local sub=${COMP_WORDS[first]:-}
+        if ((COMP_CWORD == first)); then
+          mapfile -t COMPREPLY < <(compgen -W "user" -- "$cur")
+        elif [[ $sub == user && COMP_CWORD -eq $((first + 1)) ]]; then
+          mapfile -t COMPREPLY < <(compgen -W "TopUsage" -- "$cur")
+        elif [[ $sub == user ]]; then
+          mapfile -t COMPREPLY < <(compgen -W "Start= End= Users= Accounts= TopCount= Format= Group" -- "$cur")
+          compopt -o nospace 2>/dev/null
+        fi
+        return
+      fi
+      options="--noheader --parsable --parsable2 --quiet --sort --tres --version --scheduler --scheduler-ca --scheduler-server-name" ;;
     sprio) options="--format --jobs --long --norm --noheader --partition --sort --user --weights --scheduler --scheduler-ca --scheduler-server-name" ;;
     sshare) options="--accounts --all --format --long --noheader --parsable --parsable2 --users --Users --scheduler --scheduler-ca --scheduler-server-name" ;;
     sdiag) options="--all --reset --sort-by-id --sort-by-time --sort-by-time2 --usage --version --scheduler --scheduler-ca --scheduler-server-name" ;;
@@ -126,8 +140,8 @@ int runCompletion(const std::vector<std::string>& args, CliIo& io) {
   }
   io.out << "'\n";
   io.out << "_kubeslurm_sbatch_options='" << sbatchOptions() << "'\n";
-  io.out << "complete -F _kubeslurm_complete kubeslurm sbatch squeue scancel sinfo sacct scontrol "
-            "sprio sshare sdiag\n";
+  io.out << "complete -F _kubeslurm_complete kubeslurm sbatch squeue scancel sinfo sacct sreport "
+            "scontrol sprio sshare sdiag\n";
   return 0;
 }
 

@@ -89,6 +89,9 @@ int runSinfoWith(const std::vector<std::string>& args, CliIo& io, const Connecto
 // unreachable, sacct shows the live SlurmJobs only.
 int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
                  const QueryConnector& queries = {});
+// `queries`: the operator's query API, which sreport's job records come from (required).
+int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                   const QueryConnector& queries);
 // scontrol's offline commands (hostnames, hostlist) never call `connect`.
 int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,

@@ -1,0 +1,111 @@
+#include "kubeslurm/accounting/usage_report.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "kubeslurm/base/text.h"
+
+namespace kubeslurm::accounting {
+
+namespace {
+
+constexpr std::int64_t kHour = 3600;
+constexpr std::int64_t kDay = 86400;
+
+// Floor division, so that times before the epoch round the same way.
+std::int64_t floorTo(std::int64_t t, std::int64_t unit) {
+  const std::int64_t q = t / unit;
+  return (t % unit < 0 ? q - 1 : q) * unit;
+}
+
+// slurmdb_report_set_start_end_time's rounding of a given bound, on local time: seconds from 30
+// add a minute, and minutes (after that) from 30 an hour; then minutes and seconds go.
+std::int64_t roundToHour(std::int64_t local) {
+  const std::int64_t hour = floorTo(local, kHour);
+  const std::int64_t seconds = local - hour;
+  std::int64_t minutes = seconds / 60;
+  if (seconds % 60 >= 30) ++minutes;
+  return minutes >= 30 ? hour + kHour : hour;
+}
+
+// "500G" -> 512000 (MB), as Slurm writes mem in AllocTRES (a bare number is MB).
+std::optional<std::uint64_t> megabytes(std::string_view text) {
+  std::uint64_t kib = 1024;
+  if (!text.empty() && text.back() >= 'A') {
+    const std::string_view units = "KMGTP";
+    const std::size_t unit = units.find(text.back());
+    if (unit == std::string_view::npos) return std::nullopt;
+    kib = std::uint64_t{1} << (10 * unit);
+    text.remove_suffix(1);
+  }
+  const auto value = parseInteger<std::uint64_t>(text);
+  if (!value || *value > UINT64_MAX / kib) return std::nullopt;
+  return *value * kib / 1024;
+}
+
+}  // namespace
+
+ReportWindow reportWindow(std::optional<std::int64_t> start, std::optional<std::int64_t> end,
+                          std::int64_t now, std::int32_t utcOffset) {
+  const std::int64_t localNow = now + utcOffset;
+  std::int64_t localEnd = 0;
+  if (end) {
+    localEnd = roundToHour(std::min(*end, now) + utcOffset);
+  } else {
+    localEnd = floorTo(localNow, kDay);
+  }
+  const std::int64_t localStart =
+      start ? roundToHour(*start + utcOffset) : floorTo(localNow, kDay) - kDay;
+  ReportWindow window{localStart - utcOffset, localEnd - utcOffset};
+  if (window.end - window.start < kHour) window.end = window.start + kHour;
+  return window;
+}
+
+std::map<std::string, std::uint64_t> tresCounts(std::string_view tres) {
+  std::map<std::string, std::uint64_t> counts;
+  std::uint64_t typedGpus = 0;
+  while (!tres.empty()) {
+    const std::size_t comma = tres.find(',');
+    const std::string_view item = tres.substr(0, comma);
+    tres.remove_prefix(comma == std::string_view::npos ? tres.size() : comma + 1);
+    const std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos || equals == 0) continue;
+    const std::string_view name = item.substr(0, equals);
+    const std::string_view value = item.substr(equals + 1);
+    const std::optional<std::uint64_t> count =
+        name == "mem" ? megabytes(value) : parseInteger<std::uint64_t>(value);
+    if (!count) continue;
+    counts[std::string(name)] = *count;
+    if (name.starts_with("gres/gpu:")) typedGpus += *count;
+  }
+  if (typedGpus > 0) counts.try_emplace("gres/gpu", typedGpus);
+  return counts;
+}
+
+std::vector<AssociationUsage> associationUsage(const std::vector<JobRecord>& records,
+                                               const ReportWindow& window, std::int64_t now) {
+  std::map<std::pair<std::string, std::string>, AssociationUsage> byAssociation;
+  for (const JobRecord& r : records) {
+    if (r.allocTres.empty() || !r.startTime) continue;
+    const std::int64_t from = std::max(*r.startTime, window.start);
+    const std::int64_t to = std::min(r.endTime.value_or(now), window.end);
+    if (to <= from) continue;
+    const auto seconds = static_cast<std::uint64_t>(to - from);
+    const std::map<std::string, std::uint64_t> counts = tresCounts(r.allocTres);
+    if (counts.empty()) continue;
+    AssociationUsage& usage = byAssociation[{r.user, r.account}];
+    usage.user = r.user;
+    usage.account = r.account;
+    for (const auto& [name, count] : counts) {
+      std::uint64_t& total = usage.allocSeconds[name];
+      const std::uint64_t add = count > UINT64_MAX / seconds ? UINT64_MAX : count * seconds;
+      total = add > UINT64_MAX - total ? UINT64_MAX : total + add;
+    }
+  }
+  std::vector<AssociationUsage> out;
+  out.reserve(byAssociation.size());
+  for (auto& [key, usage] : byAssociation) out.push_back(std::move(usage));
+  return out;
+}
+
+}  // namespace kubeslurm::accounting

@@ -1,0 +1,118 @@
+// `sreport`: usage from the operator's accounting store (through its query API), with the live
+// SlurmJobs' records in place of the same runs' (a running job's usage so far), printed through
+// sreport_format.h. The Proper Name column is the login host's GECOS name of each user, as
+// sreport's getpwnam gives it.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pwd.h>
+
+#include "kubeslurm/accounting/usage_report.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/cli/commands.h"
+#include "kubeslurm/cli/job_objects.h"
+#include "kubeslurm/cli/kube_access.h"
+#include "kubeslurm/cli/sacct_format.h"
+#include "kubeslurm/cli/scheduler_access.h"
+#include "kubeslurm/cli/sreport_format.h"
+#include "kubeslurm/kube/resource.h"
+
+namespace kubeslurm::cli {
+namespace {
+
+// getpwnam's GECOS up to its first comma, for the users that have an entry here.
+std::map<std::string, std::string> properNames(
+    const std::vector<accounting::AssociationUsage>& usage) {
+  std::map<std::string, std::string> names;
+  for (const accounting::AssociationUsage& u : usage) {
+    if (names.contains(u.user)) continue;
+    passwd entry{};
+    passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (getpwnam_r(u.user.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+        found == nullptr || found->pw_gecos == nullptr) {
+      continue;
+    }
+    std::string gecos = found->pw_gecos;
+    gecos = gecos.substr(0, gecos.find(','));
+    if (!gecos.empty()) names.emplace(u.user, std::move(gecos));
+  }
+  return names;
+}
+
+}  // namespace
+
+int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                   const QueryConnector& queries) {
+  std::vector<std::string> sreportArgs = args;
+  auto flags = takeKubeFlags(sreportArgs, /*allowAllNamespaces=*/true);
+  auto schedulerFlags = takeSchedulerFlags(sreportArgs);
+  if (!flags.isOk() || !schedulerFlags.isOk()) {
+    io.err << "sreport: error: "
+           << (!flags.isOk() ? flags.status() : schedulerFlags.status()).message() << "\n";
+    return 1;
+  }
+  SreportContext context;
+  context.now = io.now;
+  context.utcOffsetSeconds = io.utcOffsetSeconds;
+  if (io.getenv) context.envTres = io.getenv("SREPORT_TRES");
+  const SreportParse parse = parseSreportArgs(sreportArgs, context);
+  if (parse.exit) return emit(*parse.exit, io);
+
+  auto session = connect(*flags, io);
+  if (!session.isOk()) {
+    io.err << "sreport: error: " << session.status().message() << "\n";
+    return 1;
+  }
+  const accounting::ReportWindow window = topUsageWindow(*parse.topUsage, context);
+
+  // Every run that overlaps the window: the store's, then the live jobs' in place of theirs.
+  std::map<std::pair<std::int64_t, std::int64_t>, accounting::JobRecord> byRun;
+  if (!queries) {
+    io.err << "sreport: error: no query API to read the job records from\n";
+    return 1;
+  }
+  auto client = queries(*session, *schedulerFlags, io);
+  if (!client.isOk()) {
+    io.err << "sreport: error: " << describeQueryFailure(client.status()) << "\n";
+    return 1;
+  }
+  rpc::JobRecordQuery query;
+  query.namespaceName = session->namespaceName;
+  query.from = window.start;
+  auto stored = (*client)->listJobRecords(query);
+  if (!stored.isOk() && stored.status().code() != StatusCode::kFailedPrecondition) {
+    io.err << "sreport: error: " << describeQueryFailure(stored.status()) << "\n";
+    return 1;
+  }
+  if (stored.isOk()) {
+    for (accounting::JobRecord& r : *stored) byRun[{r.jobId, r.attempt}] = std::move(r);
+  }
+  auto jobs = kube::listAll(*session->reader, kube::resources::slurmJobs(), session->namespaceName,
+                            kube::ListOptions{});
+  if (!jobs.isOk()) {
+    io.err << "sreport: error: " << jobs.status().message() << "\n";
+    return 1;
+  }
+  SacctContext recordContext;
+  recordContext.now = context.now;
+  recordContext.clusterName = context.clusterName;
+  for (accounting::JobRecord& r : liveJobRecords(decodeJobList(*jobs), recordContext)) {
+    byRun[{r.jobId, r.attempt}] = std::move(r);
+  }
+  std::vector<accounting::JobRecord> records;
+  records.reserve(byRun.size());
+  for (auto& [run, record] : byRun) records.push_back(std::move(record));
+
+  const std::vector<accounting::AssociationUsage> usage =
+      accounting::associationUsage(records, window, context.now);
+  return emit(formatTopUsage(usage, parse, context, properNames(usage)), io);
+}
+
+int runSreport(const std::vector<std::string>& args, CliIo& io) {
+  return runSreportWith(args, io, kubeConnector(), grpcQueryConnector());
+}
+
+}  // namespace kubeslurm::cli

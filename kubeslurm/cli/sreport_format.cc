@@ -1,0 +1,566 @@
+#include "kubeslurm/cli/sreport_format.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+#include <utility>
+
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/cli/getopt.h"
+#include "kubeslurm/slurm/time_format.h"
+
+namespace kubeslurm::cli {
+
+namespace {
+
+CommandOutput failure(std::string err) { return CommandOutput{"", std::move(err), 1}; }
+
+// xstrncasecmp(word, name, MAX(strlen(word), minimum)) == 0: `word` is a prefix of `name` of at
+// least `minimum` characters (a longer word never matches).
+bool abbreviates(std::string_view word, std::string_view name, std::size_t minimum) {
+  const std::size_t length = std::max(word.size(), minimum);
+  if (length > name.size() || word.size() < length) return false;
+  return equalsIgnoreCase(word, name.substr(0, length));
+}
+
+// The TRES slurmdbd tracks for a GPU cluster (its tres table, by id), as -T names them.
+constexpr auto kKnownTres = std::to_array<std::string_view>(
+    {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages", "gres/gpu"});
+
+constexpr std::string_view kUsage =
+    "sreport [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -a or --all_clusters: Use all clusters instead of current\n"
+    "     -h or --help: equivalent to \"help\" command\n"
+    "     -M or --cluster: Only report on the given cluster\n"
+    "     -n or --noheader: equivalent to \"noheader\" command\n"
+    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
+    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
+    "     -Q or --quiet: equivalent to \"quiet\" command\n"
+    "     -t <time_format>: Second, Minute or Hour (the percentage formats are not kept)\n"
+    "     -T or --tres: comma separated list of TRES, or 'ALL' for all TRES\n"
+    "     -s or --sort: Name or Time\n"
+    "     -V or --version: equivalent to \"version\" command\n"
+    "\n"
+    "    Valid <COMMAND> values are:\n"
+    "     user TopUsage [Start=<time>] [End=<time>] [Users=<list>] [Accounts=<list>]\n"
+    "                   [TopCount=<n>] [Group] [Format=<fields>]\n"
+    "     (the cluster, job and reservation reports are not made by kubeslurm yet)\n";
+
+constexpr auto kLongOptions = std::to_array<LongOptionSpec>({
+    {"all_clusters", 0, 'a'},
+    {"cluster", 1, 'M'},
+    {"help", 0, 'h'},
+    {"noheader", 0, 'n'},
+    {"parsable", 0, 'p'},
+    {"parsable2", 0, 'P'},
+    {"quiet", 0, 'Q'},
+    {"sort", 1, 's'},
+    {"tres", 1, 'T'},
+    {"usage", 0, 'h'},
+    {"verbose", 0, 'v'},
+    {"version", 0, 'V'},
+});
+
+// _set_time_format. Slurm prints an unknown format without a newline and goes on with the one
+// it had.
+std::optional<CommandOutput> setTimeFormat(const std::string& text, SreportOptions& options,
+                                           std::string& err) {
+  for (const std::string_view percent : {"SecPer", "MinPer", "HourPer"}) {
+    if (abbreviates(text, percent, 6)) {
+      return failure(
+          "sreport: error: kubeslurm does not record the cluster's capacity over time, so it "
+          "reports no percentage of it; use -t Seconds, Minutes or Hours\n");
+    }
+  }
+  if (abbreviates(text, "Seconds", 1)) {
+    options.time = SreportTime::kSeconds;
+  } else if (abbreviates(text, "Minutes", 1)) {
+    options.time = SreportTime::kMinutes;
+  } else if (abbreviates(text, "Hours", 1)) {
+    options.time = SreportTime::kHours;
+  } else if (abbreviates(text, "Percent", 1)) {
+    return setTimeFormat("SecPer", options, err);
+  } else {
+    err += "unknown time format " + text;
+  }
+  return std::nullopt;
+}
+
+// _build_tres_list: the names -T lists that the cluster tracks, in the order given ("ALL": all
+// of them, by id); none is fatal.
+std::optional<CommandOutput> resolveTres(const std::string& list, SreportOptions& options) {
+  for (const std::string& token : splitCommaList(list)) {
+    if (equalsIgnoreCase(token, "ALL")) {
+      options.tres.assign(kKnownTres.begin(), kKnownTres.end());
+      break;
+    }
+    const auto* const known =
+        std::find_if(kKnownTres.begin(), kKnownTres.end(),
+                     [&](std::string_view t) { return equalsIgnoreCase(t, token); });
+    if (known != kKnownTres.end()) options.tres.emplace_back(*known);
+  }
+  if (options.tres.empty()) return failure("sreport: fatal: No valid TRES given\n");
+  return std::nullopt;
+}
+
+// A start= or end= value: parse_time's diagnostic and then as if not given (parse_time's 0).
+std::optional<std::int64_t> conditionTime(const std::string& text, const SreportContext& context,
+                                          std::string& err) {
+  auto t = slurm::parseBeginTime(text, context.now, context.utcOffsetSeconds);
+  if (t.isOk()) return *t;
+  if (!t.status().message().empty()) err += std::string(t.status().message()) + "\n";
+  return std::nullopt;
+}
+
+// user_reports.c _set_cond.
+void parseTopUsageConditions(const std::vector<std::string>& words, const SreportContext& context,
+                             SreportTopUsage& report, std::string& err, int& exitCode) {
+  for (const std::string& word : words) {
+    const std::size_t equals = word.find('=');
+    const bool hasValue = equals != std::string::npos;
+    const std::string name = hasValue ? word.substr(0, equals) : word;
+    const std::string value = hasValue ? word.substr(equals + 1) : word;
+    if (!hasValue && abbreviates(name, "all_clusters", 1)) continue;
+    if (!hasValue && abbreviates(name, "group", 1)) {
+      report.group = true;
+    } else if (!hasValue || abbreviates(name, "Users", 1)) {
+      for (const std::string& user : splitCommaList(value)) {
+        report.users.push_back(lowercaseAscii(user));
+      }
+    } else if (abbreviates(name, "Accounts", 2) || abbreviates(name, "Acct", 4)) {
+      for (std::string& account : splitCommaList(value)) {
+        report.accounts.push_back(std::move(account));
+      }
+    } else if (abbreviates(name, "Clusters", 1)) {
+      continue;  // one cluster
+    } else if (abbreviates(name, "End", 1)) {
+      report.end = conditionTime(value, context, err);
+    } else if (abbreviates(name, "Format", 1)) {
+      for (std::string& field : splitCommaList(value)) report.format.push_back(std::move(field));
+    } else if (abbreviates(name, "Start", 1)) {
+      report.start = conditionTime(value, context, err);
+    } else if (abbreviates(name, "TopCount", 1)) {
+      // get_uint: strtol, a negative count is no limit.
+      char* rest = nullptr;
+      const long count = std::strtol(value.c_str(), &rest, 10);
+      if (count == 0 && rest != nullptr && *rest != '\0') {
+        err += "sreport: error: Invalid value for TopCount (" + value + ")\n";
+        exitCode = 1;
+      } else {
+        report.topCount =
+            count < 0 ? UINT32_MAX : static_cast<std::uint32_t>(std::min<long>(count, UINT32_MAX));
+      }
+    } else {
+      err += " Unknown condition: " + word + "\nUse keyword set to modify value\n";
+      exitCode = 1;
+    }
+  }
+}
+
+// The command words (sreport.c _process_command, _user_rep).
+void parseCommand(const std::vector<std::string>& words, const SreportContext& context,
+                  SreportParse& parse, std::string& err, int& exitCode) {
+  if (words.empty()) {
+    parse.exit = failure(
+        "sreport: error: kubeslurm's sreport runs the one command on its command line; it has "
+        "no interactive mode\n");
+    return;
+  }
+  const std::string& keyword = words[0];
+  const auto tooFew = [&] {
+    parse.exit =
+        failure(parse.options.quiet ? "" : "too few arguments for keyword:" + keyword + "\n");
+  };
+  if (abbreviates(keyword, "help", 2)) {
+    parse.exit = CommandOutput{std::string(kUsage), "", 0};
+    return;
+  }
+  if (abbreviates(keyword, "user", 1)) {
+    if (words.size() < 2) return tooFew();
+    if (words[1].empty() || (words[1][0] != 'T' && words[1][0] != 't')) {
+      parse.exit = failure("Not valid report " + words[1] + "\nValid user reports are, \"Top\"\n");
+      return;
+    }
+    SreportTopUsage report;
+    parseTopUsageConditions({words.begin() + 2, words.end()}, context, report, err, exitCode);
+    parse.topUsage = std::move(report);
+    return;
+  }
+  if (abbreviates(keyword, "cluster", 2) || abbreviates(keyword, "job", 1) ||
+      abbreviates(keyword, "reservation", 2) || abbreviates(keyword, "resv", 2)) {
+    if (words.size() < 2) return tooFew();
+    parse.exit = failure("sreport: error: kubeslurm does not make the " + keyword +
+                         " reports yet; `sreport user TopUsage` is made\n");
+    return;
+  }
+  parse.exit = failure("invalid keyword: " + keyword + "\n");
+}
+
+// slurmdb_report_print_time for the whole-number formats.
+std::string usageText(std::uint64_t seconds, SreportTime time) {
+  if (time == SreportTime::kSeconds) return std::to_string(seconds);
+  const double divisor = time == SreportTime::kHours ? 3600.0 : 60.0;
+  std::array<char, 64> buffer{};
+  const int written =
+      std::snprintf(buffer.data(), buffer.size(), "%.0f", static_cast<double>(seconds) / divisor);
+  if (written < 0) return "";
+  return buffer.data();
+}
+
+enum class Field { kAccount, kCluster, kEnergy, kLogin, kProper, kTresName, kUsed };
+
+struct PrintField {
+  Field field;
+  std::string name;
+  int width;
+};
+
+// _setup_print_fields_list: each field's prefix, header and width ("%N" sets the width).
+std::vector<PrintField> printFields(const std::vector<std::string>& format, std::string& err,
+                                    int& exitCode) {
+  std::vector<PrintField> fields;
+  for (std::string object : format) {
+    int width = 0;
+    if (const std::size_t percent = object.find('%'); percent != std::string::npos) {
+      std::size_t at = percent + 1;
+      width = consumeFieldWidth(object, at);
+      object.resize(percent);
+    }
+    PrintField f{Field::kUsed, "", 0};
+    if (abbreviates(object, "Accounts", 1)) {
+      f = {Field::kAccount, "Account", 15};
+    } else if (abbreviates(object, "Cluster", 1)) {
+      f = {Field::kCluster, "Cluster", 9};
+    } else if (abbreviates(object, "Energy", 1)) {
+      f = {Field::kEnergy, "Energy", 10};
+    } else if (abbreviates(object, "Login", 1)) {
+      f = {Field::kLogin, "Login", 9};
+    } else if (abbreviates(object, "Proper", 1)) {
+      f = {Field::kProper, "Proper Name", 15};
+    } else if (abbreviates(object, "TresName", 5)) {
+      f = {Field::kTresName, "TRES Name", 14};
+    } else if (abbreviates(object, "Used", 1)) {
+      f = {Field::kUsed, "Used", 10};
+    } else {
+      err += " Unknown field '" + object + "'\n";
+      exitCode = 1;
+      continue;
+    }
+    if (width != 0) f.width = width;
+    fields.push_back(std::move(f));
+  }
+  return fields;
+}
+
+// sreport_set_usage_col_width: 8 columns, one more per digit past eight of the raw seconds.
+int usageWidth(std::uint64_t seconds) {
+  int width = 8;
+  for (std::uint64_t order = 100000000; seconds >= order && width < 26; order *= 10) {
+    ++width;
+    if (order > UINT64_MAX / 10) break;
+  }
+  return width;
+}
+
+using TresSeconds = std::map<std::string, std::uint64_t>;
+
+std::uint64_t secondsOf(const TresSeconds& allocSeconds, const std::string& tres) {
+  const auto it = allocSeconds.find(tres);
+  return it == allocSeconds.end() ? 0 : it->second;
+}
+
+// A user's line(s) of the report: one association, or all of a user's with `group`.
+struct UserLine {
+  std::string user;
+  std::vector<std::string> accounts;
+  TresSeconds allocSeconds;
+};
+
+class Printer {
+ public:
+  explicit Printer(int parsable) : parsable_(parsable) {}
+
+  void header(std::string& out, const std::vector<PrintField>& fields) const {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const PrintField& f = fields[i];
+      if (parsable_ != 0) {
+        cell(out, f.name, i + 1 == fields.size());
+      } else {
+        out += aligned(f.name, f.width);
+      }
+    }
+    out += "\n";
+    if (parsable_ != 0) return;
+    for (const PrintField& f : fields) {
+      out += std::string(static_cast<std::size_t>(std::abs(f.width)), '-') + " ";
+    }
+    out += "\n";
+  }
+
+  // print_fields_str: '+' marks a truncated value; a missing one prints blank.
+  void text(std::string& out, const PrintField& f, const std::optional<std::string>& value,
+            bool last) const {
+    if (parsable_ != 0) return cell(out, value.value_or(""), last);
+    if (!value) return void(out += aligned(" ", f.width));
+    std::string shown = *value;
+    const auto width = static_cast<std::size_t>(std::abs(f.width));
+    if (shown.size() > width && width > 0) {
+      shown.resize(width);
+      shown.back() = '+';
+    }
+    out += aligned(shown, f.width);
+  }
+
+  // slurmdb_report_print_time: cut to the width, no mark.
+  void number(std::string& out, const PrintField& f, const std::string& value, bool last) const {
+    if (parsable_ != 0) return cell(out, value, last);
+    out += aligned(value, f.width);
+  }
+
+ private:
+  void cell(std::string& out, const std::string& value, bool last) const {
+    out += value;
+    if (!(parsable_ == 2 && last)) out += "|";
+  }
+
+  // printf("%*.*s ") with the field's width: right-aligned when positive, left when negative.
+  static std::string aligned(std::string value, int width) {
+    const auto abs = static_cast<std::size_t>(std::abs(width));
+    if (value.size() > abs) value.resize(abs);
+    const std::string fill(abs - value.size(), ' ');
+    return (width >= 0 ? fill + value : value + fill) + " ";
+  }
+
+  int parsable_;
+};
+
+std::string timeText(std::int64_t t, const SreportContext& context) {
+  return slurm::formatTimestamp(t, context.utcOffsetSeconds);
+}
+
+}  // namespace
+
+SreportParse parseSreportArgs(const std::vector<std::string>& args, const SreportContext& context) {
+  SreportParse parse;
+  SreportOptions& o = parse.options;
+  const GetoptResult got = getoptLong("sreport", args, "aM:hnpPQs:t:T:vV", kLongOptions);
+  if (got.error) {
+    parse.exit = failure(*got.error + "\nTry \"sreport --help\" for more information\n");
+    return parse;
+  }
+  std::string err;
+  int exitCode = 0;
+  std::optional<std::string> tres = context.envTres;
+  for (const ParsedOption& option : got.options) {
+    const std::string value = option.value.value_or("");
+    switch (option.key) {
+      case 'h':
+        parse.exit = CommandOutput{std::string(kUsage), "", 0};
+        return parse;
+      case 'V':
+        parse.exit = CommandOutput{"slurm 22.05.8\n", "", 0};
+        return parse;
+      case 'n':
+        o.noHeader = true;
+        break;
+      case 'p':
+        o.parsable = 1;
+        break;
+      case 'P':
+        o.parsable = 2;
+        break;
+      case 'Q':
+        o.quiet = true;
+        break;
+      case 's':
+        if (abbreviates(value, "Name", 1)) {
+          o.sortByName = true;
+        } else if (abbreviates(value, "Time", 6)) {
+          o.sortByName = false;
+        } else {
+          err += "unknown timesort format " + value;
+        }
+        break;
+      case 't':
+        if (auto stop = setTimeFormat(value, o, err)) {
+          parse.exit = std::move(stop);
+          return parse;
+        }
+        break;
+      case 'T':
+        tres = value;
+        break;
+      default:  // -a, -M, -v: one cluster, and nothing more to say
+        break;
+    }
+  }
+  if (tres) {
+    if (auto stop = resolveTres(*tres, o)) {
+      parse.exit = std::move(stop);
+      return parse;
+    }
+  }
+  parseCommand(got.operands, context, parse, err, exitCode);
+  if (parse.exit) {
+    parse.exit->err = err + parse.exit->err;
+    return parse;
+  }
+  // What Slurm complains of and then reports anyway (an unknown condition, a bad TopCount).
+  parse.complaints = std::move(err);
+  parse.exitCode = exitCode;
+  return parse;
+}
+
+accounting::ReportWindow topUsageWindow(const SreportTopUsage& report,
+                                        const SreportContext& context) {
+  return accounting::reportWindow(report.start, report.end, context.now, context.utcOffsetSeconds);
+}
+
+CommandOutput formatTopUsage(const std::vector<accounting::AssociationUsage>& usage,
+                             const SreportParse& parse, const SreportContext& context,
+                             const std::map<std::string, std::string>& properNames) {
+  const SreportOptions& o = parse.options;
+  const SreportTopUsage& report = *parse.topUsage;
+  CommandOutput result;
+  result.err = parse.complaints;
+  result.exitCode = parse.exitCode;
+  const bool tresGiven = !o.tres.empty();
+  const std::vector<std::string> tres = tresGiven ? o.tres : std::vector<std::string>{"cpu"};
+
+  std::vector<std::string> format = report.format;
+  if (format.empty()) {
+    format = tresGiven ? std::vector<std::string>{"Cl", "L", "P", "A", "TresName", "Used"}
+                       : std::vector<std::string>{"Cl", "L", "P", "A", "U", "Energy"};
+  }
+  std::vector<PrintField> fields = printFields(format, result.err, result.exitCode);
+
+  // The associations the conditions select, one line each or (group) one per user.
+  std::vector<UserLine> lines;
+  std::map<std::string, std::size_t> lineOfUser;
+  for (const accounting::AssociationUsage& u : usage) {
+    if (!report.users.empty() &&
+        std::find(report.users.begin(), report.users.end(), u.user) == report.users.end()) {
+      continue;
+    }
+    if (!report.accounts.empty() && std::find(report.accounts.begin(), report.accounts.end(),
+                                              u.account) == report.accounts.end()) {
+      continue;
+    }
+    std::size_t at = lines.size();
+    if (report.group) {
+      at = lineOfUser.try_emplace(u.user, lines.size()).first->second;
+    }
+    if (at == lines.size()) lines.push_back(UserLine{u.user, {}, {}});
+    UserLine& line = lines[at];
+    if (std::find(line.accounts.begin(), line.accounts.end(), u.account) == line.accounts.end()) {
+      line.accounts.push_back(u.account);
+    }
+    for (const auto& [name, seconds] : u.allocSeconds) {
+      std::uint64_t& total = line.allocSeconds[name];
+      total = seconds > UINT64_MAX - total ? UINT64_MAX : total + seconds;
+    }
+  }
+  // sort_user_dec: most of the first TRES first, then by name (and here by account, where
+  // Slurm's qsort leaves a user's associations in no set order).
+  const std::string& sortTres = tres.front();
+  std::sort(lines.begin(), lines.end(), [&](const UserLine& a, const UserLine& b) {
+    if (!o.sortByName) {
+      const auto ua = secondsOf(a.allocSeconds, sortTres);
+      const auto ub = secondsOf(b.allocSeconds, sortTres);
+      if (ua != ub) return ua > ub;
+    }
+    if (a.user != b.user) return a.user < b.user;
+    return a.accounts < b.accounts;
+  });
+
+  // The widths of Used and Energy: from the user with the most CPU (sreport sorts by CPU before
+  // it knows the report's TRES), over the report's TRES when -T named them.
+  std::vector<UserLine> byCpu = lines;
+  std::stable_sort(byCpu.begin(), byCpu.end(), [](const UserLine& a, const UserLine& b) {
+    const auto ua = secondsOf(a.allocSeconds, "cpu");
+    const auto ub = secondsOf(b.allocSeconds, "cpu");
+    if (ua != ub) return ua > ub;
+    return a.user < b.user;
+  });
+  std::uint64_t maxUsage = 0;
+  if (!byCpu.empty()) {
+    const TresSeconds& top = byCpu.front().allocSeconds;
+    const bool energyShown = std::any_of(fields.begin(), fields.end(), [](const PrintField& f) {
+      return f.field == Field::kEnergy;
+    });
+    if (energyShown) {
+      maxUsage = secondsOf(top, "cpu");
+    } else {
+      for (const std::string& t : tres) maxUsage = std::max(maxUsage, secondsOf(top, t));
+    }
+  }
+  for (PrintField& f : fields) {
+    if (f.field == Field::kUsed) f.width = usageWidth(maxUsage);
+    if (f.field == Field::kEnergy) f.width = usageWidth(0);
+  }
+
+  const accounting::ReportWindow window = topUsageWindow(report, context);
+  std::string& out = result.out;
+  if (!o.noHeader) {
+    const std::string rule(80, '-');
+    out += rule + "\n";
+    out += "Top " + std::to_string(report.topCount) + " Users " + timeText(window.start, context) +
+           " - " + timeText(window.end - 1, context) + " (" +
+           std::to_string(window.end - window.start) + " secs)\n";
+    const char* unit = o.time == SreportTime::kSeconds ? "Seconds"
+                       : o.time == SreportTime::kHours ? "Hours"
+                                                       : "Minutes";
+    out += std::string("Usage reported in ") + (tresGiven ? "TRES " : "CPU ") + unit + "\n";
+    out += rule + "\n";
+    Printer(o.parsable).header(out, fields);
+  }
+  const Printer printer(o.parsable);
+  std::uint32_t count = 0;
+  for (const UserLine& line : lines) {
+    if (count >= report.topCount) break;
+    ++count;
+    std::string accounts;
+    for (const std::string& a : line.accounts) accounts += (accounts.empty() ? "" : ", ") + a;
+    for (const std::string& t : tres) {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const PrintField& f = fields[i];
+        const bool last = i + 1 == fields.size();
+        switch (f.field) {
+          case Field::kAccount:
+            printer.text(out, f, accounts, last);
+            break;
+          case Field::kCluster:
+            printer.text(out, f, context.clusterName, last);
+            break;
+          case Field::kLogin:
+            printer.text(out, f, line.user, last);
+            break;
+          case Field::kProper: {
+            const auto name = properNames.find(line.user);
+            printer.text(
+                out, f,
+                name == properNames.end() ? std::nullopt : std::optional<std::string>(name->second),
+                last);
+            break;
+          }
+          case Field::kUsed:
+            printer.number(out, f, usageText(secondsOf(line.allocSeconds, t), o.time), last);
+            break;
+          case Field::kEnergy:  // no energy is gathered: every user's is 0
+            printer.number(out, f, usageText(0, o.time), last);
+            break;
+          case Field::kTresName:
+            printer.text(out, f, t, last);
+            break;
+        }
+      }
+      out += "\n";
+    }
+  }
+  return result;
+}
+
+}  // namespace kubeslurm::cli

@@ -1,0 +1,219 @@
+// `sreport user TopUsage`: its output field for field (Slurm 22.05.8's user_reports.c user_top,
+// common.c's widths and time formats, print_fields.c), its conditions and complaints, and the
+// command reading the operator's store and the live jobs.
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kubeslurm/accounting/usage_report.h"
+#include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/cli/kube_access.h"
+#include "kubeslurm/cli/sreport_format.h"
+#include "kubeslurm/rpc/client.h"
+#include "tests/unit/cli/cli_test_util.h"
+#include "tests/unit/cli/fake_cluster.h"
+
+namespace kubeslurm::cli {
+namespace {
+
+using accounting::AssociationUsage;
+using testing::FakeCli;
+using testing::FakeCluster;
+
+constexpr std::uint64_t kHour = 3600;
+constexpr std::int64_t kHourSeconds = 3600;
+
+SreportContext context() {
+  SreportContext c;
+  c.now = FakeCli::kNow;  // 2026-11-21T04:30:00Z
+  return c;
+}
+
+CommandOutput topUsage(const std::vector<std::string>& args,
+                       const std::vector<AssociationUsage>& usage,
+                       const std::map<std::string, std::string>& names = {}) {
+  const SreportParse parse = parseSreportArgs(args, context());
+  if (parse.exit) return *parse.exit;
+  return formatTopUsage(usage, parse, context(), names);
+}
+
+const std::vector<AssociationUsage> kUsage = {
+    {"alice", "team-a", {{"cpu", kHour * 64 * 2}, {"gres/gpu", kHour * 8 * 2}}},
+    {"alice", "team-b", {{"cpu", 90}}},
+    {"bob", "team-b", {{"cpu", 8 * kHour}, {"gres/gpu", kHour * 4 * 3}}},
+};
+
+// The default report: the last day, CPU minutes, Cluster/Login/Proper Name/Account/Used/Energy,
+// right-aligned, most CPU first; Used and Energy 8 wide while the top user's CPU seconds have
+// eight digits or fewer. 90 CPU-seconds print as "2" (printf's %.0f of 1.5).
+TEST(SreportTopUsage, DefaultReport) {
+  const CommandOutput out = topUsage({"user", "TopUsage"}, kUsage, {{"alice", "Alice Liddell"}});
+  EXPECT_EQ(out.err, "");
+  EXPECT_EQ(out.exitCode, 0);
+  EXPECT_EQ(out.out,
+            "--------------------------------------------------------------------------------\n"
+            "Top 10 Users 2026-11-20T00:00:00 - 2026-11-20T23:59:59 (86400 secs)\n"
+            "Usage reported in CPU Minutes\n"
+            "--------------------------------------------------------------------------------\n"
+            "  Cluster     Login     Proper Name         Account     Used   Energy \n"
+            "--------- --------- --------------- --------------- -------- -------- \n"
+            "kubeslurm     alice   Alice Liddell          team-a     7680        0 \n"
+            "kubeslurm       bob                          team-b      480        0 \n"
+            "kubeslurm     alice   Alice Liddell          team-b        2        0 \n");
+}
+
+// -T names the TRES (one line each, "TRES" usage, TresName instead of Energy); the first one
+// orders the users; -t Hours; -P; start= and end= round to the hour.
+TEST(SreportTopUsage, TresHoursParsable) {
+  const CommandOutput out = topUsage({"-T", "gres/gpu,cpu", "-t", "hours", "-P", "user", "top",
+                                      "start=2026-11-20T10:20", "end=2026-11-20T18:40:00"},
+                                     kUsage);
+  EXPECT_EQ(out.out,
+            "--------------------------------------------------------------------------------\n"
+            "Top 10 Users 2026-11-20T10:00:00 - 2026-11-20T18:59:59 (32400 secs)\n"
+            "Usage reported in TRES Hours\n"
+            "--------------------------------------------------------------------------------\n"
+            "Cluster|Login|Proper Name|Account|TRES Name|Used\n"
+            "kubeslurm|alice||team-a|gres/gpu|16\n"
+            "kubeslurm|alice||team-a|cpu|128\n"
+            "kubeslurm|bob||team-b|gres/gpu|12\n"
+            "kubeslurm|bob||team-b|cpu|8\n"
+            "kubeslurm|alice||team-b|gres/gpu|0\n"
+            "kubeslurm|alice||team-b|cpu|0\n");
+}
+
+// group: one line per user, accounts joined; TopCount; Users= (lower-cased); -n; -p; Format=.
+TEST(SreportTopUsage, ConditionsAndFormat) {
+  EXPECT_EQ(
+      topUsage({"-n", "-p", "user", "top", "group", "TopCount=1", "format=login,acc,used"}, kUsage)
+          .out,
+      "alice|team-a, team-b|7682|\n");
+  EXPECT_EQ(topUsage({"-n", "-P", "-t", "s", "user", "top", "users=BOB", "format=l,u"}, kUsage).out,
+            "bob|28800\n");
+  // A bare word is a user name (user_reports.c: !end || "Users").
+  EXPECT_EQ(
+      topUsage({"-n", "-P", "user", "top", "alice", "accounts=team-b", "format=l,a"}, kUsage).out,
+      "alice|team-b\n");
+  // -s name orders by login; Used keeps its width from the top user even with Format=Used%3.
+  EXPECT_EQ(topUsage({"-n", "-s", "name", "user", "top", "format=login%6,used%3"}, kUsage).out,
+            " alice     7680 \n"
+            " alice        2 \n"
+            "   bob      480 \n");
+  // A long value is cut with '+'.
+  EXPECT_EQ(topUsage({"-n", "user", "top", "format=a%5", "TopCount=1"}, kUsage).out, "team+ \n");
+}
+
+// The Used column widens past eight digits of the top user's seconds (sreport_set_usage_col_width).
+TEST(SreportTopUsage, UsedColumnWidensWithTheLargestUsage) {
+  const std::vector<AssociationUsage> big = {{"alice", "a", {{"cpu", 1234567890}}}};
+  // 20576131.5 minutes: %.0f rounds half to even.
+  EXPECT_EQ(topUsage({"-n", "user", "top", "format=used"}, big).out, "  20576132 \n");
+  EXPECT_EQ(topUsage({"-n", "-t", "seconds", "user", "top", "format=used"}, big).out,
+            "1234567890 \n");
+}
+
+// What sreport refuses or complains of, in its words.
+TEST(SreportTopUsage, Errors) {
+  EXPECT_EQ(topUsage({"user"}, kUsage).err, "too few arguments for keyword:user\n");
+  EXPECT_EQ(topUsage({"user", "sizes"}, kUsage).err,
+            "Not valid report sizes\nValid user reports are, \"Top\"\n");
+  EXPECT_EQ(topUsage({"frobnicate"}, kUsage).err, "invalid keyword: frobnicate\n");
+  EXPECT_EQ(topUsage({"-T", "bogus", "user", "top"}, kUsage).err,
+            "sreport: fatal: No valid TRES given\n");
+  const CommandOutput percent = topUsage({"-t", "percent", "user", "top"}, kUsage);
+  EXPECT_EQ(percent.exitCode, 1);
+  EXPECT_NE(percent.err.find("no percentage"), std::string::npos);
+  const CommandOutput cluster = topUsage({"cluster", "AccountUtilizationByUser"}, kUsage);
+  EXPECT_EQ(cluster.exitCode, 1);
+  EXPECT_NE(cluster.err.find("does not make the cluster reports yet"), std::string::npos);
+  EXPECT_EQ(topUsage({}, kUsage).exitCode, 1);
+  EXPECT_EQ(topUsage({"-x"}, kUsage).err,
+            "sreport: invalid option -- 'x'\nTry \"sreport --help\" for more information\n");
+  // An unknown condition or field is said, and the report still printed, exit 1.
+  const CommandOutput unknown =
+      topUsage({"-n", "-P", "user", "top", "bogus=1", "format=login,nope"}, kUsage);
+  EXPECT_EQ(
+      unknown.err,
+      " Unknown condition: bogus=1\nUse keyword set to modify value\n Unknown field 'nope'\n");
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_EQ(unknown.out, "alice\nbob\nalice\n");
+  EXPECT_EQ(topUsage({"-n", "user", "top", "TopCount=x"}, kUsage).err,
+            "sreport: error: Invalid value for TopCount (x)\n");
+}
+
+struct Store {
+  std::vector<accounting::JobRecord> records;
+  std::vector<rpc::JobRecordQuery> asked;
+};
+
+class StoredRecords final : public testing::NoQueries {
+ public:
+  explicit StoredRecords(std::shared_ptr<Store> store) : store_(std::move(store)) {}
+  StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
+      const rpc::JobRecordQuery& query) override {
+    store_->asked.push_back(query);
+    return store_->records;
+  }
+
+ private:
+  std::shared_ptr<Store> store_;
+};
+
+// The command: the store's records from the window's start, a live job's record in place of the
+// store's older one of the same run (its usage so far), the live jobs of the namespace.
+TEST(SreportCmd, UsageFromTheStoreAndTheLiveJobs) {
+  const std::int64_t start = FakeCli::kNow - 4 * kHourSeconds;  // 00:30, rounds to 01:00
+  auto store = std::make_shared<Store>();
+  accounting::JobRecord old;
+  old.jobId = 3;
+  old.user = "alice";
+  old.account = "team-a";
+  old.startTime = FakeCli::kNow - 10 * kHourSeconds;
+  old.endTime = FakeCli::kNow - 2 * kHourSeconds;  // 02:30
+  old.allocTres = "cpu=4,node=1";
+  accounting::JobRecord stale = old;  // job 8, as the store last saw it
+  stale.jobId = 8;
+  stale.endTime.reset();
+  stale.startTime = FakeCli::kNow - 300;
+  stale.allocTres = "cpu=1000";
+  store->records = {old, stale};
+  const QueryConnector queries = [&](const ClusterSession&, const SchedulerFlags&,
+                                     const CliIo&) -> StatusOr<std::unique_ptr<rpc::QueryClient>> {
+    return std::unique_ptr<rpc::QueryClient>(std::make_unique<StoredRecords>(store));
+  };
+  api::SlurmJobObject job;
+  job.name = "j8";
+  job.namespaceName = "default";
+  job.user = "bob";
+  job.request.jobName = "train";
+  job.request.account = "team-b";
+  job.status.emplace();
+  job.status->jobId = 8;
+  job.status->state = "RUNNING";
+  job.status->submitTime = FakeCli::kNow - 600;
+  job.status->startTime = FakeCli::kNow - 300;
+  job.status->nodeList = "gpu-001";
+  FakeCluster fake;
+  fake.objects["slurmjobs"] = {api::encodeSlurmJob(job)};
+  FakeCli cli;
+  EXPECT_EQ(runSreportWith({"-n", "-P", "-t", "seconds", "user", "top", "start=2026-11-21T00:30:00",
+                            "end=now", "format=login,account,used"},
+                           cli.io(), fake.connector(), queries),
+            0);
+  EXPECT_EQ(cli.err(), "");
+  // The window is 01:00 to 05:00 (now, 04:30, rounds up); alice: 4 CPUs from 01:00 to 02:30;
+  // bob: 1 CPU for the 300 s up to now.
+  EXPECT_EQ(cli.out(), "alice|team-a|21600\nbob|team-b|300\n");
+  ASSERT_EQ(store->asked.size(), 1U);
+  EXPECT_EQ(store->asked[0].from, start + 1800);
+  EXPECT_EQ(store->asked[0].namespaceName, "default");
+
+  // No query API: sreport has nothing to read.
+  FakeCli none;
+  EXPECT_EQ(runSreportWith({"user", "top"}, none.io(), fake.connector(), {}), 1);
+  EXPECT_NE(none.err().find("no query API"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kubeslurm::cli
