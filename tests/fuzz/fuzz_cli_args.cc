@@ -1,7 +1,8 @@
 // The Slurm commands' argument parsers and format strings (outside input: what a user types):
-// sprio, sshare, sacct, sinfo, squeue (with --me, -w hostlists, -i), sdiag.
-// The first byte picks the command (0 sprio, 1 sshare, 2 sacct, 3 sinfo, 5 sdiag, else
-// squeue); the rest is the argument list, one argument per line. Each parse that succeeds is
+// sprio, sshare, sacct, sinfo, squeue (with --me, -w hostlists, -i), sdiag, sreport (and the
+// TRES strings its usage reads). The first byte picks the command (0 sprio, 1 sshare, 2 sacct,
+// 3 sinfo, 5 sdiag, 6 sreport, else squeue); the rest is the argument list, one argument per
+// line. Each parse that succeeds is
 // also formatted against a small fixed state, so -o/--format strings, sort keys and -w
 // hostlists reach the formatters.
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include "kubeslurm/cli/sacct_format.h"
 #include "kubeslurm/cli/sdiag_format.h"
 #include "kubeslurm/cli/sinfo_format.h"
+#include "kubeslurm/cli/sreport_format.h"
 #include "kubeslurm/cli/squeue_format.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -65,7 +67,7 @@ std::vector<api::SlurmJobObject> squeueJobs() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const std::vector<std::string> args = splitLines(data + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0: {
       const cli::SprioParse parse = cli::parseSprioArgs(args);
       if (!parse.exit) {
@@ -101,6 +103,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         statistics.meanCycleSeconds = 0.001;
         statistics.jobsByState = {{"PENDING", 2}};
         (void)cli::formatSdiag(statistics, cli::SdiagContext{1795235400, 3600, 1795235399});
+      }
+      break;
+    }
+    case 6: {
+      cli::SreportContext context;
+      context.now = 1795235400;
+      const cli::SreportParse parse = cli::parseSreportArgs(args, context);
+      if (!parse.exit && parse.topUsage) {
+        std::vector<accounting::AssociationUsage> usage = {
+            {"alice", "a", {{"cpu", 1234567890}, {"gres/gpu", 7}}}, {"bob", "b", {{"cpu", 1}}}};
+        for (const std::string& arg : args) {
+          usage.push_back({"carol", "c", accounting::tresCounts(arg)});
+        }
+        (void)cli::formatTopUsage(usage, parse, context, {{"alice", "Alice"}});
+        (void)cli::topUsageWindow(*parse.topUsage, context);
       }
       break;
     }
