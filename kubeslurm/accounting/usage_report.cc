@@ -1,6 +1,7 @@
 #include "kubeslurm/accounting/usage_report.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "kubeslurm/base/text.h"
@@ -106,6 +107,92 @@ std::vector<AssociationUsage> associationUsage(const std::vector<JobRecord>& rec
   out.reserve(byAssociation.size());
   for (auto& [key, usage] : byAssociation) out.push_back(std::move(usage));
   return out;
+}
+
+namespace {
+
+using TresSeconds = std::map<std::string, std::uint64_t>;
+
+void addInto(TresSeconds& total, const TresSeconds& more) {
+  for (const auto& [name, seconds] : more) {
+    std::uint64_t& sum = total[name];
+    sum = seconds > UINT64_MAX - sum ? UINT64_MAX : sum + seconds;
+  }
+}
+
+}  // namespace
+
+std::vector<AccountUsageRow> accountUsageTree(const std::vector<AssociationUsage>& usage,
+                                              const std::vector<AccountEdge>& accounts,
+                                              const std::vector<std::string>& subtrees) {
+  const std::string root = "root";
+  // Each account's parent, every chain ending at root: an unknown parent, or a chain that does
+  // not reach root within as many steps as there are accounts (a cycle), is cut to root. One
+  // pass does: an account checked earlier reaches root, and cutting a later one only shortens
+  // the chains through it.
+  std::map<std::string, std::string> parentOf;
+  for (const AccountEdge& a : accounts) {
+    if (a.name == root) continue;
+    parentOf.try_emplace(a.name, a.parent.empty() ? root : a.parent);
+  }
+  for (const AssociationUsage& u : usage) {
+    if (u.account != root) parentOf.try_emplace(u.account, root);
+  }
+  for (auto& [name, parent] : parentOf) {
+    if (parent != root && !parentOf.contains(parent)) parent = root;
+  }
+  for (auto& [name, parent] : parentOf) {
+    std::string at = parent;
+    std::size_t steps = 0;
+    while (at != root && steps <= parentOf.size()) {
+      at = parentOf.at(at);
+      ++steps;
+    }
+    if (at != root || steps > parentOf.size()) parent = root;
+  }
+  // Usage up the tree, users under their account.
+  std::map<std::string, TresSeconds> subtreeUsage;
+  std::map<std::string, std::map<std::string, TresSeconds>> usersOf;
+  for (const AssociationUsage& u : usage) {
+    if (u.allocSeconds.empty()) continue;
+    addInto(usersOf[u.account][u.user], u.allocSeconds);
+    std::string at = u.account;
+    for (std::size_t steps = 0; steps <= parentOf.size() + 1; ++steps) {
+      addInto(subtreeUsage[at], u.allocSeconds);
+      if (at == root) break;
+      at = parentOf.at(at);
+    }
+  }
+  std::map<std::string, std::set<std::string>> childrenOf;
+  for (const auto& [name, parent] : parentOf) childrenOf[parent].insert(name);
+
+  // Depth first from root; a subtree is kept when it or an ancestor is named.
+  std::vector<AccountUsageRow> rows;
+  const std::set<std::string> named(subtrees.begin(), subtrees.end());
+  std::vector<std::pair<std::string, bool>> stack = {{root, named.empty() || named.contains(root)}};
+  while (!stack.empty()) {
+    const std::string account = std::move(stack.back().first);
+    const bool kept = stack.back().second;
+    stack.pop_back();
+    const auto used = subtreeUsage.find(account);
+    if (used == subtreeUsage.end()) continue;  // nothing below it used anything
+    if (kept) {
+      rows.push_back({account, account == root ? "" : parentOf.at(account), "", used->second});
+      if (const auto users = usersOf.find(account); users != usersOf.end()) {
+        for (const auto& [user, seconds] : users->second) {
+          rows.push_back({account, "", user, seconds});
+        }
+      }
+    }
+    if (const auto children = childrenOf.find(account); children != childrenOf.end()) {
+      // Pushed last first, so that the first by name comes off the stack first.
+      std::for_each(children->second.rbegin(), children->second.rend(),
+                    [&](const std::string& child) {
+                      stack.emplace_back(child, kept || named.contains(child));
+                    });
+    }
+  }
+  return rows;
 }
 
 }  // namespace kubeslurm::accounting

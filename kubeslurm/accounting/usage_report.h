@@ -53,4 +53,30 @@ struct AssociationUsage {
 std::vector<AssociationUsage> associationUsage(const std::vector<JobRecord>& records,
                                                const ReportWindow& window, std::int64_t now);
 
+// An account of the association tree (the Account objects): its parent, "" for root's children.
+struct AccountEdge {
+  std::string name;
+  std::string parent;
+};
+
+// A line of sreport's `cluster AccountUtilizationByUser`: an account (`user` empty) with what its
+// whole subtree used, or one user's association under `account`.
+struct AccountUsageRow {
+  std::string account;
+  std::string parent;  // an account row's parent ("" for root)
+  std::string user;
+  std::map<std::string, std::uint64_t> allocSeconds;
+  friend bool operator==(const AccountUsageRow&, const AccountUsageRow&) = default;
+};
+
+// The association tree with usage, in slurmdbd's hierarchical order: root, then under each
+// account its users (by name) before its sub-accounts (by name), depth first
+// (slurmdb_get_hierarchical_sorted_assoc_list); an account's usage is its subtree's, as the
+// rollups sum it up the tree. Only associations that used something appear. An account not in
+// `accounts`, or whose parents do not lead to root (a cycle), hangs under root. `subtrees`
+// (Accounts=, with their sub-accounts) keeps only the rows at or below the accounts it names.
+std::vector<AccountUsageRow> accountUsageTree(const std::vector<AssociationUsage>& usage,
+                                              const std::vector<AccountEdge>& accounts,
+                                              const std::vector<std::string>& subtrees);
+
 }  // namespace kubeslurm::accounting

@@ -32,7 +32,7 @@ const std::vector<Command>& commands() {
       {"scancel", runScancel, "cancel jobs, array tasks, or the jobs a filter selects"},
       {"sinfo", runSinfo, "list partitions and nodes as Slurm's sinfo prints them"},
       {"sacct", runSacct, "accounting: finished and live jobs as Slurm's sacct prints them"},
-      {"sreport", runSreport, "accounting: usage by user (user TopUsage) as Slurm's sreport"},
+      {"sreport", runSreport, "accounting: usage by user and account, as Slurm's sreport"},
       {"scontrol", runScontrol,
        "show job|partition|node|hostnames|hostlist, hold, release, update"},
       {"sprio", runSprio, "pending jobs' priority factors (from the operator's query API)"},

@@ -78,11 +78,16 @@ _kubeslurm_complete() {
       if [[ $cur != -* ]]; then
         local sub=${COMP_WORDS[first]:-}
         if ((COMP_CWORD == first)); then
-          mapfile -t COMPREPLY < <(compgen -W "user" -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -W "user cluster" -- "$cur")
         elif [[ $sub == user && COMP_CWORD -eq $((first + 1)) ]]; then
           mapfile -t COMPREPLY < <(compgen -W "TopUsage" -- "$cur")
+        elif [[ $sub == cluster && COMP_CWORD -eq $((first + 1)) ]]; then
+          mapfile -t COMPREPLY < <(compgen -W "AccountUtilizationByUser UserUtilizationByAccount" -- "$cur")
         elif [[ $sub == user ]]; then
           mapfile -t COMPREPLY < <(compgen -W "Start= End= Users= Accounts= TopCount= Format= Group" -- "$cur")
+          compopt -o nospace 2>/dev/null
+        elif [[ $sub == cluster ]]; then
+          mapfile -t COMPREPLY < <(compgen -W "Start= End= Users= Accounts= Format= Tree" -- "$cur")
           compopt -o nospace 2>/dev/null
         fi
         return

@@ -1,7 +1,7 @@
 // `sreport`: usage from the operator's accounting store (through its query API), with the live
-// SlurmJobs' records in place of the same runs' (a running job's usage so far), printed through
-// sreport_format.h. The Proper Name column is the login host's GECOS name of each user, as
-// sreport's getpwnam gives it.
+// SlurmJobs' records in place of the same runs' (a running job's usage so far), and the Account
+// objects for the association tree, printed through sreport_format.h. The Proper Name column is the
+// login host's GECOS name of each user, as sreport's getpwnam gives it.
 #include <map>
 #include <string>
 #include <utility>
@@ -10,6 +10,7 @@
 #include <pwd.h>
 
 #include "kubeslurm/accounting/usage_report.h"
+#include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/job_objects.h"
@@ -66,7 +67,7 @@ int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connec
     io.err << "sreport: error: " << session.status().message() << "\n";
     return 1;
   }
-  const accounting::ReportWindow window = topUsageWindow(*parse.topUsage, context);
+  const accounting::ReportWindow window = reportWindow(*parse.request, context);
 
   // Every run that overlaps the window: the store's, then the live jobs' in place of theirs.
   std::map<std::pair<std::int64_t, std::int64_t>, accounting::JobRecord> byRun;
@@ -106,9 +107,24 @@ int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connec
   records.reserve(byRun.size());
   for (auto& [run, record] : byRun) records.push_back(std::move(record));
 
-  const std::vector<accounting::AssociationUsage> usage =
-      accounting::associationUsage(records, window, context.now);
-  return emit(formatTopUsage(usage, parse, context, properNames(usage)), io);
+  SreportData data;
+  data.usage = accounting::associationUsage(records, window, context.now);
+  data.properNames = properNames(data.usage);
+  if (parse.request->report == SreportReport::kAccountUtilizationByUser) {
+    // The association tree: the Account objects (cluster-scoped), each under its parent.
+    auto accounts =
+        kube::listAll(*session->reader, kube::resources::accounts(), "", kube::ListOptions{});
+    if (!accounts.isOk()) {
+      io.err << "sreport: error: " << accounts.status().message() << "\n";
+      return 1;
+    }
+    for (const kube::Json& item : accounts->value("items", kube::Json::array())) {
+      auto account = api::decodeAccount(item);
+      if (!account.isOk()) continue;  // the operator reports it; the tree goes on without it
+      data.accounts.push_back({account->metadata.name, account->spec.parent});
+    }
+  }
+  return emit(formatSreport(data, parse, context), io);
 }
 
 int runSreport(const std::vector<std::string>& args, CliIo& io) {

@@ -47,7 +47,11 @@ constexpr std::string_view kUsage =
     "    Valid <COMMAND> values are:\n"
     "     user TopUsage [Start=<time>] [End=<time>] [Users=<list>] [Accounts=<list>]\n"
     "                   [TopCount=<n>] [Group] [Format=<fields>]\n"
-    "     (the cluster, job and reservation reports are not made by kubeslurm yet)\n";
+    "     cluster AccountUtilizationByUser [Start=] [End=] [Users=] [Accounts=] [Tree]\n"
+    "                   [Format=<fields>]\n"
+    "     cluster UserUtilizationByAccount [Start=] [End=] [Users=] [Accounts=] [Format=]\n"
+    "     (the other cluster reports and the job and reservation reports are not made by\n"
+    "     kubeslurm yet)\n";
 
 constexpr auto kLongOptions = std::to_array<LongOptionSpec>({
     {"all_clusters", 0, 'a'},
@@ -115,34 +119,38 @@ std::optional<std::int64_t> conditionTime(const std::string& text, const Sreport
   return std::nullopt;
 }
 
-// user_reports.c _set_cond.
-void parseTopUsageConditions(const std::vector<std::string>& words, const SreportContext& context,
-                             SreportTopUsage& report, std::string& err, int& exitCode) {
+// The report's conditions: user_reports.c _set_cond (user TopUsage) and cluster_reports.c
+// _set_assoc_cond (the cluster reports), which differ in Group/TopCount against Tree.
+void parseConditions(const std::vector<std::string>& words, const SreportContext& context,
+                     SreportRequest& request, std::string& err, int& exitCode) {
+  const bool userReport = request.report == SreportReport::kUserTop;
   for (const std::string& word : words) {
     const std::size_t equals = word.find('=');
     const bool hasValue = equals != std::string::npos;
     const std::string name = hasValue ? word.substr(0, equals) : word;
     const std::string value = hasValue ? word.substr(equals + 1) : word;
     if (!hasValue && abbreviates(name, "all_clusters", 1)) continue;
-    if (!hasValue && abbreviates(name, "group", 1)) {
-      report.group = true;
+    if (userReport && !hasValue && abbreviates(name, "group", 1)) {
+      request.group = true;
+    } else if (!userReport && !hasValue && abbreviates(name, "Tree", 4)) {
+      request.tree = true;
     } else if (!hasValue || abbreviates(name, "Users", 1)) {
       for (const std::string& user : splitCommaList(value)) {
-        report.users.push_back(lowercaseAscii(user));
+        request.users.push_back(lowercaseAscii(user));
       }
     } else if (abbreviates(name, "Accounts", 2) || abbreviates(name, "Acct", 4)) {
       for (std::string& account : splitCommaList(value)) {
-        report.accounts.push_back(std::move(account));
+        request.accounts.push_back(std::move(account));
       }
     } else if (abbreviates(name, "Clusters", 1)) {
       continue;  // one cluster
     } else if (abbreviates(name, "End", 1)) {
-      report.end = conditionTime(value, context, err);
+      request.end = conditionTime(value, context, err);
     } else if (abbreviates(name, "Format", 1)) {
-      for (std::string& field : splitCommaList(value)) report.format.push_back(std::move(field));
+      for (std::string& field : splitCommaList(value)) request.format.push_back(std::move(field));
     } else if (abbreviates(name, "Start", 1)) {
-      report.start = conditionTime(value, context, err);
-    } else if (abbreviates(name, "TopCount", 1)) {
+      request.start = conditionTime(value, context, err);
+    } else if (userReport && abbreviates(name, "TopCount", 1)) {
       // get_uint: strtol, a negative count is no limit.
       char* rest = nullptr;
       const long count = std::strtol(value.c_str(), &rest, 10);
@@ -150,7 +158,7 @@ void parseTopUsageConditions(const std::vector<std::string>& words, const Srepor
         err += "sreport: error: Invalid value for TopCount (" + value + ")\n";
         exitCode = 1;
       } else {
-        report.topCount =
+        request.topCount =
             count < 0 ? UINT32_MAX : static_cast<std::uint32_t>(std::min<long>(count, UINT32_MAX));
       }
     } else {
@@ -160,7 +168,31 @@ void parseTopUsageConditions(const std::vector<std::string>& words, const Srepor
   }
 }
 
-// The command words (sreport.c _process_command, _user_rep).
+// cluster_reports.c's reports by name (sreport.c _cluster_rep: "A...", "UserUtilizationByA..."
+// or "UA...", "Ut...", "W...", "UserUtilizationByW..." or "UW...").
+std::optional<SreportReport> clusterReport(const std::string& word, std::string& notMade,
+                                           std::string& invalid) {
+  const auto starts = [&word](std::string_view name, std::size_t length) {
+    return word.size() >= length &&
+           equalsIgnoreCase(word.substr(0, length), name.substr(0, length));
+  };
+  if (starts("AccountUtilizationByUser", 1)) return SreportReport::kAccountUtilizationByUser;
+  if (starts("UserUtilizationByAccount", 18) || starts("UA", 2)) {
+    return SreportReport::kUserUtilizationByAccount;
+  }
+  if (starts("UserUtilizationByWckey", 18) || starts("UW", 2) || starts("Utilization", 2) ||
+      starts("WCKeyUtilizationByUser", 1)) {
+    notMade = word;
+    return std::nullopt;
+  }
+  invalid = "Not valid report " + word +
+            "\nValid cluster reports are, \"AccountUtilizationByUser\", "
+            "\"UserUtilizationByAccount\", \"UserUtilizationByWckey\", \"Utilization\", and "
+            "\"WCKeyUtilizationByUser\"\n";
+  return std::nullopt;
+}
+
+// The command words (sreport.c _process_command, _user_rep, _cluster_rep).
 void parseCommand(const std::vector<std::string>& words, const SreportContext& context,
                   SreportParse& parse, std::string& err, int& exitCode) {
   if (words.empty()) {
@@ -174,29 +206,44 @@ void parseCommand(const std::vector<std::string>& words, const SreportContext& c
     parse.exit =
         failure(parse.options.quiet ? "" : "too few arguments for keyword:" + keyword + "\n");
   };
+  const auto notMade = [&](const std::string& what) {
+    parse.exit = failure("sreport: error: kubeslurm does not make the " + what +
+                         " report yet; it makes user TopUsage, cluster AccountUtilizationByUser "
+                         "and cluster UserUtilizationByAccount\n");
+  };
   if (abbreviates(keyword, "help", 2)) {
     parse.exit = CommandOutput{std::string(kUsage), "", 0};
     return;
   }
+  SreportRequest request;
   if (abbreviates(keyword, "user", 1)) {
     if (words.size() < 2) return tooFew();
     if (words[1].empty() || (words[1][0] != 'T' && words[1][0] != 't')) {
       parse.exit = failure("Not valid report " + words[1] + "\nValid user reports are, \"Top\"\n");
       return;
     }
-    SreportTopUsage report;
-    parseTopUsageConditions({words.begin() + 2, words.end()}, context, report, err, exitCode);
-    parse.topUsage = std::move(report);
-    return;
-  }
-  if (abbreviates(keyword, "cluster", 2) || abbreviates(keyword, "job", 1) ||
-      abbreviates(keyword, "reservation", 2) || abbreviates(keyword, "resv", 2)) {
+    request.report = SreportReport::kUserTop;
+  } else if (abbreviates(keyword, "cluster", 2)) {
     if (words.size() < 2) return tooFew();
-    parse.exit = failure("sreport: error: kubeslurm does not make the " + keyword +
-                         " reports yet; `sreport user TopUsage` is made\n");
+    std::string unmade;
+    std::string invalid;
+    const std::optional<SreportReport> report = clusterReport(words[1], unmade, invalid);
+    if (!unmade.empty()) return notMade("cluster " + unmade);
+    if (!report) {
+      parse.exit = failure(invalid);
+      return;
+    }
+    request.report = *report;
+  } else if (abbreviates(keyword, "job", 1) || abbreviates(keyword, "reservation", 2) ||
+             abbreviates(keyword, "resv", 2)) {
+    if (words.size() < 2) return tooFew();
+    return notMade(keyword + " " + words[1]);
+  } else {
+    parse.exit = failure("invalid keyword: " + keyword + "\n");
     return;
   }
-  parse.exit = failure("invalid keyword: " + keyword + "\n");
+  parseConditions({words.begin() + 2, words.end()}, context, request, err, exitCode);
+  parse.request = std::move(request);
 }
 
 // slurmdb_report_print_time for the whole-number formats.
@@ -210,7 +257,16 @@ std::string usageText(std::uint64_t seconds, SreportTime time) {
   return buffer.data();
 }
 
-enum class Field { kAccount, kCluster, kEnergy, kLogin, kProper, kTresName, kUsed };
+enum class Field {
+  kAccount,
+  kCluster,
+  kEnergy,
+  kLogin,
+  kProper,
+  kTresName,
+  kUsed,
+  kBlank,  // a cluster-report field that these reports leave empty (Allocated, Down, ...)
+};
 
 struct PrintField {
   Field field;
@@ -218,37 +274,78 @@ struct PrintField {
   int width;
 };
 
-// _setup_print_fields_list: each field's prefix, header and width ("%N" sets the width).
-std::vector<PrintField> printFields(const std::vector<std::string>& format, std::string& err,
+struct FieldSpec {
+  std::string_view prefix;
+  std::size_t minimum;  // characters a prefix needs
+  PrintField field;
+};
+
+// user_reports.c's fields, in the order _setup_print_fields_list tries them.
+const std::vector<FieldSpec>& userFields() {
+  static const std::vector<FieldSpec> kFields = {
+      {"Accounts", 1, {Field::kAccount, "Account", 15}},
+      {"Cluster", 1, {Field::kCluster, "Cluster", 9}},
+      {"Energy", 1, {Field::kEnergy, "Energy", 10}},
+      {"Login", 1, {Field::kLogin, "Login", 9}},
+      {"Proper", 1, {Field::kProper, "Proper Name", 15}},
+      {"TresName", 5, {Field::kTresName, "TRES Name", 14}},
+      {"Used", 1, {Field::kUsed, "Used", 10}},
+  };
+  return kFields;
+}
+
+// cluster_reports.c's; the Account column is 20 wide and left-aligned in a Tree.
+const std::vector<FieldSpec>& clusterFields() {
+  static const std::vector<FieldSpec> kFields = {
+      {"Accounts", 2, {Field::kAccount, "Account", 15}},
+      {"allocated", 2, {Field::kBlank, "Allocated", 12}},
+      {"Cluster", 2, {Field::kCluster, "Cluster", 9}},
+      {"down", 1, {Field::kBlank, "Down", 10}},
+      {"idle", 1, {Field::kBlank, "Idle", 12}},
+      {"Login", 1, {Field::kLogin, "Login", 9}},
+      {"overcommitted", 1, {Field::kBlank, "Over Comm", 9}},
+      {"PlannedDown", 2, {Field::kBlank, "PLND Down", 10}},
+      {"Proper", 2, {Field::kProper, "Proper Name", 15}},
+      {"reported", 3, {Field::kBlank, "Reported", 12}},
+      {"reserved", 3, {Field::kBlank, "Planned", 9}},
+      {"planned", 4, {Field::kBlank, "Planned", 9}},
+      {"TresCount", 5, {Field::kBlank, "TRES Count", 10}},
+      {"cpucount", 2, {Field::kBlank, "TRES Count", 10}},
+      {"count", 2, {Field::kBlank, "TRES Count", 10}},
+      {"TresName", 5, {Field::kTresName, "TRES Name", 14}},
+      {"Used", 1, {Field::kUsed, "Used", 10}},
+      {"WCKey", 2, {Field::kBlank, "WCKey", 15}},
+      {"Energy", 1, {Field::kEnergy, "Energy", 10}},
+  };
+  return kFields;
+}
+
+// _setup_print_fields_list: each field's prefix, header and width ("%N" sets the width, "%-N"
+// left-aligns).
+std::vector<PrintField> printFields(const SreportRequest& request, std::string& err,
                                     int& exitCode) {
+  const bool userReport = request.report == SreportReport::kUserTop;
+  const std::vector<FieldSpec>& specs = userReport ? userFields() : clusterFields();
   std::vector<PrintField> fields;
-  for (std::string object : format) {
+  for (std::string object : request.format) {
     int width = 0;
     if (const std::size_t percent = object.find('%'); percent != std::string::npos) {
       std::size_t at = percent + 1;
-      width = consumeFieldWidth(object, at);
+      const bool left = at < object.size() && object[at] == '-';
+      if (left) ++at;
+      width = consumeFieldWidth(object, at) * (left ? -1 : 1);
       object.resize(percent);
     }
-    PrintField f{Field::kUsed, "", 0};
-    if (abbreviates(object, "Accounts", 1)) {
-      f = {Field::kAccount, "Account", 15};
-    } else if (abbreviates(object, "Cluster", 1)) {
-      f = {Field::kCluster, "Cluster", 9};
-    } else if (abbreviates(object, "Energy", 1)) {
-      f = {Field::kEnergy, "Energy", 10};
-    } else if (abbreviates(object, "Login", 1)) {
-      f = {Field::kLogin, "Login", 9};
-    } else if (abbreviates(object, "Proper", 1)) {
-      f = {Field::kProper, "Proper Name", 15};
-    } else if (abbreviates(object, "TresName", 5)) {
-      f = {Field::kTresName, "TRES Name", 14};
-    } else if (abbreviates(object, "Used", 1)) {
-      f = {Field::kUsed, "Used", 10};
-    } else {
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const FieldSpec& f) {
+      return abbreviates(object, f.prefix, f.minimum);
+    });
+    if (spec == specs.end()) {
       err += " Unknown field '" + object + "'\n";
       exitCode = 1;
       continue;
     }
+    PrintField f = spec->field;
+    if (f.field == Field::kAccount && request.tree) f.width = -20;
     if (width != 0) f.width = width;
     fields.push_back(std::move(f));
   }
@@ -271,13 +368,6 @@ std::uint64_t secondsOf(const TresSeconds& allocSeconds, const std::string& tres
   const auto it = allocSeconds.find(tres);
   return it == allocSeconds.end() ? 0 : it->second;
 }
-
-// A user's line(s) of the report: one association, or all of a user's with `group`.
-struct UserLine {
-  std::string user;
-  std::vector<std::string> accounts;
-  TresSeconds allocSeconds;
-};
 
 class Printer {
  public:
@@ -414,102 +504,158 @@ SreportParse parseSreportArgs(const std::vector<std::string>& args, const Srepor
   return parse;
 }
 
-accounting::ReportWindow topUsageWindow(const SreportTopUsage& report,
-                                        const SreportContext& context) {
-  return accounting::reportWindow(report.start, report.end, context.now, context.utcOffsetSeconds);
+accounting::ReportWindow reportWindow(const SreportRequest& request,
+                                      const SreportContext& context) {
+  return accounting::reportWindow(request.start, request.end, context.now,
+                                  context.utcOffsetSeconds);
 }
 
-CommandOutput formatTopUsage(const std::vector<accounting::AssociationUsage>& usage,
-                             const SreportParse& parse, const SreportContext& context,
-                             const std::map<std::string, std::string>& properNames) {
-  const SreportOptions& o = parse.options;
-  const SreportTopUsage& report = *parse.topUsage;
-  CommandOutput result;
-  result.err = parse.complaints;
-  result.exitCode = parse.exitCode;
-  const bool tresGiven = !o.tres.empty();
-  const std::vector<std::string> tres = tresGiven ? o.tres : std::vector<std::string>{"cpu"};
+namespace {
 
-  std::vector<std::string> format = report.format;
-  if (format.empty()) {
-    format = tresGiven ? std::vector<std::string>{"Cl", "L", "P", "A", "TresName", "Used"}
-                       : std::vector<std::string>{"Cl", "L", "P", "A", "U", "Energy"};
-  }
-  std::vector<PrintField> fields = printFields(format, result.err, result.exitCode);
+// One printed association: a user's (with `group`, all of a user's) or an account's.
+struct Line {
+  std::string user;                   // "" for an account
+  std::vector<std::string> accounts;  // one, or a grouped user's
+  std::string parent;                 // an account line's, for the Tree
+  const TresSeconds* allocSeconds = nullptr;
+};
 
-  // The associations the conditions select, one line each or (group) one per user.
-  std::vector<UserLine> lines;
+bool selected(const std::vector<std::string>& list, const std::string& value) {
+  return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// The lines of user TopUsage (by user and account, or by user with `group`) and of
+// UserUtilizationByAccount, whose Accounts= selects exactly those accounts' associations.
+std::vector<Line> userLines(const SreportData& data, const SreportRequest& request,
+                            std::vector<TresSeconds>& storage) {
+  std::vector<Line> lines;
   std::map<std::string, std::size_t> lineOfUser;
-  for (const accounting::AssociationUsage& u : usage) {
-    if (!report.users.empty() &&
-        std::find(report.users.begin(), report.users.end(), u.user) == report.users.end()) {
-      continue;
-    }
-    if (!report.accounts.empty() && std::find(report.accounts.begin(), report.accounts.end(),
-                                              u.account) == report.accounts.end()) {
-      continue;
-    }
+  storage.reserve(data.usage.size());
+  for (const accounting::AssociationUsage& u : data.usage) {
+    if (!selected(request.users, u.user) || !selected(request.accounts, u.account)) continue;
     std::size_t at = lines.size();
-    if (report.group) {
-      at = lineOfUser.try_emplace(u.user, lines.size()).first->second;
+    if (request.group) at = lineOfUser.try_emplace(u.user, lines.size()).first->second;
+    if (at == lines.size()) {
+      storage.emplace_back();
+      lines.push_back(Line{u.user, {}, "", &storage.back()});
     }
-    if (at == lines.size()) lines.push_back(UserLine{u.user, {}, {}});
-    UserLine& line = lines[at];
+    Line& line = lines[at];
     if (std::find(line.accounts.begin(), line.accounts.end(), u.account) == line.accounts.end()) {
       line.accounts.push_back(u.account);
     }
     for (const auto& [name, seconds] : u.allocSeconds) {
-      std::uint64_t& total = line.allocSeconds[name];
+      std::uint64_t& total = storage[at][name];
       total = seconds > UINT64_MAX - total ? UINT64_MAX : total + seconds;
     }
   }
-  // sort_user_dec: most of the first TRES first, then by name (and here by account, where
-  // Slurm's qsort leaves a user's associations in no set order).
-  const std::string& sortTres = tres.front();
-  std::sort(lines.begin(), lines.end(), [&](const UserLine& a, const UserLine& b) {
-    if (!o.sortByName) {
-      const auto ua = secondsOf(a.allocSeconds, sortTres);
-      const auto ub = secondsOf(b.allocSeconds, sortTres);
+  return lines;
+}
+
+// sort_user_dec: most of `tres` first, then by login (and here by account, where Slurm's qsort
+// leaves a user's associations in no set order).
+void sortUsers(std::vector<Line>& lines, const std::string& tres, bool byName) {
+  std::stable_sort(lines.begin(), lines.end(), [&](const Line& a, const Line& b) {
+    if (!byName) {
+      const auto ua = secondsOf(*a.allocSeconds, tres);
+      const auto ub = secondsOf(*b.allocSeconds, tres);
       if (ua != ub) return ua > ub;
     }
     if (a.user != b.user) return a.user < b.user;
     return a.accounts < b.accounts;
   });
+}
 
-  // The widths of Used and Energy: from the user with the most CPU (sreport sorts by CPU before
-  // it knows the report's TRES), over the report's TRES when -T named them.
-  std::vector<UserLine> byCpu = lines;
-  std::stable_sort(byCpu.begin(), byCpu.end(), [](const UserLine& a, const UserLine& b) {
-    const auto ua = secondsOf(a.allocSeconds, "cpu");
-    const auto ub = secondsOf(b.allocSeconds, "cpu");
-    if (ua != ub) return ua > ub;
-    return a.user < b.user;
-  });
+std::string joined(const std::vector<std::string>& accounts) {
+  std::string text;
+  for (const std::string& a : accounts) text += (text.empty() ? "" : ", ") + a;
+  return text;
+}
+
+}  // namespace
+
+CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
+                            const SreportContext& context) {
+  const SreportOptions& o = parse.options;
+  SreportRequest request = *parse.request;
+  CommandOutput result;
+  result.err = parse.complaints;
+  result.exitCode = parse.exitCode;
+  const bool tresGiven = !o.tres.empty();
+  const std::vector<std::string> tres = tresGiven ? o.tres : std::vector<std::string>{"cpu"};
+  const SreportReport kind = request.report;
+
+  if (request.format.empty()) {
+    const bool top = kind == SreportReport::kUserTop;
+    const bool byUser = kind == SreportReport::kAccountUtilizationByUser;
+    const std::string account = top ? "A" : "Ac";
+    const std::string last = tresGiven ? "TresName,Used" : "Used,Energy";
+    const std::string head = top      ? "Cl,L,P,A,"
+                             : byUser ? "Cluster,Ac,Login,Proper,"
+                                      : "Cluster,Login,Proper,Ac,";
+    request.format = splitCommaList(head + last);
+  }
+  std::vector<PrintField> fields = printFields(request, result.err, result.exitCode);
+
+  // The lines, in the report's order.
+  std::vector<TresSeconds> storage;
+  std::vector<Line> lines;
+  std::vector<accounting::AccountUsageRow> tree;
+  if (kind == SreportReport::kAccountUtilizationByUser) {
+    tree = accounting::accountUsageTree(data.usage, data.accounts, request.accounts);
+    for (const accounting::AccountUsageRow& row : tree) {
+      // Users= asks slurmdbd for those users' associations: no account lines then.
+      if (!request.users.empty() && (row.user.empty() || !selected(request.users, row.user))) {
+        continue;
+      }
+      lines.push_back(Line{row.user, {row.account}, row.parent, &row.allocSeconds});
+    }
+  } else {
+    request.group = request.group && kind == SreportReport::kUserTop;
+    lines = userLines(data, request, storage);
+    // sreport_set_usage_column_width sorts the users by CPU; TopUsage then by its first TRES.
+    sortUsers(lines, "cpu", o.sortByName);
+  }
+
+  // The widths of Used and Energy from the first line (the largest: root, or the user with the
+  // most CPU), over the report's TRES when -T named them; whatever %N asked.
   std::uint64_t maxUsage = 0;
-  if (!byCpu.empty()) {
-    const TresSeconds& top = byCpu.front().allocSeconds;
+  if (!lines.empty()) {
     const bool energyShown = std::any_of(fields.begin(), fields.end(), [](const PrintField& f) {
       return f.field == Field::kEnergy;
     });
     if (energyShown) {
-      maxUsage = secondsOf(top, "cpu");
+      maxUsage = secondsOf(*lines.front().allocSeconds, "cpu");
     } else {
-      for (const std::string& t : tres) maxUsage = std::max(maxUsage, secondsOf(top, t));
+      for (const std::string& t : tres) {
+        maxUsage = std::max(maxUsage, secondsOf(*lines.front().allocSeconds, t));
+      }
     }
   }
   for (PrintField& f : fields) {
     if (f.field == Field::kUsed) f.width = usageWidth(maxUsage);
     if (f.field == Field::kEnergy) f.width = usageWidth(0);
   }
+  if (kind == SreportReport::kUserTop) sortUsers(lines, tres.front(), o.sortByName);
 
-  const accounting::ReportWindow window = topUsageWindow(report, context);
+  const accounting::ReportWindow window = reportWindow(request, context);
   std::string& out = result.out;
   if (!o.noHeader) {
     const std::string rule(80, '-');
+    const std::string span = timeText(window.start, context) + " - " +
+                             timeText(window.end - 1, context) + " (" +
+                             std::to_string(window.end - window.start) + " secs)";
     out += rule + "\n";
-    out += "Top " + std::to_string(report.topCount) + " Users " + timeText(window.start, context) +
-           " - " + timeText(window.end - 1, context) + " (" +
-           std::to_string(window.end - window.start) + " secs)\n";
+    switch (kind) {
+      case SreportReport::kUserTop:
+        out += "Top " + std::to_string(request.topCount) + " Users " + span + "\n";
+        break;
+      case SreportReport::kAccountUtilizationByUser:
+        out += "Cluster/Account/User Utilization " + span + "\n";
+        break;
+      case SreportReport::kUserUtilizationByAccount:
+        out += "Cluster/User/Account Utilization " + span + "\n";
+        break;
+    }
     const char* unit = o.time == SreportTime::kSeconds ? "Seconds"
                        : o.time == SreportTime::kHours ? "Hours"
                                                        : "Minutes";
@@ -517,43 +663,58 @@ CommandOutput formatTopUsage(const std::vector<accounting::AssociationUsage>& us
     out += rule + "\n";
     Printer(o.parsable).header(out, fields);
   }
+
   const Printer printer(o.parsable);
+  // slurmdb_tree_name_get: an account one space deeper than its parent's line, when that was
+  // printed; a user's line shows its account one deeper than the account's.
+  std::map<std::string, std::string> indent;
   std::uint32_t count = 0;
-  for (const UserLine& line : lines) {
-    if (count >= report.topCount) break;
-    ++count;
-    std::string accounts;
-    for (const std::string& a : line.accounts) accounts += (accounts.empty() ? "" : ", ") + a;
+  for (const Line& line : lines) {
+    if (kind == SreportReport::kUserTop && count++ >= request.topCount) break;
+    std::string account = joined(line.accounts);
+    if (request.tree && kind == SreportReport::kAccountUtilizationByUser) {
+      const std::string& under = line.user.empty() ? line.parent : account;
+      const auto parent = indent.find(under);
+      const std::string spaces = parent == indent.end() ? "" : parent->second + " ";
+      if (line.user.empty()) indent.try_emplace(account, spaces);
+      account.insert(0, spaces);
+    }
     for (const std::string& t : tres) {
       for (std::size_t i = 0; i < fields.size(); ++i) {
         const PrintField& f = fields[i];
-        const bool last = i + 1 == fields.size();
+        const bool lastField = i + 1 == fields.size();
         switch (f.field) {
           case Field::kAccount:
-            printer.text(out, f, accounts, last);
+            printer.text(out, f, account, lastField);
             break;
           case Field::kCluster:
-            printer.text(out, f, context.clusterName, last);
+            printer.text(out, f, context.clusterName, lastField);
             break;
           case Field::kLogin:
-            printer.text(out, f, line.user, last);
+            printer.text(out, f,
+                         line.user.empty() ? std::nullopt : std::optional<std::string>(line.user),
+                         lastField);
             break;
           case Field::kProper: {
-            const auto name = properNames.find(line.user);
-            printer.text(
-                out, f,
-                name == properNames.end() ? std::nullopt : std::optional<std::string>(name->second),
-                last);
+            const auto name = data.properNames.find(line.user);
+            printer.text(out, f,
+                         name == data.properNames.end() || line.user.empty()
+                             ? std::nullopt
+                             : std::optional<std::string>(name->second),
+                         lastField);
             break;
           }
           case Field::kUsed:
-            printer.number(out, f, usageText(secondsOf(line.allocSeconds, t), o.time), last);
+            printer.number(out, f, usageText(secondsOf(*line.allocSeconds, t), o.time), lastField);
             break;
-          case Field::kEnergy:  // no energy is gathered: every user's is 0
-            printer.number(out, f, usageText(0, o.time), last);
+          case Field::kEnergy:  // no energy is gathered: every association's is 0
+            printer.number(out, f, usageText(0, o.time), lastField);
             break;
           case Field::kTresName:
-            printer.text(out, f, t, last);
+            printer.text(out, f, t, lastField);
+            break;
+          case Field::kBlank:
+            printer.text(out, f, std::nullopt, lastField);
             break;
         }
       }

@@ -7,9 +7,11 @@
 // sort_user_dec), src/common/print_fields.c (fixed-width and parsable fields), and
 // kubeslurm/accounting/usage_report.h for the window and the usage.
 //
-// Built: `user TopUsage`. The cluster, job and reservation reports answer that kubeslurm does
-// not make them yet; the percentage time formats need the cluster's capacity over time, which
-// kubeslurm does not record, and are refused.
+// Built: `user TopUsage`, `cluster AccountUtilizationByUser` and `cluster
+// UserUtilizationByAccount` (src/sreport/cluster_reports.c, src/api/cluster_report_functions.c,
+// slurmdb_tree_name_get). The other cluster reports and the job and reservation reports answer
+// that kubeslurm does not make them yet; the percentage time formats need the cluster's capacity
+// over time, which kubeslurm does not record, and are refused.
 #pragma once
 
 #include <cstdint>
@@ -34,14 +36,22 @@ struct SreportOptions {
   std::vector<std::string> tres;  // -T (or $SREPORT_TRES), resolved; empty: cpu, "CPU" usage
 };
 
-// `user TopUsage`'s conditions.
-struct SreportTopUsage {
+enum class SreportReport {
+  kUserTop,                   // user TopUsage
+  kAccountUtilizationByUser,  // cluster AccountUtilizationByUser
+  kUserUtilizationByAccount,  // cluster UserUtilizationByAccount
+};
+
+// A report and its conditions.
+struct SreportRequest {
+  SreportReport report = SreportReport::kUserTop;
   std::optional<std::int64_t> start;
   std::optional<std::int64_t> end;
   std::vector<std::string> users;     // Users= (lower-cased, as slurmdbd's user names are)
-  std::vector<std::string> accounts;  // Accounts=
-  std::uint32_t topCount = 10;        // TopCount=
-  bool group = false;                 // group: one line per user, accounts joined
+  std::vector<std::string> accounts;  // Accounts= (with their sub-accounts in the account tree)
+  std::uint32_t topCount = 10;        // TopCount= (user TopUsage)
+  bool group = false;                 // group (user TopUsage): one line per user
+  bool tree = false;                  // Tree (cluster reports): accounts indented by depth
   std::vector<std::string> format;    // Format=
 };
 
@@ -54,7 +64,7 @@ struct SreportContext {
 
 struct SreportParse {
   SreportOptions options;
-  std::optional<SreportTopUsage> topUsage;
+  std::optional<SreportRequest> request;
   // Set when sreport stops before reading records: a bad option, help, a report kubeslurm does
   // not make.
   std::optional<CommandOutput> exit;
@@ -65,14 +75,18 @@ struct SreportParse {
 };
 SreportParse parseSreportArgs(const std::vector<std::string>& args, const SreportContext& context);
 
-// The window `user TopUsage` reports on.
-accounting::ReportWindow topUsageWindow(const SreportTopUsage& report,
-                                        const SreportContext& context);
+// The window a report covers.
+accounting::ReportWindow reportWindow(const SreportRequest& request, const SreportContext& context);
 
-// `user TopUsage` of `usage` (accounting::associationUsage over the window's records);
-// `properNames` holds the login host's GECOS name of each user it knows.
-CommandOutput formatTopUsage(const std::vector<accounting::AssociationUsage>& usage,
-                             const SreportParse& parse, const SreportContext& context,
-                             const std::map<std::string, std::string>& properNames);
+// What a report prints besides its options: each association's usage in the window
+// (accounting::associationUsage), the account tree (the Account objects, for the cluster
+// reports) and the login host's GECOS name of each user it knows.
+struct SreportData {
+  std::vector<accounting::AssociationUsage> usage;
+  std::vector<accounting::AccountEdge> accounts;
+  std::map<std::string, std::string> properNames;
+};
+CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
+                            const SreportContext& context);
 
 }  // namespace kubeslurm::cli

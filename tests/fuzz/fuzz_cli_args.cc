@@ -14,8 +14,8 @@
 #include "kubeslurm/cli/sacct_format.h"
 #include "kubeslurm/cli/sdiag_format.h"
 #include "kubeslurm/cli/sinfo_format.h"
-#include "kubeslurm/cli/sreport_format.h"
 #include "kubeslurm/cli/squeue_format.h"
+#include "kubeslurm/cli/sreport_format.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -110,14 +110,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       cli::SreportContext context;
       context.now = 1795235400;
       const cli::SreportParse parse = cli::parseSreportArgs(args, context);
-      if (!parse.exit && parse.topUsage) {
-        std::vector<accounting::AssociationUsage> usage = {
-            {"alice", "a", {{"cpu", 1234567890}, {"gres/gpu", 7}}}, {"bob", "b", {{"cpu", 1}}}};
+      if (!parse.exit && parse.request) {
+        cli::SreportData data;
+        data.usage = {{"alice", "a", {{"cpu", 1234567890}, {"gres/gpu", 7}}},
+                      {"bob", "b", {{"cpu", 1}}}};
         for (const std::string& arg : args) {
-          usage.push_back({"carol", "c", accounting::tresCounts(arg)});
+          data.usage.push_back({"carol", arg, accounting::tresCounts(arg)});
         }
-        (void)cli::formatTopUsage(usage, parse, context, {{"alice", "Alice"}});
-        (void)cli::topUsageWindow(*parse.topUsage, context);
+        // A tree with a cycle and an unknown parent.
+        data.accounts = {{"a", ""}, {"b", "a"}, {"c", "d"}, {"d", "c"}, {"e", "nowhere"}};
+        data.properNames = {{"alice", "Alice"}};
+        (void)cli::formatSreport(data, parse, context);
+        (void)cli::reportWindow(*parse.request, context);
       }
       break;
     }

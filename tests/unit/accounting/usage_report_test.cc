@@ -114,5 +114,58 @@ TEST(AssociationUsage, AllocationTimesOverlapWithTheWindow) {
   EXPECT_EQ(running[0].allocSeconds.at("cpu"), static_cast<std::uint64_t>(kNow - kMidnight));
 }
 
+// slurmdb_get_hierarchical_sorted_assoc_list: root, then under each account its users before its
+// sub-accounts, each by name; an account's usage is its subtree's. An account with nothing
+// used below it has no line.
+TEST(AccountUsageTree, HierarchicalOrderAndSubtreeSums) {
+  const std::vector<AccountEdge> accounts = {
+      {"zeta", ""}, {"ml", ""}, {"ml-b", "ml"}, {"ml-a", "ml"}, {"idle", "ml"}};
+  const std::vector<AssociationUsage> usage = {
+      {"bob", "ml-a", {{"cpu", 10}}}, {"alice", "ml-a", {{"cpu", 5}, {"gres/gpu", 1}}},
+      {"carol", "ml", {{"cpu", 1}}},  {"dave", "zeta", {{"cpu", 100}}},
+      {"erin", "ml-b", {{"cpu", 2}}},
+  };
+  const std::vector<AccountUsageRow> rows = accountUsageTree(usage, accounts, {});
+  std::vector<std::string> order;
+  order.reserve(rows.size());
+  for (const AccountUsageRow& r : rows) order.push_back(r.account + "/" + r.user);
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"root/", "ml/", "ml/carol", "ml-a/", "ml-a/alice", "ml-a/bob",
+                                      "ml-b/", "ml-b/erin", "zeta/", "zeta/dave"}));
+  EXPECT_EQ(rows[0].allocSeconds,
+            (std::map<std::string, std::uint64_t>{{"cpu", 118}, {"gres/gpu", 1}}));
+  EXPECT_EQ(rows[1].allocSeconds.at("cpu"), 18U);
+  EXPECT_EQ(rows[1].parent, "root");
+  EXPECT_EQ(rows[3].allocSeconds.at("cpu"), 15U);
+  EXPECT_EQ(rows[3].parent, "ml");
+  EXPECT_EQ(rows[4].allocSeconds.at("cpu"), 5U);
+
+  // Accounts= (with sub-accounts): ml's subtree only.
+  std::vector<std::string> subtree;
+  for (const AccountUsageRow& r : accountUsageTree(usage, accounts, {"ml-a", "zeta"})) {
+    subtree.push_back(r.account + "/" + r.user);
+  }
+  EXPECT_EQ(subtree,
+            (std::vector<std::string>{"ml-a/", "ml-a/alice", "ml-a/bob", "zeta/", "zeta/dave"}));
+}
+
+// The Account objects are written by people: a parent that does not exist, or parents that go
+// round in a cycle, put the account under root rather than lose its usage or loop.
+TEST(AccountUsageTree, UnknownParentsAndCyclesHangUnderRoot) {
+  const std::vector<AccountEdge> accounts = {
+      {"a", "b"}, {"b", "c"}, {"c", "a"}, {"lost", "nowhere"}, {"root", "a"}};
+  const std::vector<AssociationUsage> usage = {
+      {"u", "a", {{"cpu", 1}}}, {"v", "lost", {{"cpu", 2}}}, {"w", "unlisted", {{"cpu", 4}}}};
+  const std::vector<AccountUsageRow> rows = accountUsageTree(usage, accounts, {});
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0].account, "root");
+  EXPECT_EQ(rows[0].allocSeconds.at("cpu"), 7U);
+  std::uint64_t users = 0;
+  for (const AccountUsageRow& r : rows) {
+    if (!r.user.empty()) users += r.allocSeconds.at("cpu");
+  }
+  EXPECT_EQ(users, 7U);  // every association once
+}
+
 }  // namespace
 }  // namespace kubeslurm::accounting

@@ -38,7 +38,8 @@ check() { # check "WORDS..." EXPECTED: completes the last word of WORDS
 
 check "kubeslurm sq" "squeue"
 check "kubeslurm s" "sbatch squeue scancel sinfo sacct sreport scontrol sprio sshare sdiag simulate"
-check "sreport " "user"
+check "sreport " "user cluster"
+check "sreport cluster A" "AccountUtilizationByUser"
 check "sreport user T" "TopUsage"
 check "kubeslurm sd" "sdiag"
 check "sbatch --gres" "--gres --gres-flags"

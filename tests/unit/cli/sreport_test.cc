@@ -30,12 +30,16 @@ SreportContext context() {
   return c;
 }
 
+CommandOutput report(const std::vector<std::string>& args, const SreportData& data) {
+  const SreportParse parse = parseSreportArgs(args, context());
+  if (parse.exit) return *parse.exit;
+  return formatSreport(data, parse, context());
+}
+
 CommandOutput topUsage(const std::vector<std::string>& args,
                        const std::vector<AssociationUsage>& usage,
                        const std::map<std::string, std::string>& names = {}) {
-  const SreportParse parse = parseSreportArgs(args, context());
-  if (parse.exit) return *parse.exit;
-  return formatTopUsage(usage, parse, context(), names);
+  return report(args, SreportData{usage, {}, names});
 }
 
 const std::vector<AssociationUsage> kUsage = {
@@ -124,9 +128,16 @@ TEST(SreportTopUsage, Errors) {
   const CommandOutput percent = topUsage({"-t", "percent", "user", "top"}, kUsage);
   EXPECT_EQ(percent.exitCode, 1);
   EXPECT_NE(percent.err.find("no percentage"), std::string::npos);
-  const CommandOutput cluster = topUsage({"cluster", "AccountUtilizationByUser"}, kUsage);
+  const CommandOutput cluster = topUsage({"cluster", "Utilization"}, kUsage);
   EXPECT_EQ(cluster.exitCode, 1);
-  EXPECT_NE(cluster.err.find("does not make the cluster reports yet"), std::string::npos);
+  EXPECT_NE(cluster.err.find("does not make the cluster Utilization report yet"),
+            std::string::npos);
+  EXPECT_EQ(topUsage({"cluster", "bogus"}, kUsage).err,
+            "Not valid report bogus\nValid cluster reports are, \"AccountUtilizationByUser\", "
+            "\"UserUtilizationByAccount\", \"UserUtilizationByWckey\", \"Utilization\", and "
+            "\"WCKeyUtilizationByUser\"\n");
+  EXPECT_NE(topUsage({"job", "SizesByAccount"}, kUsage).err.find("does not make the job"),
+            std::string::npos);
   EXPECT_EQ(topUsage({}, kUsage).exitCode, 1);
   EXPECT_EQ(topUsage({"-x"}, kUsage).err,
             "sreport: invalid option -- 'x'\nTry \"sreport --help\" for more information\n");
@@ -140,6 +151,85 @@ TEST(SreportTopUsage, Errors) {
   EXPECT_EQ(unknown.out, "alice\nbob\nalice\n");
   EXPECT_EQ(topUsage({"-n", "user", "top", "TopCount=x"}, kUsage).err,
             "sreport: error: Invalid value for TopCount (x)\n");
+}
+
+// The account tree: root > team (> team-a, team-b), ops; alice runs in team-a and team-b, bob
+// in team-b.
+const std::vector<accounting::AccountEdge> kAccounts = {
+    {"team", ""}, {"team-a", "team"}, {"team-b", "team"}, {"ops", ""}};
+
+// cluster AccountUtilizationByUser: root first, each account's users before its sub-accounts,
+// an account's usage its subtree's; accounts right-aligned 15 wide, Login blank on account lines;
+// Used's width from root's CPU seconds (cluster_reports.c, cluster_report_functions.c).
+TEST(SreportAccountUtilization, HierarchicalWithSubtreeUsage) {
+  const CommandOutput out =
+      report({"cluster", "AccountUtilizationByUser"}, SreportData{kUsage, kAccounts, {}});
+  EXPECT_EQ(out.err, "");
+  EXPECT_EQ(out.out,
+            "--------------------------------------------------------------------------------\n"
+            "Cluster/Account/User Utilization 2026-11-20T00:00:00 - 2026-11-20T23:59:59 (86400 "
+            "secs)\n"
+            "Usage reported in CPU Minutes\n"
+            "--------------------------------------------------------------------------------\n"
+            "  Cluster         Account     Login     Proper Name     Used   Energy \n"
+            "--------- --------------- --------- --------------- -------- -------- \n"
+            "kubeslurm            root                               8162        0 \n"
+            "kubeslurm            team                               8162        0 \n"
+            "kubeslurm          team-a                               7680        0 \n"
+            "kubeslurm          team-a     alice                     7680        0 \n"
+            "kubeslurm          team-b                                482        0 \n"
+            "kubeslurm          team-b     alice                        2        0 \n"
+            "kubeslurm          team-b       bob                      480        0 \n");
+}
+
+// Tree: Account 20 wide, left-aligned, each level one space in, a user's line one deeper than
+// its account (slurmdb_tree_name_get); Accounts= keeps a subtree, whose top then has no indent;
+// -T gres/gpu -t hours -P.
+TEST(SreportAccountUtilization, TreeSubtreeAndTres) {
+  const SreportData data{kUsage, kAccounts, {{"bob", "Bob Builder"}}};
+  EXPECT_EQ(report({"-n", "cluster", "Acc", "tree", "format=acc,login,used"}, data).out,
+            "root                               8162 \n"
+            " team                              8162 \n"
+            "  team-a                           7680 \n"
+            "   team-a                alice     7680 \n"
+            "  team-b                            482 \n"
+            "   team-b                alice        2 \n"
+            "   team-b                  bob      480 \n");
+  EXPECT_EQ(report({"-n", "-P", "-T", "gres/gpu", "-t", "hours", "cluster", "a", "tree",
+                    "accounts=team-b"},
+                   data)
+                .out,
+            "kubeslurm|team-b|||gres/gpu|12\n"
+            "kubeslurm| team-b|alice||gres/gpu|0\n"
+            "kubeslurm| team-b|bob|Bob Builder|gres/gpu|12\n");
+  // Users= asks for users' associations: no account lines.
+  EXPECT_EQ(report({"-n", "-P", "cluster", "a", "users=alice", "format=acc,login"}, data).out,
+            "team-a|alice\nteam-b|alice\n");
+}
+
+// cluster UserUtilizationByAccount: one line per user and account, most CPU first.
+TEST(SreportUserUtilization, ByAccount) {
+  const CommandOutput out =
+      report({"-t", "s", "cluster", "UserUtilizationByAccount"}, SreportData{kUsage, {}, {}});
+  EXPECT_EQ(out.out,
+            "--------------------------------------------------------------------------------\n"
+            "Cluster/User/Account Utilization 2026-11-20T00:00:00 - 2026-11-20T23:59:59 (86400 "
+            "secs)\n"
+            "Usage reported in CPU Seconds\n"
+            "--------------------------------------------------------------------------------\n"
+            "  Cluster     Login     Proper Name         Account     Used   Energy \n"
+            "--------- --------- --------------- --------------- -------- -------- \n"
+            "kubeslurm     alice                          team-a   460800        0 \n"
+            "kubeslurm       bob                          team-b    28800        0 \n"
+            "kubeslurm     alice                          team-b       90        0 \n");
+  EXPECT_EQ(report({"-n", "-P", "cluster", "ua", "accounts=team-b", "format=login"},
+                   SreportData{kUsage, {}, {}})
+                .out,
+            "bob\nalice\n");
+  // TopCount and group belong to user TopUsage.
+  EXPECT_EQ(report({"-n", "cluster", "ua", "group"}, SreportData{kUsage, {}, {}}).exitCode, 0);
+  EXPECT_EQ(report({"-n", "cluster", "ua", "topcount=1"}, SreportData{kUsage, {}, {}}).err,
+            " Unknown condition: topcount=1\nUse keyword set to modify value\n");
 }
 
 struct Store {
@@ -208,6 +298,25 @@ TEST(SreportCmd, UsageFromTheStoreAndTheLiveJobs) {
   ASSERT_EQ(store->asked.size(), 1U);
   EXPECT_EQ(store->asked[0].from, start + 1800);
   EXPECT_EQ(store->asked[0].namespaceName, "default");
+
+  // The cluster report reads the Account objects for the tree.
+  fake.objects["accounts"] = {
+      nlohmann::json{{"metadata", {{"name", "team"}}}, {"spec", nlohmann::json::object()}},
+      nlohmann::json{{"metadata", {{"name", "team-b"}}}, {"spec", {{"parent", "team"}}}}};
+  FakeCli tree;
+  EXPECT_EQ(
+      runSreportWith({"-n", "-P", "-t", "seconds", "cluster", "AccountUtilizationByUser",
+                      "start=2026-11-21T00:30:00", "end=now", "tree", "format=account,login,used"},
+                     tree.io(), fake.connector(), queries),
+      0);
+  EXPECT_EQ(tree.err(), "");
+  EXPECT_EQ(tree.out(),
+            "root||21900\n"
+            " team||300\n"
+            "  team-b||300\n"
+            "   team-b|bob|300\n"
+            " team-a||21600\n"  // no Account object: under root
+            "  team-a|alice|21600\n");
 
   // No query API: sreport has nothing to read.
   FakeCli none;
