@@ -18,11 +18,12 @@ namespace {
 CommandOutput failure(std::string err) { return CommandOutput{"", std::move(err), 1}; }
 
 // xstrncasecmp(word, name, MAX(strlen(word), minimum)) == 0: `word` is a prefix of `name` of at
-// least `minimum` characters (a longer word never matches).
+// least `minimum` characters, or shorter and the whole of `name` (both end there: "Time" with a
+// minimum of 6); a longer word never matches.
 bool abbreviates(std::string_view word, std::string_view name, std::size_t minimum) {
-  const std::size_t length = std::max(word.size(), minimum);
-  if (length > name.size() || word.size() < length) return false;
-  return equalsIgnoreCase(word, name.substr(0, length));
+  if (word.size() > name.size()) return false;
+  if (word.size() < minimum) return word.size() == name.size() && equalsIgnoreCase(word, name);
+  return equalsIgnoreCase(word, name.substr(0, word.size()));
 }
 
 // The TRES slurmdbd tracks for a GPU cluster (its tres table, by id), as -T names them.

@@ -104,6 +104,11 @@ TEST(SreportTopUsage, ConditionsAndFormat) {
             " alice     7680 \n"
             " alice        2 \n"
             "   bob      480 \n");
+  // -s Time needs all of "Time" (xstrncasecmp over 6 characters); "Ti" is unknown.
+  EXPECT_EQ(topUsage({"-n", "-s", "name", "-s", "time", "user", "top", "format=login"}, kUsage).out,
+            "    alice \n      bob \n    alice \n");
+  EXPECT_EQ(topUsage({"-n", "-s", "ti", "user", "top", "format=login"}, kUsage).err,
+            "unknown timesort format ti");
   // A long value is cut with '+'.
   EXPECT_EQ(topUsage({"-n", "user", "top", "format=a%5", "TopCount=1"}, kUsage).out, "team+ \n");
 }
