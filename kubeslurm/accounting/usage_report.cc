@@ -87,7 +87,8 @@ std::vector<AssociationUsage> associationUsage(const std::vector<JobRecord>& rec
                                                const ReportWindow& window, std::int64_t now) {
   std::map<std::pair<std::string, std::string>, AssociationUsage> byAssociation;
   for (const JobRecord& r : records) {
-    if (r.allocTres.empty() || !r.startTime) continue;
+    // An array's own record stands for its tasks, whose records hold their allocations.
+    if (r.allocTres.empty() || !r.startTime || !r.arrayTasks.empty()) continue;
     const std::int64_t from = std::max(*r.startTime, window.start);
     const std::int64_t to = std::min(r.endTime.value_or(now), window.end);
     if (to <= from) continue;

@@ -49,7 +49,8 @@ struct AssociationUsage {
 };
 
 // Every association whose runs held an allocation inside `window`, ordered by user, then
-// account. Runs without AllocTRES (never started) hold none.
+// account. Runs without AllocTRES (never started) hold none, nor does an array's own record
+// (its tasks' records do).
 std::vector<AssociationUsage> associationUsage(const std::vector<JobRecord>& records,
                                                const ReportWindow& window, std::int64_t now);
 

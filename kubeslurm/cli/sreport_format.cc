@@ -533,7 +533,10 @@ std::vector<Line> userLines(const SreportData& data, const SreportRequest& reque
   std::map<std::string, std::size_t> lineOfUser;
   storage.reserve(data.usage.size());
   for (const accounting::AssociationUsage& u : data.usage) {
-    if (!selected(request.users, u.user) || !selected(request.accounts, u.account)) continue;
+    if (!selected(request.users, lowercaseAscii(u.user)) ||
+        !selected(request.accounts, u.account)) {
+      continue;
+    }
     std::size_t at = lines.size();
     if (request.group) at = lineOfUser.try_emplace(u.user, lines.size()).first->second;
     if (at == lines.size()) {
@@ -605,7 +608,8 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
     tree = accounting::accountUsageTree(data.usage, data.accounts, request.accounts);
     for (const accounting::AccountUsageRow& row : tree) {
       // Users= asks slurmdbd for those users' associations: no account lines then.
-      if (!request.users.empty() && (row.user.empty() || !selected(request.users, row.user))) {
+      if (!request.users.empty() &&
+          (row.user.empty() || !selected(request.users, lowercaseAscii(row.user)))) {
         continue;
       }
       lines.push_back(Line{row.user, {row.account}, row.parent, &row.allocSeconds});

@@ -47,7 +47,9 @@ struct SreportRequest {
   SreportReport report = SreportReport::kUserTop;
   std::optional<std::int64_t> start;
   std::optional<std::int64_t> end;
-  std::vector<std::string> users;     // Users= (lower-cased, as slurmdbd's user names are)
+  // Users=, lower-cased as sreport does; matched against user names lower-cased too, since
+  // kubeslurm's (Kubernetes user names) keep their case where slurmdbd's are lower-case.
+  std::vector<std::string> users;
   std::vector<std::string> accounts;  // Accounts= (with their sub-accounts in the account tree)
   std::uint32_t topCount = 10;        // TopCount= (user TopUsage)
   bool group = false;                 // group (user TopUsage): one line per user

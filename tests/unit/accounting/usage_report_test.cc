@@ -98,6 +98,12 @@ TEST(AssociationUsage, AllocationTimesOverlapWithTheWindow) {
       run("dave", "team-a", window.start - 2 * kHour, window.start),
       run("erin", "team-a", 0, std::nullopt, "cpu=1"),
       run("frank", "team-a", window.start, window.end, ""),
+      // An array's own record: its tasks' records count, not it.
+      [&] {
+        JobRecord array = run("gina", "team-a", window.start, window.end);
+        array.arrayTasks = "0-7";
+        return array;
+      }(),
   };
   const std::vector<AssociationUsage> usage = associationUsage(records, window, kNow);
   ASSERT_EQ(usage.size(), 3U);

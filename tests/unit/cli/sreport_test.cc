@@ -95,6 +95,10 @@ TEST(SreportTopUsage, ConditionsAndFormat) {
       "alice|team-a, team-b|7682|\n");
   EXPECT_EQ(topUsage({"-n", "-P", "-t", "s", "user", "top", "users=BOB", "format=l,u"}, kUsage).out,
             "bob|28800\n");
+  // Kubernetes user names keep their case: Users= matches them case-insensitively.
+  const std::vector<AssociationUsage> mixed = {{"Alice@Corp", "a", {{"cpu", 60}}}};
+  EXPECT_EQ(topUsage({"-n", "-P", "user", "top", "users=alice@corp", "format=l,u"}, mixed).out,
+            "Alice@Corp|1\n");
   // A bare word is a user name (user_reports.c: !end || "Users").
   EXPECT_EQ(
       topUsage({"-n", "-P", "user", "top", "alice", "accounts=team-b", "format=l,a"}, kUsage).out,
@@ -239,6 +243,7 @@ TEST(SreportUserUtilization, ByAccount) {
 
 struct Store {
   std::vector<accounting::JobRecord> records;
+  std::optional<Status> failure;  // answered instead of the records
   std::vector<rpc::JobRecordQuery> asked;
 };
 
@@ -248,6 +253,7 @@ class StoredRecords final : public testing::NoQueries {
   StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
       const rpc::JobRecordQuery& query) override {
     store_->asked.push_back(query);
+    if (store_->failure) return *store_->failure;
     return store_->records;
   }
 
@@ -322,6 +328,21 @@ TEST(SreportCmd, UsageFromTheStoreAndTheLiveJobs) {
             "   team-b|bob|300\n"
             " team-a||21600\n"  // no Account object: under root
             "  team-a|alice|21600\n");
+
+  // An operator that keeps no records: the live jobs, and a warning that they are all.
+  store->failure = Status(StatusCode::kFailedPrecondition, "this operator keeps no job records");
+  FakeCli liveOnly;
+  EXPECT_EQ(runSreportWith({"-n", "-P", "-t", "seconds", "user", "top", "start=2026-11-21T00:30:00",
+                            "end=now", "format=login,used"},
+                           liveOnly.io(), fake.connector(), queries),
+            0);
+  EXPECT_EQ(liveOnly.out(), "bob|300\n");
+  EXPECT_NE(liveOnly.err().find("keeps no job records"), std::string::npos);
+  // A store that fails: an error, no report that would pass for complete.
+  store->failure = Status(StatusCode::kUnavailable, "connection refused");
+  FakeCli failing;
+  EXPECT_EQ(runSreportWith({"user", "top"}, failing.io(), fake.connector(), queries), 1);
+  EXPECT_EQ(failing.out(), "");
 
   // No query API: sreport has nothing to read.
   FakeCli none;
