@@ -518,7 +518,7 @@ struct Line {
   std::string user;                   // "" for an account
   std::vector<std::string> accounts;  // one, or a grouped user's
   std::string parent;                 // an account line's, for the Tree
-  const TresSeconds* allocSeconds = nullptr;
+  TresSeconds allocSeconds;
 };
 
 bool selected(const std::vector<std::string>& list, const std::string& value) {
@@ -527,11 +527,9 @@ bool selected(const std::vector<std::string>& list, const std::string& value) {
 
 // The lines of user TopUsage (by user and account, or by user with `group`) and of
 // UserUtilizationByAccount, whose Accounts= selects exactly those accounts' associations.
-std::vector<Line> userLines(const SreportData& data, const SreportRequest& request,
-                            std::vector<TresSeconds>& storage) {
+std::vector<Line> userLines(const SreportData& data, const SreportRequest& request) {
   std::vector<Line> lines;
   std::map<std::string, std::size_t> lineOfUser;
-  storage.reserve(data.usage.size());
   for (const accounting::AssociationUsage& u : data.usage) {
     if (!selected(request.users, lowercaseAscii(u.user)) ||
         !selected(request.accounts, u.account)) {
@@ -539,16 +537,13 @@ std::vector<Line> userLines(const SreportData& data, const SreportRequest& reque
     }
     std::size_t at = lines.size();
     if (request.group) at = lineOfUser.try_emplace(u.user, lines.size()).first->second;
-    if (at == lines.size()) {
-      storage.emplace_back();
-      lines.push_back(Line{u.user, {}, "", &storage.back()});
-    }
+    if (at == lines.size()) lines.push_back(Line{u.user, {}, "", {}});
     Line& line = lines[at];
     if (std::find(line.accounts.begin(), line.accounts.end(), u.account) == line.accounts.end()) {
       line.accounts.push_back(u.account);
     }
     for (const auto& [name, seconds] : u.allocSeconds) {
-      std::uint64_t& total = storage[at][name];
+      std::uint64_t& total = line.allocSeconds[name];
       total = seconds > UINT64_MAX - total ? UINT64_MAX : total + seconds;
     }
   }
@@ -560,8 +555,8 @@ std::vector<Line> userLines(const SreportData& data, const SreportRequest& reque
 void sortUsers(std::vector<Line>& lines, const std::string& tres, bool byName) {
   std::stable_sort(lines.begin(), lines.end(), [&](const Line& a, const Line& b) {
     if (!byName) {
-      const auto ua = secondsOf(*a.allocSeconds, tres);
-      const auto ub = secondsOf(*b.allocSeconds, tres);
+      const auto ua = secondsOf(a.allocSeconds, tres);
+      const auto ub = secondsOf(b.allocSeconds, tres);
       if (ua != ub) return ua > ub;
     }
     if (a.user != b.user) return a.user < b.user;
@@ -591,7 +586,6 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
   if (request.format.empty()) {
     const bool top = kind == SreportReport::kUserTop;
     const bool byUser = kind == SreportReport::kAccountUtilizationByUser;
-    const std::string account = top ? "A" : "Ac";
     const std::string last = tresGiven ? "TresName,Used" : "Used,Energy";
     const std::string head = top      ? "Cl,L,P,A,"
                              : byUser ? "Cluster,Ac,Login,Proper,"
@@ -601,22 +595,23 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
   std::vector<PrintField> fields = printFields(request, result.err, result.exitCode);
 
   // The lines, in the report's order.
-  std::vector<TresSeconds> storage;
   std::vector<Line> lines;
-  std::vector<accounting::AccountUsageRow> tree;
   if (kind == SreportReport::kAccountUtilizationByUser) {
-    tree = accounting::accountUsageTree(data.usage, data.accounts, request.accounts);
-    for (const accounting::AccountUsageRow& row : tree) {
+    for (accounting::AccountUsageRow& row :
+         accounting::accountUsageTree(data.usage, data.accounts, request.accounts)) {
       // Users= asks slurmdbd for those users' associations: no account lines then.
       if (!request.users.empty() &&
           (row.user.empty() || !selected(request.users, lowercaseAscii(row.user)))) {
         continue;
       }
-      lines.push_back(Line{row.user, {row.account}, row.parent, &row.allocSeconds});
+      lines.push_back(Line{std::move(row.user),
+                           {std::move(row.account)},
+                           std::move(row.parent),
+                           std::move(row.allocSeconds)});
     }
   } else {
     request.group = request.group && kind == SreportReport::kUserTop;
-    lines = userLines(data, request, storage);
+    lines = userLines(data, request);
     // sreport_set_usage_column_width sorts the users by CPU; TopUsage then by its first TRES.
     sortUsers(lines, "cpu", o.sortByName);
   }
@@ -629,10 +624,10 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
       return f.field == Field::kEnergy;
     });
     if (energyShown) {
-      maxUsage = secondsOf(*lines.front().allocSeconds, "cpu");
+      maxUsage = secondsOf(lines.front().allocSeconds, "cpu");
     } else {
       for (const std::string& t : tres) {
-        maxUsage = std::max(maxUsage, secondsOf(*lines.front().allocSeconds, t));
+        maxUsage = std::max(maxUsage, secondsOf(lines.front().allocSeconds, t));
       }
     }
   }
@@ -710,7 +705,7 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
             break;
           }
           case Field::kUsed:
-            printer.number(out, f, usageText(secondsOf(*line.allocSeconds, t), o.time), lastField);
+            printer.number(out, f, usageText(secondsOf(line.allocSeconds, t), o.time), lastField);
             break;
           case Field::kEnergy:  // no energy is gathered: every association's is 0
             printer.number(out, f, usageText(0, o.time), lastField);
