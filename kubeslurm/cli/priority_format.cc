@@ -10,6 +10,7 @@
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
+#include "kubeslurm/cli/print_fields.h"
 
 namespace kubeslurm::cli {
 namespace {
@@ -469,38 +470,6 @@ struct ShareValue {
   bool number = false;  // numbers are never cut; strings get '+' when too long
 };
 
-class ShareLine {
- public:
-  ShareLine(int parsable, std::string& out) : parsable_(parsable), out_(out) {}
-
-  void add(const ShareColumn& column, const ShareValue& value, bool last) {
-    if (parsable_ != 0) {
-      out_ += value.text.value_or("");
-      if (!(parsable_ == 2 && last)) out_ += '|';
-      return;
-    }
-    const auto width = static_cast<std::size_t>(std::abs(column.width));
-    std::string cell = value.text.value_or(" ");
-    if (!value.number && value.text && cell.size() > width) {
-      cell.resize(width);
-      cell.back() = '+';
-    }
-    if (cell.size() < width) {
-      if (column.width < 0) {
-        cell.append(width - cell.size(), ' ');
-      } else {
-        cell.insert(0, width - cell.size(), ' ');
-      }
-    }
-    out_ += cell;
-    out_ += ' ';
-  }
-
- private:
-  int parsable_;
-  std::string& out_;
-};
-
 std::string sixDecimals(double value) {
   if (std::isinf(value)) return "inf";
   return printfString("%f", value);
@@ -629,19 +598,12 @@ CommandOutput formatSshare(const std::vector<rpc::FairShareRow>& rows, bool fair
     columns.push_back(column);
   }
 
+  const FieldPrinter printer(options.parsable);
   if (!options.noHeader) {
-    ShareLine header(options.parsable, output.out);
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      header.add(columns[i], {std::string(columns[i].name), false}, i + 1 == columns.size());
-    }
-    output.out += '\n';
-    if (options.parsable == 0) {
-      for (const ShareColumn& column : columns) {
-        output.out.append(static_cast<std::size_t>(std::abs(column.width)), '-');
-        output.out += ' ';
-      }
-      output.out += '\n';
-    }
+    std::vector<PrintColumn> header;
+    header.reserve(columns.size());
+    for (const ShareColumn& column : columns) header.push_back({column.name, column.width});
+    printer.header(output.out, header);
   }
 
   const double rootUsage = rows.empty() ? 0.0 : rows.front().rawUsage;
@@ -661,7 +623,6 @@ CommandOutput formatSshare(const std::vector<rpc::FairShareRow>& rows, bool fair
         std::ranges::find(options.accounts, row.account) == options.accounts.end()) {
       continue;
     }
-    ShareLine line(options.parsable, output.out);
     for (std::size_t i = 0; i < columns.size(); ++i) {
       ShareValue value;
       switch (columns[i].field) {
@@ -707,7 +668,8 @@ CommandOutput formatSshare(const std::vector<rpc::FairShareRow>& rows, bool fair
         case ShareField::kTresRunMins:
           break;  // no value: one cluster, accounts without partitions or TRES limits
       }
-      line.add(columns[i], value, i + 1 == columns.size());
+      printer.cell(output.out, columns[i].width, value.number ? Overflow::kKeep : Overflow::kMark,
+                   value.text, i + 1 == columns.size());
     }
     output.out += '\n';
   }

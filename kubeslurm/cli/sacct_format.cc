@@ -14,6 +14,7 @@
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/cli/job_objects.h"
+#include "kubeslurm/cli/print_fields.h"
 #include "kubeslurm/slurm/array_spec.h"
 #include "kubeslurm/slurm/hostlist.h"
 
@@ -359,88 +360,59 @@ Value valueOf(std::string_view field, const Row& row, const SacctContext& contex
 
 // ---- printing (print_fields.c) ----
 
-struct Printer {
-  const SacctParse& parse;
-  const SacctContext& context;
-
-  int widthOf(int index) const {
-    const auto it = parse.widths.find(index);
-    return it != parse.widths.end() ? it->second
-                                    : kFields.at(static_cast<std::size_t>(index)).width;
-  }
-  std::string delimiter() const { return parse.options.delimiter.value_or("|"); }
-
-  static std::string pad(std::string text, int width) {
-    const auto absWidth = static_cast<std::size_t>(std::abs(width));
-    if (text.size() < absWidth) {
-      const std::string fill(absWidth - text.size(), ' ');
-      text = width > 0 ? fill + text : text + fill;
-    }
-    return text + " ";
-  }
-
-  void cell(std::string& out, const std::string& text, bool last) const {
-    if (parse.options.parsable == 2 && last) {
-      out += text;
-    } else {
-      out += text + delimiter();
-    }
-  }
+class Printer {
+ public:
+  Printer(const SacctParse& parse, const SacctContext& context)
+      : parse_(parse),
+        context_(context),
+        fields_(parse.options.parsable, parse.options.delimiter.value_or("|")) {}
 
   void header(std::string& out) const {
-    const std::size_t count = parse.fields.size();
-    for (std::size_t i = 0; i < count; ++i) {
-      const int index = parse.fields[i];
-      const std::string name(kFields.at(static_cast<std::size_t>(index)).name);
-      if (parse.options.parsable != 0) {
-        cell(out, name, i + 1 == count);
-      } else {
-        const int width = widthOf(index);
-        out += pad(name.substr(0, static_cast<std::size_t>(std::abs(width))), width);
-      }
+    std::vector<PrintColumn> columns;
+    columns.reserve(parse_.fields.size());
+    for (const int index : parse_.fields) {
+      columns.push_back({kFields.at(static_cast<std::size_t>(index)).name, widthOf(index)});
     }
-    out += "\n";
-    if (parse.options.parsable != 0) return;
-    for (const int index : parse.fields) {
-      out += std::string(static_cast<std::size_t>(std::abs(widthOf(index))), '-') + " ";
-    }
-    out += "\n";
+    fields_.header(out, columns);
   }
 
   void line(std::string& out, const Row& row) const {
-    const std::size_t count = parse.fields.size();
+    const std::size_t count = parse_.fields.size();
     for (std::size_t i = 0; i < count; ++i) {
-      const int index = parse.fields[i];
+      const int index = parse_.fields[i];
       const FieldDef& def = kFields.at(static_cast<std::size_t>(index));
-      const int width = widthOf(index);
-      const auto absWidth = static_cast<std::size_t>(std::abs(width));
-      const Value value = valueOf(def.name, row, context);
-      std::optional<std::string> text = value.text;
-      if (text && def.kind == Kind::kDate) {
-        const std::int64_t t = std::stoll(*text);
-        text =
-            t == 0 ? std::string("Unknown") : slurm::formatTimestamp(t, context.utcOffsetSeconds);
-        // slurm_make_time_str writes into a buffer of the field's width.
-        if (text->size() > absWidth) text->resize(absWidth);
+      std::optional<std::string> text = valueOf(def.name, row, context_).text;
+      Overflow overflow = Overflow::kKeep;
+      if (def.kind == Kind::kStr) {
+        overflow = Overflow::kMark;
+      } else if (def.kind == Kind::kDate) {
+        overflow = Overflow::kCut;  // slurm_make_time_str writes into a buffer of the width
+        if (text) {
+          const std::int64_t t = std::stoll(*text);
+          text = t == 0 ? std::string("Unknown")
+                        : slurm::formatTimestamp(t, context_.utcOffsetSeconds);
+          // ...which -p prints too.
+          const auto width = static_cast<std::size_t>(std::abs(widthOf(index)));
+          if (text->size() > width) text->resize(width);
+        }
       } else if (text && def.kind == Kind::kSecs) {
         text = slurm::formatPaddedDuration(slurm::TimeLimit{std::stoll(*text)});
       }
-      if (parse.options.parsable != 0) {
-        cell(out, text.value_or(""), i + 1 == count);
-        continue;
-      }
-      if (!text) {
-        out += pad(def.kind == Kind::kStr ? " " : "", width);
-        continue;
-      }
-      if (def.kind == Kind::kStr && text->size() > absWidth) {
-        text->resize(absWidth);
-        if (absWidth > 0) text->back() = '+';
-      }
-      out += pad(*text, width);
+      fields_.cell(out, widthOf(index), overflow, text, i + 1 == count);
     }
     out += "\n";
   }
+
+ private:
+  int widthOf(int index) const {
+    const auto it = parse_.widths.find(index);
+    return it != parse_.widths.end() ? it->second
+                                     : kFields.at(static_cast<std::size_t>(index)).width;
+  }
+
+  const SacctParse& parse_;
+  const SacctContext& context_;
+  FieldPrinter fields_;
 };
 
 // ---- which jobs (the database query) ----
@@ -531,7 +503,7 @@ CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,
                           const SacctParse& parse, const SacctContext& context) {
   const SacctOptions& o = parse.options;
   CommandOutput result;
-  const Printer printer{parse, context};
+  const Printer printer(parse, context);
   if (!o.noHeader) printer.header(result.out);
 
   // slurmdb_job_cond_def_start_end.

@@ -9,6 +9,7 @@
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
+#include "kubeslurm/cli/print_fields.h"
 #include "kubeslurm/slurm/time_format.h"
 
 namespace kubeslurm::cli {
@@ -370,63 +371,13 @@ std::uint64_t secondsOf(const TresSeconds& allocSeconds, const std::string& tres
   return it == allocSeconds.end() ? 0 : it->second;
 }
 
-class Printer {
- public:
-  explicit Printer(int parsable) : parsable_(parsable) {}
-
-  void header(std::string& out, const std::vector<PrintField>& fields) const {
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const PrintField& f = fields[i];
-      if (parsable_ != 0) {
-        cell(out, f.name, i + 1 == fields.size());
-      } else {
-        out += aligned(f.name, f.width);
-      }
-    }
-    out += "\n";
-    if (parsable_ != 0) return;
-    for (const PrintField& f : fields) {
-      out += std::string(static_cast<std::size_t>(std::abs(f.width)), '-') + " ";
-    }
-    out += "\n";
-  }
-
-  // print_fields_str: '+' marks a truncated value; a missing one prints blank.
-  void text(std::string& out, const PrintField& f, const std::optional<std::string>& value,
-            bool last) const {
-    if (parsable_ != 0) return cell(out, value.value_or(""), last);
-    if (!value) return void(out += aligned(" ", f.width));
-    std::string shown = *value;
-    const auto width = static_cast<std::size_t>(std::abs(f.width));
-    if (shown.size() > width && width > 0) {
-      shown.resize(width);
-      shown.back() = '+';
-    }
-    out += aligned(shown, f.width);
-  }
-
-  // slurmdb_report_print_time: cut to the width, no mark.
-  void number(std::string& out, const PrintField& f, const std::string& value, bool last) const {
-    if (parsable_ != 0) return cell(out, value, last);
-    out += aligned(value, f.width);
-  }
-
- private:
-  void cell(std::string& out, const std::string& value, bool last) const {
-    out += value;
-    if (!(parsable_ == 2 && last)) out += "|";
-  }
-
-  // printf("%*.*s ") with the field's width: right-aligned when positive, left when negative.
-  static std::string aligned(std::string value, int width) {
-    const auto abs = static_cast<std::size_t>(std::abs(width));
-    if (value.size() > abs) value.resize(abs);
-    const std::string fill(abs - value.size(), ' ');
-    return (width >= 0 ? fill + value : value + fill) + " ";
-  }
-
-  int parsable_;
-};
+// PrintField's columns for print_fields_header.
+std::vector<PrintColumn> columnsOf(const std::vector<PrintField>& fields) {
+  std::vector<PrintColumn> columns;
+  columns.reserve(fields.size());
+  for (const PrintField& f : fields) columns.push_back({f.name, f.width});
+  return columns;
+}
 
 std::string timeText(std::int64_t t, const SreportContext& context) {
   return slurm::formatTimestamp(t, context.utcOffsetSeconds);
@@ -661,10 +612,10 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
                                                        : "Minutes";
     out += std::string("Usage reported in ") + (tresGiven ? "TRES " : "CPU ") + unit + "\n";
     out += rule + "\n";
-    Printer(o.parsable).header(out, fields);
+    FieldPrinter(o.parsable).header(out, columnsOf(fields));
   }
 
-  const Printer printer(o.parsable);
+  const FieldPrinter printer(o.parsable);
   // slurmdb_tree_name_get: an account one space deeper than its parent's line, when that was
   // printed; a user's line shows its account one deeper than the account's.
   std::map<std::string, std::string> indent;
@@ -685,19 +636,19 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
         const bool lastField = i + 1 == fields.size();
         switch (f.field) {
           case Field::kAccount:
-            printer.text(out, f, account, lastField);
+            printer.cell(out, f.width, Overflow::kMark, account, lastField);
             break;
           case Field::kCluster:
-            printer.text(out, f, context.clusterName, lastField);
+            printer.cell(out, f.width, Overflow::kMark, context.clusterName, lastField);
             break;
           case Field::kLogin:
-            printer.text(out, f,
+            printer.cell(out, f.width, Overflow::kMark,
                          line.user.empty() ? std::nullopt : std::optional<std::string>(line.user),
                          lastField);
             break;
           case Field::kProper: {
             const auto name = data.properNames.find(line.user);
-            printer.text(out, f,
+            printer.cell(out, f.width, Overflow::kMark,
                          name == data.properNames.end() || line.user.empty()
                              ? std::nullopt
                              : std::optional<std::string>(name->second),
@@ -705,16 +656,17 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
             break;
           }
           case Field::kUsed:
-            printer.number(out, f, usageText(secondsOf(line.allocSeconds, t), o.time), lastField);
+            printer.cell(out, f.width, Overflow::kCut,
+                         usageText(secondsOf(line.allocSeconds, t), o.time), lastField);
             break;
           case Field::kEnergy:  // no energy is gathered: every association's is 0
-            printer.number(out, f, usageText(0, o.time), lastField);
+            printer.cell(out, f.width, Overflow::kCut, usageText(0, o.time), lastField);
             break;
           case Field::kTresName:
-            printer.text(out, f, t, lastField);
+            printer.cell(out, f.width, Overflow::kMark, t, lastField);
             break;
           case Field::kBlank:
-            printer.text(out, f, std::nullopt, lastField);
+            printer.cell(out, f.width, Overflow::kMark, std::nullopt, lastField);
             break;
         }
       }

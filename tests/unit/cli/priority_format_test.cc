@@ -213,5 +213,14 @@ TEST(Sshare, LongNamesAreCutWithAPlus) {
   EXPECT_EQ(out.out, "root                 \n a-very-long-accoun+ \n");
 }
 
+TEST(Sshare, HeadersAreCutWithoutAPlus) {
+  // print_fields_header prints "%*.*s ": a narrow column cuts its name and marks nothing.
+  const CommandOutput out = formatSshare(
+      phase2Rows(), true, parseSshareArgs({"-a", "-o", "Account%3,RawUsage%3"}).options, "root");
+  EXPECT_EQ(out.out.substr(0, out.out.find('\n', out.out.find('\n') + 1) + 1),
+            "Acc Raw \n--- --- \n")
+      << out.out;
+}
+
 }  // namespace
 }  // namespace kubeslurm::cli
