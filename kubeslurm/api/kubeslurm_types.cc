@@ -234,6 +234,7 @@ void forEachCounter(Status& s, Visit visit) {
 void decodeAccountSpec(Decoder& d, const Json& in, const Path& at, AccountSpec& spec) {
   spec.parent = d.text(in, "parent", at);
   spec.description = d.text(in, "description", at);
+  spec.organization = d.text(in, "organization", at);
   spec.shares = d.int32(in, "shares", at);
   spec.namespaces = d.strings(in, "namespaces", at);
   spec.users = d.strings(in, "users", at);
@@ -257,6 +258,7 @@ void decodeAccountSpec(Decoder& d, const Json& in, const Path& at, AccountSpec& 
 void encodeAccountSpec(const AccountSpec& spec, Json& out) {
   detail::putText(out, "parent", spec.parent);
   detail::putText(out, "description", spec.description);
+  detail::putText(out, "organization", spec.organization);
   detail::putOptionalInteger(out, "shares", spec.shares);
   detail::putStrings(out, "namespaces", spec.namespaces);
   detail::putStrings(out, "users", spec.users);

@@ -144,6 +144,7 @@ struct AccountLimits {
 struct AccountSpec {
   std::string parent;  // "" = child of root
   std::string description;
+  std::string organization;            // "": the parent's name, or its own under root
   std::optional<std::int32_t> shares;  // absent: 1
   std::vector<std::string> namespaces;
   // Who may name the account (a job in one of `namespaces` may too): users by their Kubernetes

@@ -154,7 +154,8 @@ constexpr std::string_view kAccountJson = R"json({
   "apiVersion": "kubeslurm.io/v1alpha1", "kind": "Account",
   "metadata": {"name": "physics", "resourceVersion": "81", "labels": {"org": "science"}},
   "spec": {
-    "parent": "science", "description": "Physics department", "shares": 40,
+    "parent": "science", "description": "Physics department", "organization": "science",
+    "shares": 40,
     "namespaces": ["physics", "physics-dev"], "defaultQos": "normal",
     "allowedQos": ["normal", "high"],
     "limits": {"maxJobs": 10, "maxSubmitJobs": 100, "maxNodesPerJob": 16,
@@ -175,6 +176,7 @@ TEST(AccountTest, EveryFieldDecodesAndTheObjectRoundTrips) {
   const AccountSpec& s = a->spec;
   EXPECT_EQ(s.parent, "science");
   EXPECT_EQ(s.description, "Physics department");
+  EXPECT_EQ(s.organization, "science");
   EXPECT_EQ(accountShares(s), 40);
   EXPECT_EQ(s.namespaces[1], "physics-dev");
   EXPECT_EQ(s.defaultQos, "normal");
