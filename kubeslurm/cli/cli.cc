@@ -33,6 +33,8 @@ const std::vector<Command>& commands() {
       {"sinfo", runSinfo, "list partitions and nodes as Slurm's sinfo prints them"},
       {"sacct", runSacct, "accounting: finished and live jobs as Slurm's sacct prints them"},
       {"sreport", runSreport, "accounting: usage by user and account, as Slurm's sreport"},
+      {"sacctmgr", runSacctmgr,
+       "accounting: the Account objects as Slurm's accounts and associations"},
       {"scontrol", runScontrol,
        "show job|partition|node|hostnames|hostlist, hold, release, update"},
       {"sprio", runSprio, "pending jobs' priority factors (from the operator's query API)"},

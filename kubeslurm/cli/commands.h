@@ -17,6 +17,7 @@ int runScancel(const std::vector<std::string>& args, CliIo& io);
 int runSinfo(const std::vector<std::string>& args, CliIo& io);
 int runSacct(const std::vector<std::string>& args, CliIo& io);
 int runSreport(const std::vector<std::string>& args, CliIo& io);
+int runSacctmgr(const std::vector<std::string>& args, CliIo& io);
 int runSprio(const std::vector<std::string>& args, CliIo& io);
 int runSshare(const std::vector<std::string>& args, CliIo& io);
 int runSdiag(const std::vector<std::string>& args, CliIo& io);

@@ -85,14 +85,30 @@ _kubeslurm_complete() {
           mapfile -t COMPREPLY < <(compgen -W "AccountUtilizationByUser UserUtilizationByAccount" -- "$cur")
         elif [[ $sub == user ]]; then
           mapfile -t COMPREPLY < <(compgen -W "Start= End= Users= Accounts= TopCount= Format= Group" -- "$cur")
-          compopt -o nospace 2>/dev/null
+          compopt -o nospace 2>/dev/null || true
         elif [[ $sub == cluster ]]; then
           mapfile -t COMPREPLY < <(compgen -W "Start= End= Users= Accounts= Format= Tree" -- "$cur")
-          compopt -o nospace 2>/dev/null
+          compopt -o nospace 2>/dev/null || true
         fi
         return
       fi
       options="--noheader --parsable --parsable2 --quiet --sort --tres --version --scheduler --scheduler-ca --scheduler-server-name" ;;
+    sacctmgr)
+      if [[ $cur != -* ]]; then
+        if ((COMP_CWORD == first)); then
+          mapfile -t COMPREPLY < <(compgen -W "show list" -- "$cur")
+        elif ((COMP_CWORD == first + 1)); then
+          mapfile -t COMPREPLY < <(compgen -W "account association" -- "$cur")
+        elif [[ ${COMP_WORDS[first + 1]:-} == a[cC]* ]]; then
+          mapfile -t COMPREPLY < <(compgen -W "Names= Descriptions= Organizations= Parents= Users= Format= WithAssoc" -- "$cur")
+          compopt -o nospace 2>/dev/null || true
+        else
+          mapfile -t COMPREPLY < <(compgen -W "Accounts= Users= Parents= Clusters= Format= Tree" -- "$cur")
+          compopt -o nospace 2>/dev/null || true
+        fi
+        return
+      fi
+      options="--associations --help --immediate --noheader --parsable --parsable2 --quiet --version" ;;
     sprio) options="--format --jobs --long --norm --noheader --partition --sort --user --weights --scheduler --scheduler-ca --scheduler-server-name" ;;
     sshare) options="--accounts --all --format --long --noheader --parsable --parsable2 --users --Users --scheduler --scheduler-ca --scheduler-server-name" ;;
     sdiag) options="--all --reset --sort-by-id --sort-by-time --sort-by-time2 --usage --version --scheduler --scheduler-ca --scheduler-server-name" ;;
@@ -109,7 +125,7 @@ _kubeslurm_complete() {
           mapfile -t COMPREPLY < <(compgen -W "$(_kubeslurm_partitions)" -- "$cur")
         elif [[ $sub == update ]]; then
           mapfile -t COMPREPLY < <(compgen -W "JobId= TimeLimit= Nice= Comment=" -- "$cur")
-          compopt -o nospace 2>/dev/null
+          compopt -o nospace 2>/dev/null || true
         fi
         return
       fi
@@ -145,8 +161,8 @@ int runCompletion(const std::vector<std::string>& args, CliIo& io) {
   }
   io.out << "'\n";
   io.out << "_kubeslurm_sbatch_options='" << sbatchOptions() << "'\n";
-  io.out << "complete -F _kubeslurm_complete kubeslurm sbatch squeue scancel sinfo sacct sreport "
-            "scontrol sprio sshare sdiag\n";
+  io.out << "complete -F _kubeslurm_complete kubeslurm sbatch squeue scancel sinfo sacct sacctmgr "
+            "sreport scontrol sprio sshare sdiag\n";
   return 0;
 }
 

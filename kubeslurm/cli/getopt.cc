@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kubeslurm/base/text.h"
+
 namespace kubeslurm::cli {
 namespace {
 
@@ -115,6 +117,12 @@ int consumeFieldWidth(std::string_view text, std::size_t& i) {
     width = std::min(width * 10 + (text[i++] - '0'), kMaxFieldWidth);
   }
   return width;
+}
+
+bool abbreviates(std::string_view word, std::string_view name, std::size_t minimum) {
+  if (word.size() > name.size()) return false;
+  if (word.size() < minimum) return word.size() == name.size() && equalsIgnoreCase(word, name);
+  return equalsIgnoreCase(word, name.substr(0, word.size()));
 }
 
 std::vector<std::string> splitCommaList(std::string_view text) {

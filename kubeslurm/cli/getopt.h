@@ -45,6 +45,11 @@ inline constexpr int kMaxFieldWidth = 4096;
 // value is capped at kMaxFieldWidth (and never overflows).
 int consumeFieldWidth(std::string_view text, std::size_t& i);
 
+// How Slurm's commands match their words: xstrncasecmp(word, name, MAX(strlen(word), minimum))
+// == 0, so `word` is a prefix of `name` of at least `minimum` characters, or shorter and the
+// whole of `name` (both end there: "Time" with a minimum of 6); a longer word never matches.
+bool abbreviates(std::string_view word, std::string_view name, std::size_t minimum);
+
 // "a,b,,c" -> {"a", "b", "c"}: Slurm's comma lists drop empty items.
 std::vector<std::string> splitCommaList(std::string_view text);
 

@@ -92,6 +92,7 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
 // `queries`: the operator's query API, which sreport's job records come from (required).
 int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
                    const QueryConnector& queries);
+int runSacctmgrWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 // scontrol's offline commands (hostnames, hostlist) never call `connect`.
 int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,

@@ -18,15 +18,6 @@ namespace {
 
 CommandOutput failure(std::string err) { return CommandOutput{"", std::move(err), 1}; }
 
-// xstrncasecmp(word, name, MAX(strlen(word), minimum)) == 0: `word` is a prefix of `name` of at
-// least `minimum` characters, or shorter and the whole of `name` (both end there: "Time" with a
-// minimum of 6); a longer word never matches.
-bool abbreviates(std::string_view word, std::string_view name, std::size_t minimum) {
-  if (word.size() > name.size()) return false;
-  if (word.size() < minimum) return word.size() == name.size() && equalsIgnoreCase(word, name);
-  return equalsIgnoreCase(word, name.substr(0, word.size()));
-}
-
 // The TRES slurmdbd tracks for a GPU cluster (its tres table, by id), as -T names them.
 constexpr auto kKnownTres = std::to_array<std::string_view>(
     {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages", "gres/gpu"});

@@ -1,8 +1,8 @@
 // The Slurm commands' argument parsers and format strings (outside input: what a user types):
 // sprio, sshare, sacct, sinfo, squeue (with --me, -w hostlists, -i), sdiag, sreport (and the
-// TRES strings its usage reads). The first byte picks the command (0 sprio, 1 sshare, 2 sacct,
-// 3 sinfo, 5 sdiag, 6 sreport, else squeue); the rest is the argument list, one argument per
-// line. Each parse that succeeds is
+// TRES strings its usage reads), sacctmgr. The first byte picks the command (0 sprio, 1 sshare,
+// 2 sacct, 3 sinfo, 5 sdiag, 6 sreport, 7 sacctmgr, else squeue); the rest is the argument list,
+// one argument per line. Each parse that succeeds is
 // also formatted against a small fixed state, so -o/--format strings, sort keys and -w
 // hostlists reach the formatters.
 #include <cstddef>
@@ -12,6 +12,7 @@
 
 #include "kubeslurm/cli/priority_format.h"
 #include "kubeslurm/cli/sacct_format.h"
+#include "kubeslurm/cli/sacctmgr_format.h"
 #include "kubeslurm/cli/sdiag_format.h"
 #include "kubeslurm/cli/sinfo_format.h"
 #include "kubeslurm/cli/squeue_format.h"
@@ -67,7 +68,7 @@ std::vector<api::SlurmJobObject> squeueJobs() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const std::vector<std::string> args = splitLines(data + 1, size - 1);
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0: {
       const cli::SprioParse parse = cli::parseSprioArgs(args);
       if (!parse.exit) {
@@ -122,6 +123,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         data.properNames = {{"alice", "Alice"}};
         (void)cli::formatSreport(data, parse, context);
         (void)cli::reportWindow(*parse.request, context);
+      }
+      break;
+    }
+    case 7: {
+      const cli::SacctmgrParse parse = cli::parseSacctmgrArgs(args);
+      if (!parse.exit && parse.request) {
+        // A tree with a cycle, an unknown parent, a self-parent, and the arguments as users,
+        // QOS names and limits.
+        std::vector<api::Account> accounts(6);
+        const char* names[] = {"root", "a", "b", "c", "d", "e"};
+        const char* parents[] = {"", "", "a", "d", "c", "e"};
+        for (std::size_t i = 0; i < accounts.size(); ++i) {
+          accounts[i].metadata.name = names[i];
+          accounts[i].spec.parent = parents[i];
+          accounts[i].spec.users = args;
+          accounts[i].spec.allowedQos = args;
+        }
+        api::AccountLimits limits;
+        limits.maxNodesPerJob = 4;
+        limits.grpTres = {{"mem", 3 << 20}, {"cpu", -1}};
+        for (const std::string& arg : args) limits.maxTresPerJob[arg] = 1;
+        accounts[1].spec.limits = limits;
+        (void)cli::formatSacctmgr(accounts, parse, cli::SacctmgrContext{});
       }
       break;
     }

@@ -37,7 +37,11 @@ check() { # check "WORDS..." EXPECTED: completes the last word of WORDS
 }
 
 check "kubeslurm sq" "squeue"
-check "kubeslurm s" "sbatch squeue scancel sinfo sacct sreport scontrol sprio sshare sdiag simulate"
+check "kubeslurm s" "sbatch squeue scancel sinfo sacct sreport sacctmgr scontrol sprio sshare sdiag simulate"
+check "sacctmgr " "show list"
+check "sacctmgr show as" "association"
+check "sacctmgr show assoc Tr" "Tree"
+check "sacctmgr show account W" "WithAssoc"
 check "sreport " "user cluster"
 check "sreport cluster A" "AccountUtilizationByUser"
 check "sreport user T" "TopUsage"
