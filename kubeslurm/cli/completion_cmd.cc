@@ -95,10 +95,17 @@ _kubeslurm_complete() {
       options="--noheader --parsable --parsable2 --quiet --sort --tres --version --scheduler --scheduler-ca --scheduler-server-name" ;;
     sacctmgr)
       if [[ $cur != -* ]]; then
+        local verb=${COMP_WORDS[first]:-}
         if ((COMP_CWORD == first)); then
-          mapfile -t COMPREPLY < <(compgen -W "show list" -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -W "show list add modify delete" -- "$cur")
         elif ((COMP_CWORD == first + 1)); then
-          mapfile -t COMPREPLY < <(compgen -W "account association" -- "$cur")
+          local entities="account association"
+          [[ $verb == add ]] && entities="account user"
+          [[ $verb == modify || $verb == delete ]] && entities="account"
+          mapfile -t COMPREPLY < <(compgen -W "$entities" -- "$cur")
+        elif [[ $verb == add || $verb == modify ]]; then
+          mapfile -t COMPREPLY < <(compgen -W "Account= Description= Organization= Parent= Fairshare= GrpJobs= GrpTRES= MaxJobs= MaxNodes= MaxSubmitJobs= MaxTRES= MaxWall= QOS= DefaultQOS= where set" -- "$cur")
+          compopt -o nospace 2>/dev/null || true
         elif [[ ${COMP_WORDS[first + 1]:-} == a[cC]* ]]; then
           mapfile -t COMPREPLY < <(compgen -W "Names= Descriptions= Organizations= Parents= Users= Format= WithAssoc" -- "$cur")
           compopt -o nospace 2>/dev/null || true

@@ -1,15 +1,61 @@
 // `sacctmgr show account|association`: the cluster's Account objects (cluster-scoped), printed
 // through sacctmgr_format.h. Reading them needs only `list` on accounts.kubeslurm.io.
+// `add`, `modify` and `delete` are planned by sacctmgr_change.h, confirmed as sacctmgr's
+// commit_check asks (unless -i), and written with the caller's credentials.
 #include <string>
 #include <vector>
 
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/kube_access.h"
+#include "kubeslurm/cli/sacctmgr_change.h"
 #include "kubeslurm/cli/sacctmgr_format.h"
 #include "kubeslurm/kube/resource.h"
 
 namespace kubeslurm::cli {
+namespace {
+
+// commit_check: the question, then one answer character per try ("Y or N please" between tries);
+// y commits; n, a bare newline or the end of the input does not.
+bool confirmed(CliIo& io) {
+  io.out << kCommitQuestion << std::flush;
+  for (int tries = 0;; ++tries) {
+    if (tries > 0) io.out << "Y or N please\n(N/y): " << std::flush;
+    const int c = io.in.get();
+    io.out << "\n";
+    if (c == std::char_traits<char>::eof()) return false;
+    if (c == 'y' || c == 'Y' || c == 'n' || c == 'N' || c == '\n') {
+      return commitAnswer(static_cast<char>(c));
+    }
+    if (tries >= 100) return false;  // a stream of anything else is not a yes
+  }
+}
+
+// Applies the plan's writes in order; the first failure stops the rest, said as sacctmgr says
+// a failed request.
+int apply(const SacctmgrPlan& plan, kube::Writer& writer, CliIo& io) {
+  for (const AccountWrite& write : plan.writes) {
+    Status status;
+    switch (write.kind) {
+      case AccountWrite::Kind::kCreate:
+        status = writer.create(kube::resources::accounts(), "", write.body).status();
+        break;
+      case AccountWrite::Kind::kPatch:
+        status = writer.patch(kube::resources::accounts(), "", write.name, write.body).status();
+        break;
+      case AccountWrite::Kind::kDelete:
+        status = writer.remove(kube::resources::accounts(), "", write.name, kube::DeleteOptions{});
+        break;
+    }
+    if (!status.isOk()) {
+      io.err << plan.failure << write.name << ": " << status.message() << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
 
 int runSacctmgrWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect) {
   std::vector<std::string> sacctmgrArgs = args;
@@ -44,6 +90,17 @@ int runSacctmgrWith(const std::vector<std::string>& args, CliIo& io, const Conne
       continue;
     }
     accounts.push_back(std::move(account).value());
+  }
+  if (parse.change) {
+    const SacctmgrPlan plan = planSacctmgrChange(*parse.change, accounts, SacctmgrContext{});
+    io.out << plan.out;
+    io.err << plan.err;
+    if (plan.writes.empty()) return plan.exitCode;
+    if (!parse.options.immediate && !confirmed(io)) {
+      io.out << " Changes Discarded\n";
+      return 0;
+    }
+    return apply(plan, *session->writer, io);
   }
   return emit(formatSacctmgr(accounts, parse, SacctmgrContext{}), io);
 }

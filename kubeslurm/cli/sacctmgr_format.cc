@@ -36,8 +36,14 @@ constexpr std::string_view kUsage =
     "  associations:\n"
     "     list/show account [<conditions>] [WithAssoc] [Format=...]\n"
     "     list/show association [<conditions>] [Tree] [Format=...]\n"
-    "  Accounts are added, modified and deleted as Account objects (kubectl apply, edit,\n"
-    "  delete).\n";
+    "     add account <names> [Description=] [Organization=] [Parent=] [Fairshare=]\n"
+    "                         [GrpJobs=] [GrpTRES=] [MaxJobs=] [MaxNodes=] [MaxSubmitJobs=]\n"
+    "                         [MaxTRES=] [MaxWall=] [QOS=] [DefaultQOS=]\n"
+    "     add user <names> Account=<accounts>\n"
+    "     modify account [where] <names> set <the options of add account>\n"
+    "     delete account <names>\n"
+    "  Changes are made on the Account objects with your Kubernetes credentials: RBAC decides\n"
+    "  who may make them.\n";
 
 // ---- fields (common.c _get_print_field) ----
 
@@ -627,11 +633,14 @@ SacctmgrParse parseSacctmgrArgs(const std::vector<std::string>& args) {
       case 's':
         parse.options.withAssoc = true;
         break;
+      case 'i':
+        parse.options.immediate = true;
+        break;
       case 'V':
         parse.exit = CommandOutput{"slurm-wlm 22.05.8\n", "", 0};
         return parse;
       default:
-        break;  // -i, -o, -Q, -r, -v change nothing a show prints
+        break;  // -o, -Q, -r, -v change nothing kubeslurm's sacctmgr prints
     }
   }
   const std::vector<std::string>& words = got.operands;
@@ -652,13 +661,15 @@ SacctmgrParse parseSacctmgrArgs(const std::vector<std::string>& args) {
   }
   if (abbreviates(keyword, "add", 3) || abbreviates(keyword, "create", 3) ||
       abbreviates(keyword, "modify", 1) || abbreviates(keyword, "update", 1) ||
-      abbreviates(keyword, "delete", 3) || abbreviates(keyword, "remove", 3) ||
-      abbreviates(keyword, "load", 2) || abbreviates(keyword, "dump", 3) ||
+      abbreviates(keyword, "delete", 3) || abbreviates(keyword, "remove", 3)) {
+    parse.change = words;
+    return parse;
+  }
+  if (abbreviates(keyword, "load", 2) || abbreviates(keyword, "dump", 3) ||
       abbreviates(keyword, "archive", 3) || abbreviates(keyword, "clear", 3)) {
     parse.exit = failure(
-        "sacctmgr: error: kubeslurm keeps accounts and their associations as Account objects: "
-        "change them with kubectl (apply, edit, delete accounts.kubeslurm.io), as your RBAC "
-        "allows\n");
+        "sacctmgr: error: kubeslurm keeps accounts and their associations as Account objects, "
+        "not in a database to load, dump, archive or clear\n");
     return parse;
   }
   if (!abbreviates(keyword, "show", 3) && !abbreviates(keyword, "list", 3)) {

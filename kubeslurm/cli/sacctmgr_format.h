@@ -12,7 +12,7 @@
 // (conditions, default formats, sacctmgr_print_assoc_rec), slurmdb_defs.c
 // (slurmdb_sort_hierarchical_assoc_list, slurmdb_tree_name_get) and src/common/print_fields.c.
 //
-// Accounts are changed with kubectl (Account objects): add, modify and delete answer so.
+// add, modify and delete are sacctmgr_change.h's.
 #pragma once
 
 #include <optional>
@@ -28,6 +28,7 @@ struct SacctmgrOptions {
   bool noHeader = false;   // -n
   int parsable = 0;        // 1: -p (trailing '|'), 2: -P
   bool withAssoc = false;  // -s, --associations
+  bool immediate = false;  // -i: commit changes without asking
 };
 
 enum class SacctmgrEntity { kAccount, kAssociation };
@@ -48,6 +49,9 @@ struct SacctmgrRequest {
 struct SacctmgrParse {
   SacctmgrOptions options;
   std::optional<SacctmgrRequest> request;
+  // add, modify, delete: the command's words, planned against the Account objects
+  // (sacctmgr_change.h).
+  std::optional<std::vector<std::string>> change;
   // Set when sacctmgr stops before reading the accounts: a bad option or condition, help, a
   // command kubeslurm does not take.
   std::optional<CommandOutput> exit;

@@ -12,6 +12,7 @@
 
 #include "kubeslurm/cli/priority_format.h"
 #include "kubeslurm/cli/sacct_format.h"
+#include "kubeslurm/cli/sacctmgr_change.h"
 #include "kubeslurm/cli/sacctmgr_format.h"
 #include "kubeslurm/cli/sdiag_format.h"
 #include "kubeslurm/cli/sinfo_format.h"
@@ -128,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     case 7: {
       const cli::SacctmgrParse parse = cli::parseSacctmgrArgs(args);
-      if (!parse.exit && parse.request) {
+      if (!parse.exit && (parse.request || parse.change)) {
         // A tree with a cycle, an unknown parent, a self-parent, and the arguments as users,
         // QOS names and limits.
         std::vector<api::Account> accounts(6);
@@ -145,7 +146,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         limits.grpTres = {{"mem", 3 << 20}, {"cpu", -1}};
         for (const std::string& arg : args) limits.maxTresPerJob[arg] = 1;
         accounts[1].spec.limits = limits;
-        (void)cli::formatSacctmgr(accounts, parse, cli::SacctmgrContext{});
+        if (parse.change) {
+          (void)cli::planSacctmgrChange(*parse.change, accounts, cli::SacctmgrContext{});
+        } else {
+          (void)cli::formatSacctmgr(accounts, parse, cli::SacctmgrContext{});
+        }
       }
       break;
     }

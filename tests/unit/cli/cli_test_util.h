@@ -36,6 +36,11 @@ class FakeCli {
   std::map<std::string, std::string> files;
   std::map<std::string, std::string> env;  // the process environment the command sees
   CliIo& io() { return io_; }
+  // What the command reads from its standard input.
+  void input(const std::string& text) {
+    in_.str(text);
+    in_.clear();
+  }
   std::string out() const { return out_.str(); }
   std::string err() const { return err_.str(); }
 

@@ -38,7 +38,9 @@ check() { # check "WORDS..." EXPECTED: completes the last word of WORDS
 
 check "kubeslurm sq" "squeue"
 check "kubeslurm s" "sbatch squeue scancel sinfo sacct sreport sacctmgr scontrol sprio sshare sdiag simulate"
-check "sacctmgr " "show list"
+check "sacctmgr " "show list add modify delete"
+check "sacctmgr add u" "user"
+check "sacctmgr modify account team set Grp" "GrpJobs= GrpTRES="
 check "sacctmgr show as" "association"
 check "sacctmgr show assoc Tr" "Tree"
 check "sacctmgr show account W" "WithAssoc"
