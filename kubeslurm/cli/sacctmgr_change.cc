@@ -266,11 +266,13 @@ Json specPatch(const Settings& s, const api::Account* current) {
   return spec;
 }
 
-// A merge patch with the object's resourceVersion: the API server refuses it (409) if the
-// Account changed since it was read, so a list replaced whole never drops a concurrent change.
-Json guardedPatch(const api::Account& account, Json spec) {
+// A merge patch of the spec. One that replaces a list (users, QOS) carries the object's
+// resourceVersion: the API server refuses it (409) if the Account changed since it was read, so
+// a concurrent change to the list is never lost; the command reads again and plans again.
+Json specMergePatch(const api::Account& account, Json spec) {
+  const bool replacesList = spec.contains("users") || spec.contains("allowedQos");
   Json patch = {{"spec", std::move(spec)}};
-  if (!account.metadata.resourceVersion.empty()) {
+  if (replacesList && !account.metadata.resourceVersion.empty()) {
     patch["metadata"]["resourceVersion"] = account.metadata.resourceVersion;
   }
   return patch;
@@ -399,7 +401,7 @@ class Planner {
       }
       if (changed) {
         plan_.writes.push_back({AccountWrite::Kind::kPatch, account,
-                                guardedPatch(*found->second, Json{{"users", members}})});
+                                specMergePatch(*found->second, Json{{"users", members}})});
       }
     }
     if (plan_.writes.empty()) {
@@ -457,7 +459,7 @@ class Planner {
                     ", which is one of its own sub-accounts.\n");
       }
       plan_.writes.push_back({AccountWrite::Kind::kPatch, name,
-                              guardedPatch(*found->second, specPatch(s, found->second))});
+                              specMergePatch(*found->second, specPatch(s, found->second))});
       if (s.accountFields()) accountsDone += "  " + name + "\n";
       if (s.assocFields()) {
         const std::string parent = s.parent.value_or(parentOf(*found->second));

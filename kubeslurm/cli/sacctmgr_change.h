@@ -32,7 +32,9 @@ struct SacctmgrPlan {
   std::string out;
   std::string err;
   int exitCode = 0;
-  std::vector<AccountWrite> writes;  // empty: nothing to commit
+  // Empty: nothing to commit. A patch that replaces a list (users, QOS) is conditional on the
+  // Account's resourceVersion: it fails with kAborted if the object changed since it was read.
+  std::vector<AccountWrite> writes;
   std::string failure;  // " Problem adding accounts: " ... what a failed write is called
 };
 

@@ -31,9 +31,8 @@ bool confirmed(CliIo& io) {
   }
 }
 
-// Applies the plan's writes in order; the first failure stops the rest, said as sacctmgr says
-// a failed request.
-int apply(const SacctmgrPlan& plan, kube::Writer& writer, CliIo& io) {
+// Applies the plan's writes in order until one fails.
+Status apply(const SacctmgrPlan& plan, kube::Writer& writer, std::string& failedName) {
   for (const AccountWrite& write : plan.writes) {
     Status status;
     switch (write.kind) {
@@ -48,11 +47,32 @@ int apply(const SacctmgrPlan& plan, kube::Writer& writer, CliIo& io) {
         break;
     }
     if (!status.isOk()) {
-      io.err << plan.failure << write.name << ": " << status.message() << "\n";
-      return 1;
+      failedName = write.name;
+      return status;
     }
   }
-  return 0;
+  return Status::ok();
+}
+
+// The Account objects; an unreadable one is left out, and said so, rather than shown half (the
+// operator reports it on the object).
+StatusOr<std::vector<api::Account>> listAccounts(kube::Reader& reader, CliIo& io, bool warn) {
+  auto listed = kube::listAll(reader, kube::resources::accounts(), "", kube::ListOptions{});
+  if (!listed.isOk()) return listed.status();
+  std::vector<api::Account> accounts;
+  for (const kube::Json& item : listed->value("items", kube::Json::array())) {
+    auto account = api::decodeAccount(item);
+    if (!account.isOk()) {
+      if (warn) {
+        io.err << "sacctmgr: warning: Account "
+               << item.value("metadata", kube::Json::object()).value("name", std::string("?"))
+               << " is left out: " << account.status().message() << "\n";
+      }
+      continue;
+    }
+    accounts.push_back(std::move(account).value());
+  }
+  return accounts;
 }
 
 }  // namespace
@@ -72,27 +92,13 @@ int runSacctmgrWith(const std::vector<std::string>& args, CliIo& io, const Conne
     io.err << "sacctmgr: error: " << session.status().message() << "\n";
     return 1;
   }
-  auto listed =
-      kube::listAll(*session->reader, kube::resources::accounts(), "", kube::ListOptions{});
-  if (!listed.isOk()) {
-    io.err << "sacctmgr: error: " << listed.status().message() << "\n";
+  auto accounts = listAccounts(*session->reader, io, true);
+  if (!accounts.isOk()) {
+    io.err << "sacctmgr: error: " << accounts.status().message() << "\n";
     return 1;
   }
-  std::vector<api::Account> accounts;
-  for (const kube::Json& item : listed->value("items", kube::Json::array())) {
-    auto account = api::decodeAccount(item);
-    if (!account.isOk()) {
-      // The operator reports an Account it cannot read on the object; here it is left out, and
-      // said so, rather than shown half.
-      io.err << "sacctmgr: warning: Account "
-             << item.value("metadata", kube::Json::object()).value("name", std::string("?"))
-             << " is left out: " << account.status().message() << "\n";
-      continue;
-    }
-    accounts.push_back(std::move(account).value());
-  }
   if (parse.change) {
-    const SacctmgrPlan plan = planSacctmgrChange(*parse.change, accounts, SacctmgrContext{});
+    SacctmgrPlan plan = planSacctmgrChange(*parse.change, *accounts, SacctmgrContext{});
     io.out << plan.out;
     io.err << plan.err;
     if (plan.writes.empty()) return plan.exitCode;
@@ -100,9 +106,31 @@ int runSacctmgrWith(const std::vector<std::string>& args, CliIo& io, const Conne
       io.out << " Changes Discarded\n";
       return 0;
     }
-    return apply(plan, *session->writer, io);
+    // A list patch that met a newer object (409: the operator's status write, another admin)
+    // is planned again from a fresh read; what was already written is then nothing new.
+    for (int attempt = 1;; ++attempt) {
+      std::string failedName;
+      const Status status = apply(plan, *session->writer, failedName);
+      if (status.isOk()) return 0;
+      if (status.code() != StatusCode::kAborted || attempt == 5) {
+        io.err << plan.failure << failedName << ": " << status.message() << "\n";
+        return 1;
+      }
+      accounts = listAccounts(*session->reader, io, false);
+      if (!accounts.isOk()) {
+        io.err << "sacctmgr: error: " << accounts.status().message() << "\n";
+        return 1;
+      }
+      plan = planSacctmgrChange(*parse.change, *accounts, SacctmgrContext{});
+      if (plan.writes.empty()) {
+        // All of it is there now (written before the conflict, or by someone else), or the
+        // change no longer applies (an account gone), which is said.
+        io.err << plan.err;
+        return plan.err.empty() ? 0 : 1;
+      }
+    }
   }
-  return emit(formatSacctmgr(accounts, parse, SacctmgrContext{}), io);
+  return emit(formatSacctmgr(*accounts, parse, SacctmgrContext{}), io);
 }
 
 int runSacctmgr(const std::vector<std::string>& args, CliIo& io) {

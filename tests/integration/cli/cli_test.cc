@@ -511,5 +511,45 @@ TEST_F(ShimIT, QueryApiAuthenticatesAndAuthorizesWithTheApiServer) {
   EXPECT_TRUE(waitUntil([&] { return query(token.output).isOk(); }, 10s));
 }
 
+// sacctmgr's changes against the real API server: the Account CRD's schema takes what add and
+// modify write (organization, limits, QOS, a merge patch's nulls clearing a limit, the
+// resourceVersion a list patch carries), and show reads the objects back as Slurm prints them.
+TEST_F(ShimIT, SacctmgrChangesAccountsOnTheApiServer) {
+  const Cli added = cli("sacctmgr",
+                        "-i add account it-team Description=\"IT team\" "
+                        "Organization=research fairshare=3");
+  ASSERT_EQ(added.code, 0) << added.output;
+  EXPECT_EQ(added.output,
+            " Adding Account(s)\n  it-team\n Settings\n  Description     = it team\n"
+            "  Organization    = research\n Associations\n  A = it-team    C = kubeslurm \n"
+            " Settings\n  Fairshare     = 3\n  Parent        = root\n");
+  ASSERT_EQ(cli("sacctmgr", "-i add account it-sub parent=it-team").code, 0);
+  const Cli modified = cli("sacctmgr",
+                           "-i modify account it-team set GrpTRES=gres/gpu=16,node=4 "
+                           "MaxJobs=4 MaxWall=1-00:00:00 QOS=normal,high");
+  ASSERT_EQ(modified.code, 0) << modified.output;
+  ASSERT_EQ(cli("sacctmgr", "-i modify account it-team set MaxJobs=-1 GrpTRES=node=-1").code, 0);
+  const Cli user = cli("sacctmgr", "-i add user alice Account=it-team,it-sub");
+  ASSERT_EQ(user.code, 0) << user.output;
+
+  const Cli assoc = cli("sacctmgr",
+                        "-n -P show assoc account=it-team,it-sub "
+                        "format=account,user,parentname,share,grptres,maxjobs,maxwall,qos");
+  EXPECT_EQ(assoc.output,
+            "it-team||root|3|gres/gpu=16||1-00:00:00|high,normal\n"
+            "it-team|alice||1|||1-00:00:00|high,normal\n"
+            "it-sub||it-team|1|||1-00:00:00|high,normal\n"
+            "it-sub|alice||1|||1-00:00:00|high,normal\n");
+  EXPECT_EQ(cli("sacctmgr", "-n -P show account it-team,it-sub").output,
+            "it-sub|it-sub|it-team\nit-team|it team|research\n");
+
+  // A parent with sub-accounts stays until they go; then both go.
+  EXPECT_EQ(cli("sacctmgr", "-i delete account it-team").code, 1);
+  const Cli deleted = cli("sacctmgr", "-i delete account it-sub,it-team");
+  EXPECT_EQ(deleted.code, 0) << deleted.output;
+  EXPECT_EQ(deleted.output, " Deleting accounts...\n  it-sub\n  it-team\n");
+  EXPECT_EQ(cli("sacctmgr", "-n -P show account it-team,it-sub").output, "");
+}
+
 }  // namespace
 }  // namespace kubeslurm

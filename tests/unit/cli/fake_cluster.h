@@ -46,6 +46,7 @@ class FakeCluster final : public kube::Reader, public kube::Writer {
   };
   std::vector<Patch> patches;
   std::optional<Status> patchError;
+  int patchErrors = -1;  // how many patches fail with patchError; -1: every one
   KubeFlags lastFlags;
 
   Connector connector(std::string ns = "default", std::string user = "admin") {
@@ -117,7 +118,10 @@ class FakeCluster final : public kube::Reader, public kube::Writer {
   // A JSON merge patch (RFC 7386), as the client sends it.
   StatusOr<Json> patch(const kube::ResourceType& type, std::string_view ns, std::string_view name,
                        const Json& patchBody) override {
-    if (patchError) return *patchError;
+    if (patchError && patchErrors != 0) {
+      if (patchErrors > 0) --patchErrors;
+      return *patchError;
+    }
     for (Json& stored : objects[type.plural]) {
       if (stored["metadata"].value("name", "") == name &&
           stored["metadata"].value("namespace", "") == ns) {

@@ -402,5 +402,26 @@ TEST(SacctmgrChanges, WhatKubeslurmRefusesAndWhy) {
   EXPECT_EQ(got.err, " Error with request: infra: accounts.kubeslurm.io \"infra\" is forbidden\n");
 }
 
+// A list patch that meets a newer object (the operator's status write) is planned again from a
+// fresh read, once the change is said; what another admin added meanwhile is kept.
+TEST(SacctmgrChanges, AConflictIsReadAgainNotLost) {
+  FakeCluster fake;
+  fake.objects["accounts"] = capturedAccounts();
+  fake.objects["accounts"].back()["metadata"]["resourceVersion"] = "7";  // infra
+  fake.patchError = Status(StatusCode::kAborted, "the object has been modified");
+  fake.patchErrors = 1;
+  const Captured got = run("sacctmgr -i add user dana Account=infra", fake);
+  EXPECT_EQ(got.code, 0) << got.err;
+  EXPECT_EQ(got.out,
+            " Adding User(s)\n  dana\n Associations =\n  U = dana      A = infra      C = "
+            "kubeslurm \n Non Default Settings\n");
+  ASSERT_EQ(fake.patches.size(), 1U);
+  EXPECT_EQ(fake.patches[0].body["spec"]["users"], json({"carol", "alice", "dana"}));
+  EXPECT_EQ(fake.patches[0].body["metadata"]["resourceVersion"], "7");
+  // Scalar settings carry no precondition: nothing of theirs can be lost.
+  run("sacctmgr -i modify account infra set fairshare=4", fake);
+  EXPECT_FALSE(fake.patches.back().body.contains("metadata"));
+}
+
 }  // namespace
 }  // namespace kubeslurm::cli
