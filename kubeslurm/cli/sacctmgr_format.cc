@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -259,31 +260,59 @@ std::optional<std::vector<PrintField>> printFields(const std::vector<std::string
 
 // ---- associations ----
 
-// One association: an account's own (user empty) or a user's under an account. `chain` is the
-// account's Account and then its ancestors', nearest first (root, when no object names it, is not
-// in it); a limit the association does not set is its nearest ancestor's (as_mysql_assoc.c's
-// get_parent_limits, shown unless WOPLimits).
-struct Association {
-  std::string account;
-  std::string user;
-  std::string parent;  // the parent account's name: account associations only
-  std::vector<const api::Account*> chain;
-  int depth = 0;  // root 0
-};
-
-template <typename Value>
-std::optional<Value> inherited(
-    const Association& a, const std::function<std::optional<Value>(const api::AccountSpec&)>& get) {
-  for (const api::Account* account : a.chain) {
-    if (auto value = get(account->spec)) return value;
-  }
-  return std::nullopt;
-}
-
 std::optional<std::int64_t> positive(std::optional<std::int32_t> value) {
   if (!value || *value < 0) return std::nullopt;
   return *value;
 }
+
+// What an association shows of its own account's limits or, where that account sets none, of
+// the nearest account up the tree that does (as_mysql_assoc.c's get_parent_limits, shown unless
+// WOPLimits). MaxTRES is merged per TRES, nearest first; MaxNodes= is MaxTRES=node.
+struct InheritedLimits {
+  std::optional<std::int64_t> maxJobs;
+  std::optional<std::int64_t> maxSubmitJobs;
+  std::optional<std::int64_t> maxWallSeconds;
+  std::map<std::string, std::int64_t> maxTres;
+  std::optional<std::set<std::string>> qos;  // by name, as slurmdbd lists them
+  std::optional<std::string> defaultQos;
+
+  // The limits of an account under `above` (null: at the top) whose spec is `spec`.
+  static InheritedLimits under(const InheritedLimits* above, const api::AccountSpec* spec) {
+    InheritedLimits out = above != nullptr ? *above : InheritedLimits{};
+    if (spec == nullptr) return out;
+    if (const auto& l = spec->limits) {
+      if (auto v = positive(l->maxJobs)) out.maxJobs = v;
+      if (auto v = positive(l->maxSubmitJobs)) out.maxSubmitJobs = v;
+      if (l->maxWallDurationPerJob && l->maxWallDurationPerJob->limit.seconds) {
+        out.maxWallSeconds = l->maxWallDurationPerJob->limit.seconds;
+      }
+      std::map<std::string, std::int64_t> own(l->maxTresPerJob.begin(), l->maxTresPerJob.end());
+      if (auto nodes = positive(l->maxNodesPerJob)) own.try_emplace("node", *nodes);
+      for (auto& [name, count] : own) out.maxTres[name] = count;
+    }
+    if (!spec->allowedQos.empty()) {
+      out.qos.emplace(spec->allowedQos.begin(), spec->allowedQos.end());
+    }
+    if (!spec->defaultQos.empty()) out.defaultQos = spec->defaultQos;
+    return out;
+  }
+};
+
+// An account's place in the tree: its Account (null for root when no object names it) and what
+// it inherits, resolved once from its parent's, so a deep tree costs one node per account.
+struct TreeNode {
+  const api::Account* account = nullptr;
+  InheritedLimits limits;
+};
+
+// One association: an account's own (user empty) or a user's under an account.
+struct Association {
+  std::string account;
+  std::string user;
+  std::string parent;              // the parent account's name: account associations only
+  const TreeNode* node = nullptr;  // the account's
+  int depth = 0;                   // root 0
+};
 
 // slurmdb_make_tres_string_from_simple with CONVERT_NUM_UNIT_EXACT: memory in the largest unit
 // that divides it exactly. By name, as the captured limits print ("gres/gpu=16,node=4").
@@ -330,11 +359,11 @@ class AssociationTree {
       if (name == "root") continue;
       children_[parentOf(*account)].push_back(name);
     }
-    visit("root", "", {}, 0);
+    visit("root", "", nullptr, 0);
     // An account whose parents go round in a circle is reached from no root: under root, as
     // slurmdbd would refuse to make the circle.
     for (const auto& [name, account] : byName_) {
-      if (name != "root" && !visited_.contains(name)) visit(name, "root", {}, 1);
+      if (name != "root" && !visited_.contains(name)) visit(name, "root", rootNode_, 1);
     }
   }
 
@@ -352,47 +381,60 @@ class AssociationTree {
 
  private:
   // slurmdb_sort_hierarchical_assoc_list: an account, then its users' associations by name, then
-  // its sub-accounts by name, each with everything under it.
-  void visit(const std::string& name, const std::string& parent,
-             std::vector<const api::Account*> ancestors, int depth) {
-    if (!visited_.insert(name).second) return;
-    const auto own = byName_.find(name);
-    if (own != byName_.end()) {
-      // Nearest first: this account, then what it was given.
-      std::vector<const api::Account*> chain{own->second};
-      chain.reserve(ancestors.size() + 1);
-      for (const api::Account* above : ancestors) chain.push_back(above);
-      ancestors = std::move(chain);
-    }
-    associations_.push_back({name, "", parent, ancestors, depth});
-    if (own != byName_.end()) {
-      std::set<std::string> users(own->second->spec.users.begin(), own->second->spec.users.end());
-      for (const std::string& user : users) {
-        if (!user.empty()) associations_.push_back({name, user, "", ancestors, depth + 1});
+  // its sub-accounts by name, each with everything under it. Depth-first with a stack of its
+  // own: an Account's parent is whatever an admin wrote, and a chain of thousands must not
+  // exhaust the call stack.
+  void visit(const std::string& top, const std::string& topParent, const TreeNode* topAbove,
+             int topDepth) {
+    struct Pending {
+      std::string name;
+      std::string parent;
+      const TreeNode* above;
+      int depth;
+    };
+    std::vector<Pending> stack{{top, topParent, topAbove, topDepth}};
+    while (!stack.empty()) {
+      Pending at = std::move(stack.back());
+      stack.pop_back();
+      if (!visited_.insert(at.name).second) continue;
+      const auto own = byName_.find(at.name);
+      const api::Account* account = own == byName_.end() ? nullptr : own->second;
+      const TreeNode* node = &nodes_.emplace_back(TreeNode{
+          account, InheritedLimits::under(at.above == nullptr ? nullptr : &at.above->limits,
+                                          account == nullptr ? nullptr : &account->spec)});
+      if (at.name == "root") rootNode_ = node;
+      associations_.push_back({at.name, "", at.parent, node, at.depth});
+      if (own != byName_.end()) {
+        const std::set<std::string> users(own->second->spec.users.begin(),
+                                          own->second->spec.users.end());
+        for (const std::string& user : users) {
+          if (!user.empty()) associations_.push_back({at.name, user, "", node, at.depth + 1});
+        }
+      }
+      const auto kids = children_.find(at.name);
+      if (kids == children_.end()) continue;
+      std::vector<std::string> sorted = kids->second;
+      std::ranges::sort(sorted, std::greater<>());  // popped smallest first
+      for (std::string& child : sorted) {
+        stack.push_back({std::move(child), at.name, node, at.depth + 1});
       }
     }
-    const auto kids = children_.find(name);
-    if (kids == children_.end()) return;
-    std::vector<std::string> sorted = kids->second;
-    std::ranges::sort(sorted);
-    for (const std::string& child : sorted) visit(child, name, ancestors, depth + 1);
   }
 
   std::string_view cluster_;
   std::map<std::string, const api::Account*, std::less<>> byName_;
   std::map<std::string, std::vector<std::string>> children_;
   std::set<std::string> visited_;
+  std::deque<TreeNode> nodes_;  // stable addresses
+  const TreeNode* rootNode_ = nullptr;
   std::vector<Association> associations_;
 };
 
 std::optional<std::string> assocValue(Field field, const Association& a,
                                       const SacctmgrContext& context) {
-  using Spec = api::AccountSpec;
-  const auto limit = [&a](const std::function<std::optional<std::int64_t>(const Spec&)>& get) {
-    return inherited<std::int64_t>(a, get);
-  };
-  const api::Account* const own =
-      a.chain.empty() || a.chain.front()->metadata.name != a.account ? nullptr : a.chain.front();
+  const api::Account* const own = a.node == nullptr ? nullptr : a.node->account;
+  static const InheritedLimits kNone;
+  const InheritedLimits& inherited = a.node == nullptr ? kNone : a.node->limits;
   const auto number = [](std::optional<std::int64_t> v) -> std::optional<std::string> {
     if (!v) return std::nullopt;
     return std::to_string(*v);
@@ -402,20 +444,6 @@ std::optional<std::string> assocValue(Field field, const Association& a,
     const auto it = own->spec.limits->grpTres.find(std::string(tres));
     if (it == own->spec.limits->grpTres.end() || it->second < 0) return std::nullopt;
     return it->second;
-  };
-  // MaxTRES: per TRES, the nearest that sets it; MaxNodes= is MaxTRES=node.
-  const auto maxTres = [&]() {
-    std::map<std::string, std::int64_t> merged;
-    for (const api::Account* account : a.chain) {
-      if (!account->spec.limits) continue;
-      for (const auto& [name, count] : account->spec.limits->maxTresPerJob) {
-        merged.try_emplace(name, count);
-      }
-      if (auto nodes = positive(account->spec.limits->maxNodesPerJob)) {
-        merged.try_emplace("node", *nodes);
-      }
-    }
-    return merged;
   };
   switch (field) {
     case Field::kAccount:
@@ -444,44 +472,25 @@ std::optional<std::string> assocValue(Field field, const Association& a,
     case Field::kGrpNodes:
       return number(grp("node"));
     case Field::kMaxJobs:
-      return number(limit(
-          [](const Spec& s) { return s.limits ? positive(s.limits->maxJobs) : std::nullopt; }));
+      return number(inherited.maxJobs);
     case Field::kMaxSubmit:
-      return number(limit([](const Spec& s) {
-        return s.limits ? positive(s.limits->maxSubmitJobs) : std::nullopt;
-      }));
-    case Field::kMaxWall: {
-      const auto seconds = limit([](const Spec& s) -> std::optional<std::int64_t> {
-        if (!s.limits || !s.limits->maxWallDurationPerJob) return std::nullopt;
-        return s.limits->maxWallDurationPerJob->limit.seconds;
-      });
-      if (!seconds) return std::nullopt;
+      return number(inherited.maxSubmitJobs);
+    case Field::kMaxWall:
+      if (!inherited.maxWallSeconds) return std::nullopt;
       // mins2time_str of the limit in minutes.
-      return slurm::formatPaddedDuration(slurm::TimeLimit{*seconds / 60 * 60});
-    }
+      return slurm::formatPaddedDuration(slurm::TimeLimit{*inherited.maxWallSeconds / 60 * 60});
     case Field::kMaxTres:
-      return tresText(maxTres());
+      return tresText(inherited.maxTres);
     case Field::kMaxCpus:
     case Field::kMaxNodes: {
-      const auto merged = maxTres();
-      const auto it = merged.find(field == Field::kMaxCpus ? "cpu" : "node");
-      if (it == merged.end()) return std::nullopt;
+      const auto it = inherited.maxTres.find(field == Field::kMaxCpus ? "cpu" : "node");
+      if (it == inherited.maxTres.end()) return std::nullopt;
       return std::to_string(it->second);
     }
     case Field::kQos:
-      for (const api::Account* account : a.chain) {
-        if (account->spec.allowedQos.empty()) continue;
-        // By name, as slurmdbd lists them ("high,normal").
-        const std::set<std::string> names(account->spec.allowedQos.begin(),
-                                          account->spec.allowedQos.end());
-        return joined({names.begin(), names.end()});
-      }
-      return "";
+      return inherited.qos ? joined({inherited.qos->begin(), inherited.qos->end()}) : "";
     case Field::kDefQos:
-      for (const api::Account* account : a.chain) {
-        if (!account->spec.defaultQos.empty()) return account->spec.defaultQos;
-      }
-      return "";
+      return inherited.defaultQos.value_or("");
     case Field::kDescr:
     case Field::kOrg:
     case Field::kOther:

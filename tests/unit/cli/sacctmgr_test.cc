@@ -268,6 +268,22 @@ TEST(Sacctmgr, WhatIsNotShownOrKeptYet) {
   EXPECT_EQ(unknown.err, " Unknown condition: Colour=blue\n");
 }
 
+// An Account's parent is whatever an admin wrote: a chain of 20,000 accounts is listed without
+// exhausting the stack or copying every path, each inheriting the top's MaxJobs.
+TEST(Sacctmgr, ADeepTreeIsWalkedOnce) {
+  std::vector<api::Account> accounts(20000);
+  for (std::size_t i = 0; i < accounts.size(); ++i) {
+    accounts[i].metadata.name = "a" + std::to_string(i);
+    if (i > 0) accounts[i].spec.parent = "a" + std::to_string(i - 1);
+  }
+  accounts[0].spec.limits.emplace().maxJobs = 3;
+  const SacctmgrParse parse = parseSacctmgrArgs({"-n", "-P", "show", "assoc", "format=acc,maxj"});
+  ASSERT_TRUE(parse.request);
+  const CommandOutput out = formatSacctmgr(accounts, parse, SacctmgrContext{});
+  EXPECT_EQ(std::count(out.out.begin(), out.out.end(), '\n'), 20001);
+  EXPECT_TRUE(out.out.ends_with("a19999|3\n")) << out.out.substr(out.out.size() - 40);
+}
+
 TEST(Sacctmgr, MemoryLimitsInTheLargestExactUnit) {
   json big;
   big["metadata"]["name"] = "big";
