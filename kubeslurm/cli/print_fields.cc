@@ -1,6 +1,10 @@
 #include "kubeslurm/cli/print_fields.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+
+#include "kubeslurm/cli/getopt.h"
 
 namespace kubeslurm::cli {
 
@@ -17,6 +21,16 @@ void aligned(std::string& out, std::string_view text, int width) {
 }
 
 }  // namespace
+
+FormatItem splitFormatItem(std::string_view item) {
+  FormatItem out{std::string(item), 0};
+  if (const std::size_t percent = out.name.find('%'); percent != std::string::npos) {
+    out.width = static_cast<int>(std::clamp<long>(
+        std::strtol(out.name.c_str() + percent + 1, nullptr, 10), -kMaxFieldWidth, kMaxFieldWidth));
+    out.name.resize(percent);
+  }
+  return out;
+}
 
 void FieldPrinter::header(std::string& out, std::span<const PrintColumn> columns) const {
   for (std::size_t i = 0; i < columns.size(); ++i) {

@@ -24,6 +24,14 @@ enum class Overflow {
   kKeep,  // "%*u", "%*f": printed whole, pushing the rest of the line right
 };
 
+// "Name%width" as the accounting tools read a format item: the name before '%', and the width
+// after it as atoi reads it (negative: left-aligned; 0 when absent), capped at kMaxFieldWidth.
+struct FormatItem {
+  std::string name;
+  int width = 0;
+};
+FormatItem splitFormatItem(std::string_view item);
+
 class FieldPrinter {
  public:
   // `parsable`: 0, 1 (-p) or 2 (-P).

@@ -581,13 +581,9 @@ CommandOutput formatSshare(const std::vector<rpc::FairShareRow>& rows, bool fair
   }
   std::vector<ShareColumn> columns;
   for (const std::string& item : splitCommaList(fieldList)) {
-    std::string name = item;
-    int width = 0;
-    if (const std::size_t percent = name.find('%'); percent != std::string::npos) {
-      width = static_cast<int>(std::clamp<long>(
-          std::strtol(name.c_str() + percent + 1, nullptr, 10), -kMaxFieldWidth, kMaxFieldWidth));
-      name.resize(percent);
-    }
+    const FormatItem parsed = splitFormatItem(item);
+    const std::string& name = parsed.name;
+    const int width = parsed.width;
     const auto* const match = std::ranges::find_if(
         kShareColumns, [&](const ShareColumn& c) { return startsWithIgnoreCase(c.name, name); });
     if (match == kShareColumns.end()) {

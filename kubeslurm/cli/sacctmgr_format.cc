@@ -235,13 +235,9 @@ std::optional<std::vector<PrintField>> printFields(const std::vector<std::string
                                                    bool tree, std::string& err) {
   std::vector<PrintField> fields;
   for (const std::string& item : format) {
-    std::string name = item;
-    int width = 0;
-    if (const std::size_t percent = name.find('%'); percent != std::string::npos) {
-      width = static_cast<int>(std::clamp<long>(
-          std::strtol(name.c_str() + percent + 1, nullptr, 10), -kMaxFieldWidth, kMaxFieldWidth));
-      name.resize(percent);
-    }
+    const FormatItem parsed = splitFormatItem(item);
+    const std::string& name = parsed.name;
+    const int width = parsed.width;
     const auto* const spec = std::ranges::find_if(kFields, [&](const FieldSpec& f) {
       return std::ranges::any_of(f.aliases, [&](const Alias& a) {
         return !a.name.empty() && abbreviates(name, a.name, a.minimum);
