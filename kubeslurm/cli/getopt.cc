@@ -125,6 +125,21 @@ bool abbreviates(std::string_view word, std::string_view name, std::size_t minim
   return equalsIgnoreCase(word, name.substr(0, word.size()));
 }
 
+std::string joinCommaList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ',';
+    out += item;
+  }
+  return out;
+}
+
+bool listHas(const std::vector<std::string>& list, std::string_view value, bool caseless) {
+  return std::any_of(list.begin(), list.end(), [&](const std::string& item) {
+    return caseless ? equalsIgnoreCase(item, value) : item == value;
+  });
+}
+
 std::vector<std::string> splitCommaList(std::string_view text) {
   std::vector<std::string> items;
   std::size_t pos = 0;

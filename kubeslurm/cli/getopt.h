@@ -53,4 +53,11 @@ bool abbreviates(std::string_view word, std::string_view name, std::size_t minim
 // "a,b,,c" -> {"a", "b", "c"}: Slurm's comma lists drop empty items.
 std::vector<std::string> splitCommaList(std::string_view text);
 
+// {"a", "b"} -> "a,b": a list as the commands print one back.
+std::string joinCommaList(const std::vector<std::string>& items);
+
+// Whether `list` (a filter the user gave) names `value`, compared as given or without regard to
+// case, as the command's own filter compares it.
+bool listHas(const std::vector<std::string>& list, std::string_view value, bool caseless);
+
 }  // namespace kubeslurm::cli

@@ -417,12 +417,6 @@ class Printer {
 
 // ---- which jobs (the database query) ----
 
-bool inList(const std::vector<std::string>& list, const std::string& value, bool caseless) {
-  return std::ranges::any_of(list, [&](const std::string& item) {
-    return caseless ? equalsIgnoreCase(item, value) : item == value;
-  });
-}
-
 bool matchesJob(const Row& row, const SacctJobSelector& s) {
   if (s.taskId) return row.arrayJobId == s.jobId && row.arrayTaskId == *s.taskId;
   // The database matches an array's id against every task (as_mysql_jobacct_process.c).
@@ -456,16 +450,16 @@ bool keep(const Row& row, const SacctOptions& o, const SacctContext& c, bool all
   }
   if (!allUsers) {
     const std::vector<std::string> users = o.users.empty() ? std::vector{c.user} : o.users;
-    if (!inList(users, row.user, false)) return false;
+    if (!listHas(users, row.user, false)) return false;
   }
-  if (!o.accounts.empty() && (!row.account || !inList(o.accounts, *row.account, true))) {
+  if (!o.accounts.empty() && (!row.account || !listHas(o.accounts, *row.account, true))) {
     return false;
   }
-  if (!o.partitions.empty() && (!row.partition || !inList(o.partitions, *row.partition, false))) {
+  if (!o.partitions.empty() && (!row.partition || !listHas(o.partitions, *row.partition, false))) {
     return false;
   }
-  if (!o.names.empty() && !inList(o.names, row.name, false)) return false;
-  if (!o.qos.empty() && (!row.qos || !inList(o.qos, *row.qos, true))) return false;
+  if (!o.names.empty() && !listHas(o.names, row.name, false)) return false;
+  if (!o.qos.empty() && (!row.qos || !listHas(o.qos, *row.qos, true))) return false;
   if (!o.states.empty()) {
     return std::ranges::any_of(o.states,
                                [&](JobState state) { return inStateWindow(row, state, s, e); });

@@ -219,11 +219,7 @@ std::string settingsLines(const Settings& s) {
   if (!maxTres.empty()) out += "  MaxTRES       = " + tresText(maxTres) + "\n";
   if (s.maxWall.set) out += "  MaxWall       = " + s.maxWall.value.value_or("NONE") + "\n";
   if (s.parent) out += "  Parent        = " + *s.parent + "\n";
-  if (s.qos) {
-    std::string joined;
-    for (const std::string& q : *s.qos) joined += (joined.empty() ? "" : ",") + q;
-    out += "  QOS           = " + joined + "\n";
-  }
+  if (s.qos) out += "  QOS           = " + joinCommaList(*s.qos) + "\n";
   if (s.defaultQos.set) out += "  DefQOS        = " + s.defaultQos.value.value_or("") + "\n";
   return out;
 }

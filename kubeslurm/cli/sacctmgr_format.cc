@@ -334,15 +334,6 @@ std::string tresText(const std::map<std::string, std::int64_t>& tres) {
   return out;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ',';
-    out += item;
-  }
-  return out;
-}
-
 class AssociationTree {
  public:
   AssociationTree(const std::vector<api::Account>& accounts, std::string_view cluster)
@@ -484,7 +475,7 @@ std::optional<std::string> assocValue(Field field, const Association& a,
       return std::to_string(it->second);
     }
     case Field::kQos:
-      return inherited.qos ? joined({inherited.qos->begin(), inherited.qos->end()}) : "";
+      return inherited.qos ? joinCommaList({inherited.qos->begin(), inherited.qos->end()}) : "";
     case Field::kDefQos:
       return inherited.defaultQos.value_or("");
     case Field::kDescr:
@@ -524,14 +515,9 @@ std::optional<std::string> accountValue(Field field, const std::string& name,
   }
 }
 
-bool inList(const std::vector<std::string>& list, const std::string& value) {
-  return list.empty() || std::ranges::find(list, value) != list.end();
-}
-
-bool inListIgnoringCase(const std::vector<std::string>& list, const std::string& value) {
-  return list.empty() || std::ranges::any_of(list, [&](const std::string& item) {
-           return equalsIgnoreCase(item, value);
-         });
+// A condition the user gave, or none: everything passes.
+bool passes(const std::vector<std::string>& condition, const std::string& value, bool caseless) {
+  return condition.empty() || listHas(condition, value, caseless);
 }
 
 // slurmdb_tree_name_get: one space deeper than the parent's line; a user's line shows its
@@ -757,15 +743,16 @@ CommandOutput formatSacctmgr(const std::vector<api::Account>& accounts, const Sa
     for (const PrintField& f : *fields) columns.push_back({f.spec->header, f.width});
     printer.header(out, columns);
   }
-  if (!inListIgnoringCase(request.clusters, context.clusterName)) return result;
+  if (!passes(request.clusters, context.clusterName, true)) return result;
 
   const AssociationTree tree(accounts, context.clusterName);
   const auto wanted = [&](const Association& a) {
-    if (!inList(request.accounts, a.account)) return false;
-    if (!request.users.empty() && (a.user.empty() || !inListIgnoringCase(request.users, a.user))) {
+    if (!passes(request.accounts, a.account, false)) return false;
+    if (!request.users.empty() && (a.user.empty() || !passes(request.users, a.user, true))) {
       return false;
     }
-    return request.parents.empty() || (!a.parent.empty() && inList(request.parents, a.parent));
+    return request.parents.empty() ||
+           (!a.parent.empty() && passes(request.parents, a.parent, false));
   };
   const auto printLine = [&](const std::function<std::optional<std::string>(Field)>& value) {
     for (std::size_t i = 0; i < fields->size(); ++i) {
@@ -792,10 +779,10 @@ CommandOutput formatSacctmgr(const std::vector<api::Account>& accounts, const Sa
   for (const std::string& name : names) {
     const auto found = tree.accounts().find(name);
     const api::Account* account = found == tree.accounts().end() ? nullptr : found->second;
-    if (!inList(request.accounts, name)) continue;
+    if (!passes(request.accounts, name, false)) continue;
     const auto own = [&](Field field) { return accountValue(field, name, account, tree); };
-    if (!inList(request.descriptions, own(Field::kDescr).value_or("")) ||
-        !inList(request.organizations, own(Field::kOrg).value_or(""))) {
+    if (!passes(request.descriptions, own(Field::kDescr).value_or(""), false) ||
+        !passes(request.organizations, own(Field::kOrg).value_or(""), false)) {
       continue;
     }
     if (!request.withAssoc) {

@@ -526,12 +526,6 @@ bool matchesJobs(const Row& row, const std::vector<SqueueJobSelector>& jobs) {
   });
 }
 
-bool inList(const std::vector<std::string>& list, const std::string& value, bool caseless) {
-  return std::ranges::any_of(list, [&](const std::string& item) {
-    return caseless ? equalsIgnoreCase(item, value) : item == value;
-  });
-}
-
 // Whether `host` is one of `list`'s hosts, by the name the list prints for it (what
 // hostset_intersects compares): the range's prefix, then the number zero-padded to its width.
 bool hostIn(const slurm::Hostlist& list, std::string_view host) {
@@ -577,9 +571,9 @@ bool onNodes(const Row& row, const slurm::Hostlist& wanted) {
 bool keep(const Row& row, const SqueueOptions& options) {
   if (!matchesJobs(row, options.jobs)) return false;
   if (options.nodes && !onNodes(row, *options.nodes)) return false;
-  if (!options.accounts.empty() && (!row.account || !inList(options.accounts, *row.account, true)))
+  if (!options.accounts.empty() && (!row.account || !listHas(options.accounts, *row.account, true)))
     return false;
-  if (!options.qos.empty() && (!row.qos || !inList(options.qos, *row.qos, true))) return false;
+  if (!options.qos.empty() && (!row.qos || !listHas(options.qos, *row.qos, true))) return false;
   if (options.allStates) {
   } else if (!options.states.empty()) {
     if (std::ranges::find(options.states, row.state) == options.states.end()) return false;
@@ -588,13 +582,13 @@ bool keep(const Row& row, const SqueueOptions& options) {
              row.state != JobState::kCompleting) {
     return false;
   }
-  if (!options.users.empty() && !inList(options.users, row.user, false)) return false;
-  if (!options.names.empty() && !inList(options.names, row.name, true)) return false;
+  if (!options.users.empty() && !listHas(options.users, row.user, false)) return false;
+  if (!options.names.empty() && !listHas(options.names, row.name, true)) return false;
   // A pending job of several partitions (a,b) is listed under each (squeue's _filter_job
   // splits the job's partition list).
   if (!options.partitions.empty() &&
       std::ranges::none_of(splitCommaList(row.partition), [&](const std::string& name) {
-        return inList(options.partitions, name, false);
+        return listHas(options.partitions, name, false);
       })) {
     return false;
   }
