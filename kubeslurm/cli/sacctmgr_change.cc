@@ -197,7 +197,7 @@ std::string tresText(const std::map<std::string, std::optional<std::int64_t>>& t
   std::string out;
   for (const auto& [name, count] : tres) {
     if (!out.empty()) out += ',';
-    out += name + "=" + (count ? std::to_string(*count) : std::string("-1"));
+    out += name + "=" + (count ? tresCountText(name, *count) : std::string("-1"));
   }
   return out;
 }

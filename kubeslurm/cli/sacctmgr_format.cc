@@ -310,26 +310,13 @@ struct Association {
   int depth = 0;                   // root 0
 };
 
-// slurmdb_make_tres_string_from_simple with CONVERT_NUM_UNIT_EXACT: memory in the largest unit
-// that divides it exactly. By name, as the captured limits print ("gres/gpu=16,node=4").
+// By name, as the captured limits print ("gres/gpu=16,node=4"); a negative count is no limit.
 std::string tresText(const std::map<std::string, std::int64_t>& tres) {
   std::string out;
   for (const auto& [name, count] : tres) {
     if (count < 0) continue;
     if (!out.empty()) out += ',';
-    out += name + "=";
-    if (name == "mem") {
-      std::int64_t value = count;
-      std::size_t unit = 0;
-      static constexpr std::string_view kUnits = "MGTPE";
-      while (value != 0 && value % 1024 == 0 && unit + 1 < kUnits.size()) {
-        value /= 1024;
-        ++unit;
-      }
-      out += std::to_string(value) + kUnits[unit];
-    } else {
-      out += std::to_string(count);
-    }
+    out += name + "=" + tresCountText(name, count);
   }
   return out;
 }
@@ -600,6 +587,18 @@ bool parseConditions(const std::vector<std::string>& words, SacctmgrRequest& req
 
 }  // namespace
 
+std::string tresCountText(std::string_view name, std::int64_t count) {
+  if (name != "mem" || count < 0) return std::to_string(count);
+  std::int64_t value = count;
+  std::size_t unit = 0;
+  static constexpr std::string_view kUnits = "MGTPE";
+  while (value != 0 && value % 1024 == 0 && unit + 1 < kUnits.size()) {
+    value /= 1024;
+    ++unit;
+  }
+  return std::to_string(value) + kUnits[unit];
+}
+
 SacctmgrParse parseSacctmgrArgs(const std::vector<std::string>& args) {
   SacctmgrParse parse;
   const GetoptResult got = getoptLong("sacctmgr", args, "hionpPQrsvV", kLongOptions);
@@ -773,7 +772,12 @@ CommandOutput formatSacctmgr(const std::vector<api::Account>& accounts, const Sa
     return result;
   }
 
-  // The accounts by name, root among them; WithAssoc prints a line per association of each.
+  // The accounts by name, root among them; WithAssoc prints a line per association of each,
+  // found through one grouping rather than a scan of every association per account.
+  std::map<std::string, std::vector<const Association*>> byAccount;
+  if (request.withAssoc) {
+    for (const Association& a : tree.associations()) byAccount[a.account].push_back(&a);
+  }
   std::set<std::string> names{"root"};
   for (const auto& [name, account] : tree.accounts()) names.insert(name);
   for (const std::string& name : names) {
@@ -789,13 +793,13 @@ CommandOutput formatSacctmgr(const std::vector<api::Account>& accounts, const Sa
       printLine(own);
       continue;
     }
-    for (const Association& a : tree.associations()) {
-      if (a.account != name || !wanted(a)) continue;
+    for (const Association* a : byAccount[name]) {
+      if (!wanted(*a)) continue;
       printLine([&](Field field) {
         if (field == Field::kAccount || field == Field::kDescr || field == Field::kOrg) {
           return own(field);
         }
-        return assocValue(field, a, context);
+        return assocValue(field, *a, context);
       });
     }
   }

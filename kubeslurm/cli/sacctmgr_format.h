@@ -15,8 +15,10 @@
 // add, modify and delete are sacctmgr_change.h's.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kubeslurm/api/kubeslurm_types.h"
@@ -61,6 +63,10 @@ SacctmgrParse parseSacctmgrArgs(const std::vector<std::string>& args);
 struct SacctmgrContext {
   std::string clusterName = "kubeslurm";
 };
+
+// One TRES count as sacctmgr prints it (slurmdb_make_tres_string_from_simple with
+// CONVERT_NUM_UNIT_EXACT): memory, in MB, in the largest unit that divides it ("16G").
+std::string tresCountText(std::string_view name, std::int64_t count);
 
 CommandOutput formatSacctmgr(const std::vector<api::Account>& accounts, const SacctmgrParse& parse,
                              const SacctmgrContext& context);

@@ -294,6 +294,16 @@ TEST(Sacctmgr, MemoryLimitsInTheLargestExactUnit) {
   EXPECT_EQ(out.out, "cpu=64,mem=16G||16384\n") << out.err;
 }
 
+// The Settings an add prints say memory as show does (sacctmgr_print_assoc_limits converts it
+// the same way).
+TEST(SacctmgrChanges, SettingsSayMemoryInTheLargestExactUnit) {
+  FakeCluster fake;
+  const Captured got = run("sacctmgr -i add account big GrpTRES=mem=16G,cpu=64", fake);
+  EXPECT_EQ(got.code, 0) << got.err;
+  EXPECT_NE(got.out.find("  GrpTRES       = cpu=64,mem=16G\n"), std::string::npos) << got.out;
+  EXPECT_EQ(fake.objects["accounts"][0]["spec"]["limits"]["grpTres"]["mem"], 16384);
+}
+
 constexpr const char* kModifyMlTeam =
     "sacctmgr -i modify account ml-team set GrpTRES=gres/gpu=16,node=4 GrpJobs=10 MaxJobs=5 "
     "MaxSubmitJobs=20 MaxWall=1-00:00:00 MaxTRES=gres/gpu=8 MaxNodes=2 QOS=normal,high "
