@@ -17,6 +17,24 @@ std::vector<api::SlurmJobObject> decodeJobList(const kube::Json& list) {
   return jobs;
 }
 
+AccountList decodeAccountList(const kube::Json& list) {
+  AccountList out;
+  if (!list.contains("items") || !list["items"].is_array()) return out;
+  for (const kube::Json& item : list["items"]) {
+    auto account = api::decodeAccount(item);
+    if (account.isOk()) {
+      out.accounts.push_back(std::move(account).value());
+      continue;
+    }
+    const kube::Json* meta =
+        item.is_object() && item.contains("metadata") ? &item["metadata"] : nullptr;
+    std::string name =
+        meta != nullptr && meta->is_object() ? meta->value("name", std::string("?")) : "?";
+    out.leftOut.push_back({std::move(name), std::string(account.status().message())});
+  }
+  return out;
+}
+
 std::string labelOf(const api::SlurmJobObject& job, std::string_view key) {
   const nlohmann::json& raw = *job.raw;
   if (!raw.is_object() || !raw.contains("metadata") || !raw["metadata"].is_object()) return {};

@@ -1,6 +1,7 @@
-// What the CLI's commands read from SlurmJob and Partition objects beyond their codecs: the
-// array bookkeeping labels the operator writes (controllers/arrays.h) and the partition
-// defaults a job without -p or --time gets (api/slurmjob.h has a job's state and partition).
+// What the CLI's commands read from SlurmJob, Partition and Account objects beyond their codecs:
+// the array bookkeeping labels the operator writes (controllers/arrays.h), the partition
+// defaults a job without -p or --time gets (api/slurmjob.h has a job's state and partition), and
+// the Accounts of a list.
 #pragma once
 
 #include <map>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/slurm/names.h"
@@ -18,6 +20,18 @@ namespace kubeslurm::cli {
 // The SlurmJobs of a SlurmJobList; objects that do not decode are left out (the operator marks
 // them Valid=False; a listing command has nothing to show for them).
 std::vector<api::SlurmJobObject> decodeJobList(const kube::Json& list);
+
+// The Accounts of an AccountList. One that does not decode is left out (the operator reports it
+// on the object): `leftOut` says which and why, for a command to say so.
+struct AccountList {
+  struct LeftOut {
+    std::string name;
+    std::string reason;
+  };
+  std::vector<api::Account> accounts;
+  std::vector<LeftOut> leftOut;
+};
+AccountList decodeAccountList(const kube::Json& list);
 
 // A label of the job's metadata as cached; "" when absent.
 std::string labelOf(const api::SlurmJobObject& job, std::string_view key);

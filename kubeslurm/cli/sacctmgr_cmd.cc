@@ -7,6 +7,7 @@
 
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/cli/commands.h"
+#include "kubeslurm/cli/job_objects.h"
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/sacctmgr_change.h"
 #include "kubeslurm/cli/sacctmgr_format.h"
@@ -54,25 +55,19 @@ Status apply(const SacctmgrPlan& plan, kube::Writer& writer, std::string& failed
   return Status::ok();
 }
 
-// The Account objects; an unreadable one is left out, and said so, rather than shown half (the
-// operator reports it on the object).
+// The Account objects; one that does not decode is left out, and said so when `warn`, rather
+// than shown half (the operator reports it on the object).
 StatusOr<std::vector<api::Account>> listAccounts(kube::Reader& reader, CliIo& io, bool warn) {
   auto listed = kube::listAll(reader, kube::resources::accounts(), "", kube::ListOptions{});
   if (!listed.isOk()) return listed.status();
-  std::vector<api::Account> accounts;
-  for (const kube::Json& item : listed->value("items", kube::Json::array())) {
-    auto account = api::decodeAccount(item);
-    if (!account.isOk()) {
-      if (warn) {
-        io.err << "sacctmgr: warning: Account "
-               << item.value("metadata", kube::Json::object()).value("name", std::string("?"))
-               << " is left out: " << account.status().message() << "\n";
-      }
-      continue;
+  AccountList decoded = decodeAccountList(*listed);
+  if (warn) {
+    for (const AccountList::LeftOut& left : decoded.leftOut) {
+      io.err << "sacctmgr: warning: Account " << left.name << " is left out: " << left.reason
+             << "\n";
     }
-    accounts.push_back(std::move(account).value());
   }
-  return accounts;
+  return std::move(decoded.accounts);
 }
 
 }  // namespace

@@ -123,10 +123,9 @@ int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connec
       io.err << "sreport: error: " << accounts.status().message() << "\n";
       return 1;
     }
-    for (const kube::Json& item : accounts->value("items", kube::Json::array())) {
-      auto account = api::decodeAccount(item);
-      if (!account.isOk()) continue;  // the operator reports it; the tree goes on without it
-      data.accounts.push_back({account->metadata.name, account->spec.parent});
+    // One that does not decode: the operator reports it; the tree goes on without it.
+    for (const api::Account& account : decodeAccountList(*accounts).accounts) {
+      data.accounts.push_back({account.metadata.name, account.spec.parent});
     }
   }
   return emit(formatSreport(data, parse, context), io);

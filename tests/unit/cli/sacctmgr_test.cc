@@ -284,6 +284,15 @@ TEST(Sacctmgr, ADeepTreeIsWalkedOnce) {
   EXPECT_TRUE(out.out.ends_with("a19999|3\n")) << out.out.substr(out.out.size() - 40);
 }
 
+// An Account that does not decode is left out of the listing, and said so.
+TEST(Sacctmgr, AnUnreadableAccountIsLeftOutAndSaidSo) {
+  std::vector<json> accounts = capturedAccounts();
+  accounts.push_back(json{{"metadata", {{"name", "broken"}}}, {"spec", {{"shares", "many"}}}});
+  const Captured got = ours("sacctmgr -n -P show account format=account", accounts);
+  EXPECT_EQ(got.out, "infra\nml-team\nroot\nvision\n");
+  EXPECT_EQ(got.err.rfind("sacctmgr: warning: Account broken is left out: ", 0), 0U) << got.err;
+}
+
 TEST(Sacctmgr, MemoryLimitsInTheLargestExactUnit) {
   json big;
   big["metadata"]["name"] = "big";
