@@ -15,6 +15,7 @@
 
 #include <boost/asio/ssl.hpp>
 #include <cpprest/http_client.h>
+#include <openssl/ssl.h>
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/kube/api_status.h"
@@ -452,6 +453,10 @@ StatusOr<std::unique_ptr<Client>> Client::create(const ClientConfig& config,
   if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
     return invalidArgument("client: server must be an http(s) URL: " + config.server);
   }
+  // OpenSSL's own exit handler frees its locks before cpprestsdk's thread pool joins; a
+  // connection that pool frees after that waits on a freed lock forever, so a process that
+  // spoke TLS hung at exit. The first initialisation decides: leave OpenSSL to the kernel.
+  OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT, nullptr);
   Tls tls{config.caPem,          config.caFile,       config.clientCertPem,
           config.clientCertFile, config.clientKeyPem, config.clientKeyFile};
   // Load the credentials once now so that a bad CA, certificate or key fails here with a

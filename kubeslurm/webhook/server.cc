@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <cpprest/http_listener.h>
+#include <openssl/ssl.h>
 
 namespace kubeslurm::webhook {
 namespace {
@@ -156,6 +157,10 @@ StatusOr<std::unique_ptr<Server>> startServer(const ServerOptions& options,
                              (file.empty() ? std::string("the certificate or key") : file));
     }
   }
+  // OpenSSL's own exit handler frees its locks before cpprestsdk's thread pool joins; a
+  // connection that pool frees after that waits on a freed lock forever, so a process that
+  // served TLS hung at exit. The first initialisation decides: leave OpenSSL to the kernel.
+  OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT, nullptr);
   auto server = std::make_unique<CpprestServer>(options, std::move(handlers));
   if (Status opened = server->open(); !opened.isOk()) return opened;
   return std::unique_ptr<Server>(std::move(server));
