@@ -23,8 +23,6 @@ namespace kubeslurm::controllers {
 
 namespace {
 
-using Labels = std::map<std::string, std::string, std::less<>>;
-
 std::uint64_t nonNegative(const StatusOr<std::int64_t>& value) {
   return value.isOk() && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
 }
@@ -88,29 +86,32 @@ std::vector<std::string> splitCommaList(std::string_view text) {
   return out;
 }
 
+// The node as the core reads it. Its labels are left to buildTopology, which keeps only the
+// levels of the tree: a kubelet's node carries twenty-odd labels, and copying them all into
+// every cycle's snapshot was a third of the time the nodes took, for labels nothing read.
 core::Node coreNode(const api::Node& node) {
   core::Node out;
   out.name = node.metadata.name;
   out.allocatable = allocatableOf(node.allocatable);
-  out.labels = Labels(node.metadata.labels.begin(), node.metadata.labels.end());
   for (const api::Taint& taint : node.taints) {
     out.taints.push_back(core::Taint{taint.key, taint.value, taint.effect});
   }
   out.state = nodeState(node);
-  if (auto it = out.labels.find(kFeaturesLabel); it != out.labels.end()) {
+  const auto& labels = node.metadata.labels;
+  if (auto it = labels.find(std::string(kFeaturesLabel)); it != labels.end()) {
     out.features = splitCommaList(it->second);
   }
-  const auto product = out.labels.find(kGpuProductLabel);
-  if (product != out.labels.end() && !product->second.empty()) {
+  const auto product = labels.find(std::string(kGpuProductLabel));
+  if (product != labels.end() && !product->second.empty()) {
     if (std::find(out.features.begin(), out.features.end(), product->second) ==
         out.features.end()) {
       out.features.push_back(product->second);
     }
   }
-  const auto types = out.labels.find(kGpuTypeLabel);
+  const auto types = labels.find(std::string(kGpuTypeLabel));
   for (std::string& feature :
-       gpuTypeFeatures(types == out.labels.end() ? std::string_view() : types->second,
-                       product == out.labels.end() ? std::string_view() : product->second)) {
+       gpuTypeFeatures(types == labels.end() ? std::string_view() : types->second,
+                       product == labels.end() ? std::string_view() : product->second)) {
     out.features.push_back(std::move(feature));
   }
   return out;
@@ -211,6 +212,7 @@ class Builder {
       if (!nodeIndex_.emplace(node->metadata.name, index).second) continue;
       out_.snapshot.nodes.push_back(coreNode(*node));
       out_.nodeNames.push_back(node->metadata.name);
+      nodeObjects_.push_back(node);
     }
   }
 
@@ -241,8 +243,10 @@ class Builder {
         const core::Node& node = out_.snapshot.nodes[i];
         // Nodes= and a selector together: a member must match both (the CRD's contract).
         if (listed && listed->count(node.name) == 0) continue;
-        if (spec.nodeSelector && !api::labelSelectorMatches(*spec.nodeSelector, node.labels))
+        if (spec.nodeSelector &&
+            !api::labelSelectorMatches(*spec.nodeSelector, nodeObjects_[i]->metadata.labels)) {
           continue;
+        }
         if (!listed && !spec.nodeSelector) continue;  // a partition names its nodes
         part.nodes.push_back(i);
       }
@@ -264,6 +268,22 @@ class Builder {
   }
 
   void buildTopology() {
+    chooseTopology();
+    // What of the nodes' labels the snapshot keeps: the tree's levels (core/topology.h reads
+    // them, and admission's SLURM_TOPOLOGY_ADDR).
+    const std::vector<std::string>& levels = out_.snapshot.topologyLabels;
+    if (levels.empty()) return;
+    for (core::NodeIndex i = 0; i < out_.snapshot.nodes.size(); ++i) {
+      const auto& labels = nodeObjects_[i]->metadata.labels;
+      for (const std::string& level : levels) {
+        if (auto it = labels.find(level); it != labels.end()) {
+          out_.snapshot.nodes[i].labels.emplace(it->first, it->second);
+        }
+      }
+    }
+  }
+
+  void chooseTopology() {
     // The snapshot has one tree, as slurm.conf has one topology.conf: the first partition (by
     // name) that describes one gives it.
     for (const api::Partition* p : sortedPartitions()) {
@@ -286,9 +306,9 @@ class Builder {
     }
     bool leaf = false;
     bool spine = false;
-    for (const core::Node& node : out_.snapshot.nodes) {
-      leaf = leaf || node.labels.contains(kLeafLabel);
-      spine = spine || node.labels.contains(kSpineLabel);
+    for (const api::Node* node : nodeObjects_) {
+      leaf = leaf || node->metadata.labels.contains(std::string(kLeafLabel));
+      spine = spine || node->metadata.labels.contains(std::string(kSpineLabel));
     }
     if (leaf) out_.snapshot.topologyLabels.emplace_back(kLeafLabel);
     if (leaf && spine) out_.snapshot.topologyLabels.emplace_back(kSpineLabel);
@@ -730,6 +750,7 @@ class Builder {
   SnapshotIndex out_;
   // Looked up once per rank pod and per pending job: hashed, not ordered.
   std::unordered_map<std::string, core::NodeIndex> nodeIndex_;
+  std::vector<const api::Node*> nodeObjects_;  // by NodeIndex
   std::unordered_map<std::string, std::vector<const api::Pod*>> podsByJob_;
   std::map<std::string, const api::Account*, std::less<>> accountByName_;
   std::set<const api::Pod*> chargedByJob_;

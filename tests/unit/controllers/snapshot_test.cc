@@ -698,6 +698,27 @@ TEST(Snapshot, TopologyFromPartitionLabelsConfOrDefaultLabels) {
   EXPECT_TRUE(index.snapshot.topologyLabels.empty());
 }
 
+// A node's labels reach the snapshot only as the tree's levels: partitions select on the whole
+// set, features come from theirs, and a kubelet's other labels are not copied every cycle.
+TEST(Snapshot, NodesKeepOnlyTheTreesLabels) {
+  ClusterObjects objects = gpuCluster();
+  objects.nodes.replace(0, node("gpu-1", 8,
+                                {{"kubeslurm.io/leaf", "s1"},
+                                 {"pool", "a"},
+                                 {"kubernetes.io/hostname", "gpu-1"},
+                                 {"kubeslurm.io/features", "ib"}}));
+  objects.partitions[0] =
+      partition("gpu", {{"nodeSelector", {{"matchLabels", {{"pool", "a"}}}}}, {"default", true}});
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_EQ(index.nodeNames.front(), "gpu-1");
+  const core::Node& first = index.snapshot.nodes.front();
+  EXPECT_EQ(first.labels,
+            (std::map<std::string, std::string, std::less<>>{{"kubeslurm.io/leaf", "s1"}}));
+  EXPECT_EQ(first.features, std::vector<std::string>{"ib"});
+  EXPECT_EQ(index.snapshot.partitions.front().nodes, std::vector<core::NodeIndex>{0});
+  EXPECT_TRUE(index.snapshot.nodes[1].labels.empty());  // no leaf label: no level
+}
+
 // End to end: the informers' objects -> buildSnapshot -> core::plan(). The 2-node job starts on
 // free nodes of its partition, never on the node an inference pod fills nor outside it.
 // sbatch -p a,b: slurmctld queues the job once per partition and starts it in the first where
