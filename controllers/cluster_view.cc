@@ -23,26 +23,33 @@ template <typename Record, typename Decode, typename Keep, typename Out, typenam
 void refresh(const kube::ObjectStore& store, ViewCache<Record>& cache, Decode decode, Keep keep,
              Out& out, ViewStats& stats, OnFailure onFailure) {
   const std::uint64_t pass = ++cache.passes;
-  const std::vector<kube::ObjectPtr> objects = store.list();
-  out.reserve(objects.size());
-  for (const kube::ObjectPtr& object : objects) {
+  // Under the store's read lock only what is quick: a record the view holds is taken as it is,
+  // and an object it has not decoded is set aside, to be decoded once the lock is released.
+  std::vector<kube::ObjectPtr> unseen;
+  out.reserve(store.size());
+  store.forEach([&](const kube::ObjectPtr& object) {
     auto it = cache.entries.find(object.get());
-    if (it != cache.entries.end()) {
-      ++stats.reused;
-    } else {
-      auto decoded = decode(object);
-      if (!decoded.isOk()) {
-        ++stats.failed;
-        onFailure(*object, decoded.status());
-        continue;
-      }
-      ++stats.decoded;
-      it = cache.entries
-               .emplace(object.get(),
-                        ViewEntry<Record>{object, keep(std::move(decoded).value()), pass})
-               .first;
+    if (it == cache.entries.end()) {
+      unseen.push_back(object);
+      return;
     }
+    ++stats.reused;
     it->second.pass = pass;
+    out.push_back(it->second.record);
+  });
+  for (kube::ObjectPtr& object : unseen) {
+    auto decoded = decode(object);
+    if (!decoded.isOk()) {
+      ++stats.failed;
+      onFailure(*object, decoded.status());
+      continue;
+    }
+    ++stats.decoded;
+    const nlohmann::json* address = object.get();
+    auto it = cache.entries
+                  .emplace(address, ViewEntry<Record>{std::move(object),
+                                                      keep(std::move(decoded).value()), pass})
+                  .first;
     out.push_back(it->second.record);
   }
   std::erase_if(cache.entries, [pass](const auto& entry) { return entry.second.pass != pass; });

@@ -92,6 +92,11 @@ std::vector<ObjectPtr> ObjectStore::list() const {
   return out;
 }
 
+void ObjectStore::forEach(const std::function<void(const ObjectPtr&)>& visit) const {
+  const std::shared_lock lock(mutex_);
+  for (const auto& entry : items_) visit(entry.second);
+}
+
 std::vector<std::string> ObjectStore::listKeys() const {
   const std::shared_lock lock(mutex_);
   std::vector<std::string> out;

@@ -68,6 +68,11 @@ class ObjectStore {
 
   ObjectPtr get(const std::string& key) const;  // nullptr when absent
   std::vector<ObjectPtr> list() const;
+  // Each stored object, in no particular order, under the read lock: what list() gives without
+  // a reference taken on every object (at 50,000 objects list() cost the cycle 15 ms, most of it
+  // reference counts on objects the reader already held). `visit` must be quick and must not
+  // call into this store; a pointer it keeps must be copied (an ObjectPtr), not the address.
+  void forEach(const std::function<void(const ObjectPtr&)>& visit) const;
   std::vector<std::string> listKeys() const;
   std::size_t size() const;
   // Objects whose index `name` yields `value`; kNotFound for an unknown index (as client-go's

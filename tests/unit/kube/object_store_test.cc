@@ -57,6 +57,23 @@ TEST(ObjectStoreTest, GetListAndErase) {
   EXPECT_EQ(store.list().size(), 1U);
 }
 
+// forEach visits what list() returns, the same objects (not copies), and nothing erased.
+TEST(ObjectStoreTest, ForEachVisitsTheStoredObjects) {
+  ObjectStore store;
+  store.put("x/a", pod("x", "a", ""));
+  store.put("x/b", pod("x", "b", ""));
+  store.put("x/c", pod("x", "c", ""));
+  store.erase("x/b");
+  std::vector<const Json*> visited;
+  store.forEach([&visited](const ObjectPtr& object) { visited.push_back(object.get()); });
+  std::vector<const Json*> listed;
+  for (const ObjectPtr& object : store.list()) listed.push_back(object.get());
+  std::sort(visited.begin(), visited.end());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(visited, listed);
+  EXPECT_EQ(visited.size(), 2U);
+}
+
 TEST(ObjectStoreTest, ReaderKeepsTheObjectItHoldsAfterAnUpdate) {
   ObjectStore store;
   store.put("x/a", pod("x", "a", "n1"));
