@@ -725,6 +725,10 @@ std::vector<CycleReport::PendingJob> pendingJobsOf(const core::Plan& plan,
     if (auto priority = plan.priorities.find(pending.jobId); priority != plan.priorities.end()) {
       view.priority = priority->second;
     }
+    if (auto each = plan.partitionPriorities.find(pending.jobId);
+        each != plan.partitionPriorities.end()) {
+      view.partitionPriorities = each->second;
+    }
     view.estimatedStart = pending.estimatedStart;
     std::vector<std::string> nodes;
     for (const core::NodeIndex node : pending.estimatedNodes) {

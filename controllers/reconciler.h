@@ -189,6 +189,8 @@ struct CycleReport {
     std::string qos;
     std::string reason;
     core::PriorityFactors priority;
+    // A job of several partitions: its priority in each (core::Plan::partitionPriorities).
+    std::vector<core::PartitionPriority> partitionPriorities;
     std::optional<core::Time> estimatedStart;
     std::string estimatedNodes;  // hostlist
     std::optional<core::JobId> arrayJobId;

@@ -57,6 +57,14 @@ void publishMetrics(metrics::OperatorMetrics& m, const controllers::CycleReport&
   m.addJobIdsAssigned(report.idsAssigned);
 }
 
+namespace {
+
+rpc::PriorityFactors rpcFactors(const core::PriorityFactors& f) {
+  return {f.age, f.fairshare, f.jobSize, f.partition, f.qos, f.tresGpu, f.nice, f.priority};
+}
+
+}  // namespace
+
 void QueryPublisher::publish(controllers::CycleReport& report, double cycleSeconds,
                              std::int64_t now) {
   ++cycles_;
@@ -85,9 +93,10 @@ void QueryPublisher::publish(controllers::CycleReport& report, double cycleSecon
     out.account = job.account;
     out.qos = job.qos;
     out.reason = job.reason;
-    out.priority = {job.priority.age,       job.priority.fairshare, job.priority.jobSize,
-                    job.priority.partition, job.priority.qos,       job.priority.tresGpu,
-                    job.priority.nice,      job.priority.priority};
+    out.priority = rpcFactors(job.priority);
+    for (const core::PartitionPriority& each : job.partitionPriorities) {
+      out.partitionPriorities.push_back({each.partition, rpcFactors(each.factors)});
+    }
     out.estimatedStart = job.estimatedStart.value_or(0);
     out.estimatedNodes = job.estimatedNodes;
     out.arrayJobId = static_cast<std::int64_t>(job.arrayJobId.value_or(0));

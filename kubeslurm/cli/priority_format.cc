@@ -320,8 +320,27 @@ CommandOutput formatSprio(const std::vector<rpc::PendingJob>& all,
       options.format ? *options.format : defaultSprioFormat(options, weights);
   const std::vector<SprioField> fields = parseSprioFormat(format, output.err);
 
-  std::vector<const rpc::PendingJob*> jobs;
+  // A job of several partitions is a row in each, with that partition's factors
+  // (priority_multifactor.c _filter_job): -p filters rows, and the job-id sort, being stable,
+  // keeps them in the order the job names its partitions.
+  std::vector<rpc::PendingJob> perPartition;
   for (const rpc::PendingJob& job : all) {
+    for (const rpc::PartitionPriority& each : job.partitionPriorities) {
+      rpc::PendingJob& row = perPartition.emplace_back(job);
+      row.partition = each.partition;
+      row.priority = each.priority;
+      row.partitionPriorities.clear();
+    }
+  }
+  std::vector<const rpc::PendingJob*> rows;
+  for (const rpc::PendingJob& job : all) {
+    if (job.partitionPriorities.empty()) rows.push_back(&job);
+  }
+  for (const rpc::PendingJob& row : perPartition) rows.push_back(&row);
+
+  std::vector<const rpc::PendingJob*> jobs;
+  for (const rpc::PendingJob* row : rows) {
+    const rpc::PendingJob& job = *row;
     // A held job (priority 0) has no factors to show, as slurmctld leaves it out.
     if (job.priority.priority == 0) continue;
     if (options.jobs && !options.jobs->empty() &&

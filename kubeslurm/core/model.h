@@ -383,11 +383,24 @@ struct CycleStats {  // as sdiag reports the main and backfill passes
   bool deadlinePassed = false;      // it was bf_max_time
 };
 
+// A pending job's priority in one of the partitions it names.
+struct PartitionPriority {
+  std::string partition;
+  PriorityFactors factors;
+};
+
 struct Plan {
   std::vector<Start> starts;
   std::vector<Preemption> preemptions;
   std::vector<PendingDecision> pending;
+  // One per pending job: the entry that leads it in the queue (a job of several partitions
+  // shows its highest here).
   std::map<JobId, PriorityFactors> priorities;
+  // A job of several partitions (sbatch -p a,b) has a priority in each, with that partition's
+  // factor, and sprio shows one row per partition in the order the job names them
+  // (priority_multifactor.c _filter_job appends one factors object per part_ptr_list entry).
+  // Jobs of one partition are not listed.
+  std::map<JobId, std::vector<PartitionPriority>> partitionPriorities;
   std::vector<FairShareRow> fairShare;
   CycleStats stats;
 };

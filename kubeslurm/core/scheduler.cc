@@ -472,6 +472,17 @@ void Cycle::report() {
   std::sort(byId.begin(), byId.end());
   for (const auto& [id, factors] : byId)
     plan_.priorities.emplace_hint(plan_.priorities.end(), id, *factors);
+  if (multiPartition_) {
+    // pending_ is in examine order: each job's entries in the order it names its partitions.
+    for (const PendingJob& p : pending_) {
+      const Job& job = snapshot_.jobs[p.job];
+      if (job.otherPartitions.empty() || !p.partition || taken_[p.job] == kStarted) continue;
+      plan_.partitionPriorities[job.id].push_back(
+          PartitionPriority{snapshot_.partitions[*p.partition].name, p.factors});
+    }
+    std::erase_if(plan_.partitionPriorities,
+                  [](const auto& entry) { return entry.second.size() < 2; });
+  }
   plan_.pending.reserve(reportOrder.size() - std::min(reportOrder.size(), plan_.starts.size()));
   for (std::uint32_t first : reportOrder) {
     const std::uint32_t job = pending_[first].job;

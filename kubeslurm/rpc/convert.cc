@@ -6,6 +6,26 @@
 
 namespace kubeslurm::rpc {
 
+namespace {
+
+void toProto(const PriorityFactors& factors, v1alpha1::PriorityFactors& p) {
+  p.set_age(factors.age);
+  p.set_fairshare(factors.fairshare);
+  p.set_job_size(factors.jobSize);
+  p.set_partition(factors.partition);
+  p.set_qos(factors.qos);
+  p.set_tres_gpu(factors.tresGpu);
+  p.set_nice(factors.nice);
+  p.set_priority(factors.priority);
+}
+
+PriorityFactors fromProto(const v1alpha1::PriorityFactors& p) {
+  return {p.age(), p.fairshare(), p.job_size(), p.partition(),
+          p.qos(), p.tres_gpu(),  p.nice(),     p.priority()};
+}
+
+}  // namespace
+
 void toProto(const PendingJob& job, v1alpha1::PendingJob& out) {
   out.set_job_id(job.jobId);
   out.set_namespace_(job.namespaceName);
@@ -15,15 +35,12 @@ void toProto(const PendingJob& job, v1alpha1::PendingJob& out) {
   out.set_account(job.account);
   out.set_qos(job.qos);
   out.set_reason(job.reason);
-  v1alpha1::PriorityFactors& p = *out.mutable_priority();
-  p.set_age(job.priority.age);
-  p.set_fairshare(job.priority.fairshare);
-  p.set_job_size(job.priority.jobSize);
-  p.set_partition(job.priority.partition);
-  p.set_qos(job.priority.qos);
-  p.set_tres_gpu(job.priority.tresGpu);
-  p.set_nice(job.priority.nice);
-  p.set_priority(job.priority.priority);
+  toProto(job.priority, *out.mutable_priority());
+  for (const PartitionPriority& each : job.partitionPriorities) {
+    v1alpha1::PartitionPriority& row = *out.add_partition_priorities();
+    row.set_partition(each.partition);
+    toProto(each.priority, *row.mutable_priority());
+  }
   out.set_estimated_start(job.estimatedStart);
   out.set_estimated_nodes(job.estimatedNodes);
   out.set_array_job_id(job.arrayJobId);
@@ -40,9 +57,10 @@ PendingJob fromProto(const v1alpha1::PendingJob& job) {
   out.account = job.account();
   out.qos = job.qos();
   out.reason = job.reason();
-  const v1alpha1::PriorityFactors& p = job.priority();
-  out.priority = {p.age(), p.fairshare(), p.job_size(), p.partition(),
-                  p.qos(), p.tres_gpu(),  p.nice(),     p.priority()};
+  out.priority = fromProto(job.priority());
+  for (const v1alpha1::PartitionPriority& row : job.partition_priorities()) {
+    out.partitionPriorities.push_back({row.partition(), fromProto(row.priority())});
+  }
   out.estimatedStart = job.estimated_start();
   out.estimatedNodes = job.estimated_nodes();
   out.arrayJobId = job.array_job_id();

@@ -22,6 +22,11 @@ struct PriorityFactors {  // already weighted, as sprio prints them
   std::uint32_t priority = 0;
 };
 
+struct PartitionPriority {
+  std::string partition;
+  PriorityFactors priority;
+};
+
 struct PendingJob {
   std::int64_t jobId = 0;
   std::string namespaceName;
@@ -32,6 +37,9 @@ struct PendingJob {
   std::string qos;
   std::string reason;
   PriorityFactors priority;
+  // A job of several partitions: its priority in each, in the order it names them (sprio's
+  // rows); empty for a job of one.
+  std::vector<PartitionPriority> partitionPriorities;
   std::int64_t estimatedStart = 0;  // 0: unknown
   std::string estimatedNodes;       // hostlist; "" unknown
   std::int64_t arrayJobId = 0;

@@ -74,6 +74,29 @@ TEST(Sprio, PriorityIsTheTruncatedSumOfTheFactors) {
   EXPECT_EQ(out.out, "3811\n");
 }
 
+// sbatch -p gpu,spare: a row per partition, each with that partition's factor and the
+// priority they sum to, in the order the job names them (priority_multifactor.c _filter_job);
+// -p keeps the rows of the partitions it names.
+TEST(Sprio, AJobOfSeveralPartitionsHasARowInEach) {
+  rpc::PendingJob several = job(7, 1000, 10, 0, 1510);
+  several.partition = "spare";  // the job's leading entry
+  for (const auto& [name, factor] : {std::pair{"spare", 1000.0}, std::pair{"gpu", 500.0}}) {
+    rpc::PriorityFactors f = several.priority;
+    f.partition = factor;
+    several.partitionPriorities.push_back({name, f});
+  }
+  const std::vector<rpc::PendingJob> jobs = {several, job(5, 1000, 10, 0, 1110)};
+  EXPECT_EQ(formatSprio(jobs, referenceWeights(false), sprioOptions({"-o", "%i %r %Y %P"})).out,
+            "JOBID PARTITION PRIORITY PARTITION\n"
+            "5 train 1110 100\n"
+            "7 spare 2010 1000\n"
+            "7 gpu 1510 500\n");
+  EXPECT_EQ(
+      formatSprio(jobs, referenceWeights(false), sprioOptions({"-h", "-p", "gpu", "-o", "%i %r"}))
+          .out,
+      "7 gpu\n");
+}
+
 TEST(Sprio, WeightsLine) {
   const CommandOutput out = formatSprio({}, referenceWeights(true), sprioOptions({"-w"}));
   EXPECT_EQ(out.out,

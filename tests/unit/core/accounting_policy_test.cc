@@ -290,6 +290,29 @@ TEST(MultiPartition, OneReservationAndOneDecision) {
   EXPECT_EQ(plan.stats.reservations, 1u);
 }
 
+// A job of several partitions has a priority in each, the partition factor its own
+// (priority_multifactor.c _filter_job: one factors object per part_ptr_list entry, with
+// priority_part from that partition): sprio shows both rows, in the order the job names them.
+TEST(MultiPartition, APriorityInEachPartition) {
+  MakeCluster c = twoHalves();
+  c.lastPartition().priorityJobFactor = 2;  // b: factor 1.0; a: 0.5
+  c.job(MakeJob("a").id(1).nodes(4).gpus(8).time(2 * kHour).running(kT0 - 60, range(1, 4)));
+  c.job(MakeJob("b").id(2).nodes(4).gpus(8).time(kHour).running(kT0 - 60, range(5, 8)));
+  c.job(MakeJob("a").id(3).nodes(2).gpus(8).alsoPartitions({"b"}));
+  c.job(MakeJob("a").id(4).nodes(2).gpus(8));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_EQ(plan.partitionPriorities.size(), 1u);  // job 4 names one partition
+  const std::vector<PartitionPriority>& rows = plan.partitionPriorities.at(3);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].partition, "a");
+  EXPECT_EQ(rows[1].partition, "b");
+  EXPECT_DOUBLE_EQ(rows[0].factors.partition, 500.0);
+  EXPECT_DOUBLE_EQ(rows[1].factors.partition, 1000.0);
+  EXPECT_EQ(rows[1].factors.priority, rows[0].factors.priority + 500);
+  // The job's one priority is its leading entry's: b's, the higher.
+  EXPECT_EQ(plan.priorities.at(3).priority, rows[1].factors.priority);
+}
+
 // bf_max_time: a deadline that passes after two questions stops backfill after two jobs.
 class CountingDeadline : public Deadline {
  public:

@@ -65,7 +65,7 @@ class QueryServerTest : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
   void start(ServerOptions options, TestOnlyHandler testOnly = nullptr,
-             RecordQuery records = nullptr) {
+             RecordQuery records = nullptr, std::shared_ptr<QueryState> state = nullptr) {
     options.address = "127.0.0.1:0";
     options.certificatePem = readFile(dir_ / "tls.crt");
     options.privateKeyPem = readFile(dir_ / "tls.key");
@@ -74,7 +74,7 @@ class QueryServerTest : public ::testing::Test {
         return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
       };
     }
-    auto state = std::make_shared<QueryState>();
+    if (!state) state = std::make_shared<QueryState>();
     state->planTime = 1795000000;
     auto started = startQueryServer(
         options, [state] { return state; }, std::move(testOnly), authorizer, std::move(records));
@@ -105,6 +105,32 @@ TEST_F(QueryServerTest, AnswersTheAuthenticatedAndRefusesTheRest) {
             StatusCode::kUnauthenticated);
   EXPECT_EQ(client("")->listPendingJobs("team-a").status().code(), StatusCode::kUnauthenticated);
   EXPECT_EQ(client()->listPendingJobs("team-b").status().code(), StatusCode::kPermissionDenied);
+}
+
+// sprio's rows of a job of several partitions travel with the job, in the job's order.
+TEST_F(QueryServerTest, AJobsPriorityInEachPartitionReachesTheClient) {
+  auto state = std::make_shared<QueryState>();
+  PendingJob job;
+  job.jobId = 7;
+  job.namespaceName = "team-a";
+  job.partition = "spare";
+  job.priority.partition = 1000;
+  job.priority.priority = 2010;
+  job.partitionPriorities.push_back({"spare", job.priority});
+  job.partitionPriorities.push_back({"gpu", job.priority});
+  job.partitionPriorities.back().priority.partition = 500;
+  job.partitionPriorities.back().priority.priority = 1510;
+  state->pending.push_back(job);
+  start({}, nullptr, nullptr, state);
+  auto answer = client()->listPendingJobs("team-a");
+  ASSERT_TRUE(answer.isOk()) << answer.status().toString();
+  ASSERT_EQ(answer->jobs.size(), 1U);
+  const std::vector<PartitionPriority>& rows = answer->jobs[0].partitionPriorities;
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_EQ(rows[0].partition, "spare");
+  EXPECT_EQ(rows[1].partition, "gpu");
+  EXPECT_EQ(rows[1].priority.partition, 500);
+  EXPECT_EQ(rows[1].priority.priority, 1510U);
 }
 
 // Security review H3: a flood of calls with made-up tokens cost one TokenReview each. Past its
