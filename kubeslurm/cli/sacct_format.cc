@@ -666,7 +666,7 @@ std::optional<std::string> addJobs(const std::string& text, std::vector<SacctJob
 
 std::optional<CommandOutput> parseTime(const std::string& text, const SacctContext& context,
                                        std::optional<slurm::EpochSeconds>& field) {
-  auto t = slurm::parseBeginTime(text, context.now, context.utcOffsetSeconds);
+  auto t = slurm::parsePastTime(text, context.now, context.utcOffsetSeconds);
   if (t.isOk()) {
     field = *t;
     return std::nullopt;

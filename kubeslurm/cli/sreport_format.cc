@@ -106,7 +106,7 @@ std::optional<CommandOutput> resolveTres(const std::string& list, SreportOptions
 // A start= or end= value: parse_time's diagnostic and then as if not given (parse_time's 0).
 std::optional<std::int64_t> conditionTime(const std::string& text, const SreportContext& context,
                                           std::string& err) {
-  auto t = slurm::parseBeginTime(text, context.now, context.utcOffsetSeconds);
+  auto t = slurm::parsePastTime(text, context.now, context.utcOffsetSeconds);
   if (t.isOk()) return *t;
   if (!t.status().message().empty()) err += std::string(t.status().message()) + "\n";
   return std::nullopt;

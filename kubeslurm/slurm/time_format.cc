@@ -193,8 +193,13 @@ constexpr std::array<DeltaUnit, 10> kDeltaUnits = {{
 // pos=-1 for some bad dates ("0/5"), and its error line carries them.
 class BeginTimeParser {
  public:
-  BeginTimeParser(std::string_view text, EpochSeconds now, std::int32_t utcOffsetSeconds)
-      : text_(text), now_(now), offset_(utcOffsetSeconds), nowLocal_(toLocalTime(now, offset_)) {}
+  BeginTimeParser(std::string_view text, EpochSeconds now, std::int32_t utcOffsetSeconds,
+                  bool past = false)
+      : text_(text),
+        now_(now),
+        offset_(utcOffsetSeconds),
+        nowLocal_(toLocalTime(now, offset_)),
+        past_(past) {}
 
   StatusOr<EpochSeconds> parse();
 
@@ -238,6 +243,7 @@ class BeginTimeParser {
   EpochSeconds now_;
   std::int32_t offset_;
   LocalTime nowLocal_;
+  bool past_ = false;  // parse_time's `past`: sacct and sreport look back
   // As parse_time's locals: -1 means "not given"; month is 0-based, year is the full year.
   int hour_ = -1;
   int minute_ = -1;
@@ -505,12 +511,17 @@ StatusOr<EpochSeconds> BeginTimeParser::assemble(std::int64_t pos) {
     minute_ = 0;
   } else if (month_ == -1) {
     // A time alone means the next such time: today if still ahead (to the minute), else
-    // tomorrow.
-    if (hour_ > now.hour || (hour_ == now.hour && minute_ > now.minute)) {
+    // tomorrow. Looking back, it is today's.
+    if (past_ || hour_ > now.hour || (hour_ == now.hour && minute_ > now.minute)) {
       setDate(now);
     } else {
       setDate(toLocalTime(addSeconds(now_, kSecondsPerDay), offset_));
     }
+  }
+  if (!year_.has_value() && past_) {
+    // Looking back, a later month is last year's; this month or an earlier one is this year's
+    // (parse_time compares months only: a later day of this month stays ahead).
+    year_ = month_ > now.month - 1 ? now.year - 1 : now.year;
   }
   if (!year_.has_value()) {
     const int nowMonth = now.month - 1;
@@ -669,6 +680,11 @@ StatusOr<EpochSeconds> parseTimestamp(std::string_view text, std::int32_t utcOff
 StatusOr<EpochSeconds> parseBeginTime(std::string_view text, EpochSeconds now,
                                       std::int32_t utcOffsetSeconds) {
   return BeginTimeParser(untilNul(text), now, utcOffsetSeconds).parse();
+}
+
+StatusOr<EpochSeconds> parsePastTime(std::string_view text, EpochSeconds now,
+                                     std::int32_t utcOffsetSeconds) {
+  return BeginTimeParser(untilNul(text), now, utcOffsetSeconds, /*past=*/true).parse();
 }
 
 }  // namespace kubeslurm::slurm

@@ -76,5 +76,10 @@ StatusOr<EpochSeconds> parseTimestamp(std::string_view text, std::int32_t utcOff
 // empty where Slurm prints no diagnostic (input that names no time, such as "" or "T").
 StatusOr<EpochSeconds> parseBeginTime(std::string_view text, EpochSeconds now,
                                       std::int32_t utcOffsetSeconds);
+// The same forms looking back, as sacct and sreport read -S/-E and Start=/End= (parse_time with
+// `past` set): a time of day without a date is today's; a date without a year is last year's
+// when its month is later than this one, else this year's.
+StatusOr<EpochSeconds> parsePastTime(std::string_view text, EpochSeconds now,
+                                     std::int32_t utcOffsetSeconds);
 
 }  // namespace kubeslurm::slurm

@@ -64,6 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(  // NOLINT(readability-identifier-naming)
   for (const std::int32_t offset : {0, 19800, -12600}) {
     const StatusOr<EpochSeconds> begin = kubeslurm::slurm::parseBeginTime(text, kNow, offset);
     if (begin.isOk()) checkTimestampRoundTrip(*begin, offset, true);
+    const StatusOr<EpochSeconds> past = kubeslurm::slurm::parsePastTime(text, kNow, offset);
+    if (past.isOk()) checkTimestampRoundTrip(*past, offset, true);
     const StatusOr<EpochSeconds> stamp = kubeslurm::slurm::parseTimestamp(text, offset);
     if (stamp.isOk()) checkTimestampRoundTrip(*stamp, offset, true);
   }

@@ -262,6 +262,30 @@ TEST(ParseBeginTimeTest, ResolvesSlurmParseTimeFormsRelativeToNow) {
   }
 }
 
+// sacct -S/-E and sreport Start=/End= call parse_time with `past` set (src/sacct/options.c,
+// src/sreport/*_reports.c): a yearless date is last year's only when its month is later than
+// this one (parse_time compares months, not days), and a time alone is today's.
+TEST(ParsePastTimeTest, LooksBackAsSacctAndSreportDo) {
+  // now = 2026-11-21T05:22:16 local (UTC).
+  const std::vector<BeginCase> cases = {
+      {"12/25", "2025-12-25T00:00:00", "a later month: last year"},
+      {"01/05", "2026-01-05T00:00:00", "an earlier month: this year"},
+      {"11/20", "2026-11-20T00:00:00", "this month: this year"},
+      {"11/25", "2026-11-25T00:00:00", "this month, a later day: still this year"},
+      {"1225", "2025-12-25T00:00:00", "MMDD as MM/DD"},
+      {"12/25/27", "2027-12-25T00:00:00", "a year given is kept"},
+      {"04:00", "2026-11-21T04:00:00", "a time alone: today, though past"},
+      {"16:00", "2026-11-21T16:00:00", "a time alone: today, though ahead"},
+      {"2026-10-01T08:00", "2026-10-01T08:00:00", "ISO as given"},
+      {"now-2days", "2026-11-19T05:22:16", "now-N as sbatch reads it"},
+  };
+  for (const BeginCase& c : cases) {
+    const StatusOr<EpochSeconds> t = parsePastTime(c.input, kNow, 0);
+    const std::string got = t.isOk() ? formatTimestamp(*t, 0) : "ERR " + t.status().message();
+    EXPECT_EQ(got, c.expected) << c.input << " (" << c.pins << ")";
+  }
+}
+
 TEST(ParseBeginTimeTest, ResolvesInTheGivenUtcOffset) {
   // now = 2026-11-21T10:22:16 local at UTC+5.
   EXPECT_EQ(beginResult("now", 5 * 3600), "2026-11-21T10:22:16");
