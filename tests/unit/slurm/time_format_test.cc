@@ -203,10 +203,13 @@ struct BeginCase {
   std::string pins;
 };
 
-std::string beginResult(const std::string& input, std::int32_t offset) {
-  const StatusOr<EpochSeconds> t = parseBeginTime(input, kNow, offset);
+std::string shown(const StatusOr<EpochSeconds>& t, std::int32_t offset) {
   if (!t.isOk()) return "ERR " + t.status().message();
   return formatTimestamp(*t, offset);
+}
+
+std::string beginResult(const std::string& input, std::int32_t offset) {
+  return shown(parseBeginTime(input, kNow, offset), offset);
 }
 
 TEST(ParseBeginTimeTest, ResolvesSlurmParseTimeFormsRelativeToNow) {
@@ -280,9 +283,8 @@ TEST(ParsePastTimeTest, LooksBackAsSacctAndSreportDo) {
       {"now-2days", "2026-11-19T05:22:16", "now-N as sbatch reads it"},
   };
   for (const BeginCase& c : cases) {
-    const StatusOr<EpochSeconds> t = parsePastTime(c.input, kNow, 0);
-    const std::string got = t.isOk() ? formatTimestamp(*t, 0) : "ERR " + t.status().message();
-    EXPECT_EQ(got, c.expected) << c.input << " (" << c.pins << ")";
+    EXPECT_EQ(shown(parsePastTime(c.input, kNow, 0), 0), c.expected)
+        << c.input << " (" << c.pins << ")";
   }
 }
 
