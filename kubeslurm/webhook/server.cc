@@ -66,12 +66,7 @@ class CpprestServer final : public Server {
   // Refused before any handler: counted, and answered in plain text.
   void reject(http::http_request& request, http::status_code code, const std::string& why) {
     ++rejected_;
-    request.reply(code, why).then([](const pplx::task<void>& sent) {
-      try {
-        sent.get();
-      } catch (const std::exception&) {  // the caller went away
-      }
-    });
+    send(request, code, why, "text/plain; charset=utf-8");
   }
 
   void serve(http::http_request request) {
@@ -102,41 +97,53 @@ class CpprestServer final : public Server {
       request.extract_string(true).then(
           [this, request, run = handler->second](pplx::task<std::string> body) mutable {
             answer(request, run, body);
-            --inFlight_;
           });
     } catch (const std::exception& e) {
       reject(request, http::status_codes::BadRequest, e.what());
     }
   }
 
+  // The review's slot is given back before its reply goes out: once the caller has its answer
+  // the server may be destroyed (a stopping operator's last review), so nothing after the reply
+  // may touch it.
   void answer(http::http_request& request, const Handler& run, pplx::task<std::string>& body) {
+    std::string encoded;
+    std::string refusal;
     try {
       const std::string text = body.get();
       auto review = decodeAdmissionReview(text, options_.limits);
-      if (!review.isOk()) {
-        reject(request, http::status_codes::BadRequest, review.status().toString());
-        return;
+      if (review.isOk()) {
+        AdmissionResponse response;
+        try {
+          response = run(*review);
+        } catch (const std::exception& e) {
+          response =
+              refuse(std::string("kubeslurm admission webhook: ") + e.what(), 500, "InternalError");
+        }
+        encoded = encodeAdmissionReview(*review, response);
+        ++answered_;
+      } else {
+        refusal = review.status().toString();
       }
-      AdmissionResponse response;
-      try {
-        response = run(*review);
-      } catch (const std::exception& e) {
-        response =
-            refuse(std::string("kubeslurm admission webhook: ") + e.what(), 500, "InternalError");
-      }
-      ++answered_;
-      request
-          .reply(http::status_codes::OK, encodeAdmissionReview(*review, response),
-                 "application/json")
-          .then([](const pplx::task<void>& sent) {
-            try {
-              sent.get();
-            } catch (const std::exception&) {  // the API server gave up waiting
-            }
-          });
     } catch (const std::exception& e) {
-      reject(request, http::status_codes::BadRequest, e.what());
+      refusal = e.what();
     }
+    --inFlight_;
+    if (encoded.empty()) {
+      reject(request, http::status_codes::BadRequest, refusal);
+      return;
+    }
+    send(request, http::status_codes::OK, encoded, "application/json");
+  }
+
+  static void send(http::http_request& request, http::status_code code, const std::string& body,
+                   const std::string& contentType) {
+    request.reply(code, body, contentType).then([](const pplx::task<void>& sent) {
+      try {
+        sent.get();
+      } catch (const std::exception&) {  // the caller gave up waiting
+      }
+    });
   }
 
   ServerOptions options_;
