@@ -134,7 +134,7 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   auto meta = api::decodeObjectMeta(job.raw->contains("metadata") ? (*job.raw)["metadata"]
                                                                   : api::Json::object());
   if (!meta.isOk()) return meta.status();
-  auto request = nodeRequest(job.request);
+  auto request = nodeRequest(job.request, partition.spec);
   if (!request.isOk()) return request.status();
 
   podspec::GangInput gang;

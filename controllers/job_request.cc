@@ -17,6 +17,11 @@ namespace {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
+std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+  return a * b;
+}
+
 Status invalidGres() { return invalidArgument("Invalid generic resource (gres) specification"); }
 
 // A --nodelist or --exclude as node names, resolved against a cluster of `clusterNodes` nodes
@@ -99,7 +104,8 @@ std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries) {
   return total;
 }
 
-StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request) {
+StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request,
+                                  const api::PartitionSpec& partition) {
   NodeRequest result;
   if (request.nodes) {
     result.minNodes = std::max<std::uint32_t>(request.nodes->min, 1);
@@ -131,18 +137,45 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request) {
   if (gpus && *gpus > UINT32_MAX) return invalidGres();
   result.gpusPerNode = static_cast<std::uint32_t>(gpus.value_or(0));
 
-  const std::uint64_t cpus = std::uint64_t{request.cpusPerTask.value_or(1)} * result.tasksPerNode;
-  result.cpuMillisPerNode = cpus * 1000;
+  std::uint64_t cpusPerTask = request.cpusPerTask.value_or(1);
+  std::uint64_t cpus = cpusPerTask * result.tasksPerNode;
+  const api::PartitionMemory memory = api::partitionMemory(partition);
+  // What the job asked for, else the partition's defaults, in slurmctld's order: a GPU job
+  // without --mem* takes DefMemPerGPU (cons_tres clears the per-node default for it), any other
+  // DefMemPerNode or DefMemPerCPU (_validate_job_desc); with none of them, or --mem=0 or
+  // --mem-per-cpu=0, all the memory of each node (pn_min_memory 0).
+  std::uint64_t perNodeMb = 0;
+  std::uint64_t perCpuMb = 0;
+  const bool perGpu = request.memPerGpuMb && *request.memPerGpuMb > 0;
   if (request.memPerNodeMb) {
-    if (*request.memPerNodeMb == 0) {
-      result.wholeNode = true;  // --mem=0: all the memory of each node
-    } else {
-      result.memoryBytesPerNode = *request.memPerNodeMb * kMiB;
-    }
+    perNodeMb = *request.memPerNodeMb;
   } else if (request.memPerCpuMb) {
-    result.memoryBytesPerNode = *request.memPerCpuMb * kMiB * cpus;
-  } else if (request.memPerGpuMb) {
-    result.memoryBytesPerNode = *request.memPerGpuMb * kMiB * result.gpusPerNode;
+    perCpuMb = *request.memPerCpuMb;
+  } else if (perGpu) {
+    perNodeMb = saturatingProduct(*request.memPerGpuMb, result.gpusPerNode);
+  } else if (result.gpusPerNode > 0 && memory.defPerGpu > 0) {
+    perNodeMb = saturatingProduct(memory.defPerGpu, result.gpusPerNode);
+  } else if (memory.defPerNode > 0) {
+    perNodeMb = memory.defPerNode;
+  } else {
+    perCpuMb = memory.defPerCpu;
+  }
+  // MaxMemPerCPU (_valid_pn_min_mem): memory per CPU past it takes more CPUs instead, each with
+  // a share of it; memory per node past it takes at least one CPU for each MaxMemPerCPU.
+  if (memory.maxPerCpu > 0 && perCpuMb > memory.maxPerCpu) {
+    const std::uint64_t ratio = (perCpuMb + memory.maxPerCpu - 1) / memory.maxPerCpu;
+    cpusPerTask = saturatingProduct(cpusPerTask, ratio);
+    cpus = saturatingProduct(cpusPerTask, result.tasksPerNode);
+    perCpuMb = (perCpuMb + ratio - 1) / ratio;
+  } else if (memory.maxPerCpu > 0 && perNodeMb > 0 && !perGpu) {
+    cpus = std::max(cpus, (perNodeMb + memory.maxPerCpu - 1) / memory.maxPerCpu);
+  }
+  result.cpuMillisPerNode = saturatingProduct(cpus, 1000);
+  if (perCpuMb > 0) perNodeMb = saturatingProduct(perCpuMb, cpus);
+  if (perNodeMb == 0) {
+    result.allMemory = true;
+  } else {
+    result.memoryBytesPerNode = saturatingProduct(perNodeMb, kMiB);
   }
   if (request.shared == slurm::SharedMode::kExclusive ||
       request.shared == slurm::SharedMode::kExclusiveUser ||
@@ -155,7 +188,7 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request) {
 StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partition& partition,
                             core::JobId id, const std::string& user, core::Time submitTime,
                             std::size_t clusterNodes) {
-  auto nodes = nodeRequest(request);
+  auto nodes = nodeRequest(request, partition.spec);
   if (!nodes.isOk()) return nodes.status();
   core::Job job;
   job.id = id;
@@ -171,6 +204,7 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   job.cpuMillisPerNode = nodes->cpuMillisPerNode;
   job.memoryBytesPerNode = nodes->memoryBytesPerNode;
   job.exclusive = nodes->wholeNode;
+  job.allNodeMemory = nodes->allMemory;
 
   const slurm::TimeLimit limit =
       request.timeLimit ? *request.timeLimit : api::partitionDefaultTime(partition.spec);

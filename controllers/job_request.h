@@ -9,7 +9,10 @@
 // Giving more than one of these with different results is refused, as slurmctld refuses
 // conflicting TRES requests ("Invalid generic resource (gres) specification").
 // CPUs: cpus-per-task (default 1) x tasks per node. Memory: --mem per node, else --mem-per-cpu x
-// CPUs, else --mem-per-gpu x GPUs; --mem=0 (all of the node's memory) makes the job exclusive.
+// CPUs, else --mem-per-gpu x GPUs, else the partition's DefMemPerGPU x GPUs (GPU jobs),
+// DefMemPerNode or DefMemPerCPU x CPUs. A job left with none (--mem=0, or no default) gets all
+// of each node's memory, as slurmctld allocates it: no other job's rank can share its nodes
+// (core::Job::allNodeMemory; docs/cli.md).
 #pragma once
 
 #include <cstddef>
@@ -34,7 +37,8 @@ struct NodeRequest {
   std::uint32_t gpusPerNode = 0;
   std::uint64_t cpuMillisPerNode = 0;
   std::uint64_t memoryBytesPerNode = 0;
-  bool wholeNode = false;  // --exclusive, or --mem=0
+  bool wholeNode = false;  // --exclusive (--exclusive=user and =mcs alike)
+  bool allMemory = false;  // all of each node's memory: no other job's rank can share its nodes
 };
 
 // GPU types. --gres=gpu:h100:8 (or --gpus=h100:8, --gpus-per-node=h100:8 ...) runs only on nodes
@@ -58,8 +62,10 @@ std::vector<std::string> requiredGpuTypeFeatures(const slurm::JobRequest& reques
 // The GPUs a list of GRES entries asks for ("gpu:2,gpu:a100:2" -> 4; other GRES ignored).
 std::uint64_t gpuCount(const std::vector<slurm::GresRequest>& entries);
 
+// The request per node in `partition`, whose memory defaults and MaxMemPerCPU apply.
 // kInvalidArgument with the message sbatch/slurmctld would give for inconsistent requests.
-StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request);
+StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request,
+                                  const api::PartitionSpec& partition);
 
 // The taints a partition's pods tolerate, as core::Partition::tolerations.
 std::vector<core::Taint> partitionTolerations(const api::Partition& partition);

@@ -78,6 +78,31 @@ PartitionFigures partitionFigures(const api::Partition& partition, const core::S
   return figures;
 }
 
+bool setValidCondition(std::vector<api::Condition>& conditions, const std::string& reason,
+                       const std::string& message, std::int64_t now) {
+  api::Condition next;
+  next.type = std::string(kPartitionValidCondition);
+  next.status = reason.empty() ? "True" : "False";
+  next.reason = reason.empty() ? "Valid" : reason;
+  // Never empty: v1.20's CRD validation reads "" here as null and refuses the write.
+  next.message = reason.empty() ? "the partition's settings are valid" : message;
+  next.lastTransitionTime = now;
+  auto it = std::ranges::find(conditions, next.type, &api::Condition::type);
+  if (it == conditions.end()) {
+    conditions.push_back(std::move(next));
+    return true;
+  }
+  if (it->status == next.status && it->reason == next.reason && it->message == next.message) {
+    return false;
+  }
+  if (it->status == next.status && it->lastTransitionTime) {
+    next.lastTransitionTime = it->lastTransitionTime;
+  }
+  next.raw = it->raw;
+  *it = std::move(next);
+  return true;
+}
+
 bool sameFigures(const api::PartitionStatus& a, const api::PartitionStatus& b) {
   return a.nodes == b.nodes && a.idleNodes == b.idleNodes && a.mixedNodes == b.mixedNodes &&
          a.allocatedNodes == b.allocatedNodes && a.downNodes == b.downNodes &&

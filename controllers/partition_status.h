@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kubeslurm/api/kubeslurm_types.h"
@@ -45,6 +46,14 @@ struct PartitionFigures {
 // it. A partition the snapshot does not know (no nodes matched) has zero figures.
 PartitionFigures partitionFigures(const api::Partition& partition, const core::Snapshot& snapshot,
                                   const NodeLoad& load);
+
+// The partition's Valid condition: False, with `reason` and `message`, when its settings are
+// wrong (a Nodes= or topology.conf that does not parse, two memory defaults, ...; `reason`
+// empty when none is), else True. lastTransitionTime moves only with the status. Returns
+// whether the condition changed.
+inline constexpr std::string_view kPartitionValidCondition = "Valid";
+bool setValidCondition(std::vector<api::Condition>& conditions, const std::string& reason,
+                       const std::string& message, std::int64_t now);
 
 // Whether two statuses show the same figures (conditions aside): the status is written only
 // when they moved.

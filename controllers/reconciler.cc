@@ -830,7 +830,7 @@ void Reconciler::persistUsage(const ClusterObjects& objects, const SnapshotIndex
 }
 
 void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
-                                  CycleReport& report) {
+                                  core::Time now, CycleReport& report) {
   const NodeLoad load = nodeLoad(index.snapshot);
   for (const api::Partition& partition : objects.partitions) {
     if (!fenceOpen()) {
@@ -839,7 +839,15 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
     }
     PartitionFigures figures = partitionFigures(partition, index.snapshot, load);
     report.partitions[partition.metadata.name] = figures.load;
-    if (sameFigures(figures.status, partition.status)) continue;
+    std::string reason;
+    std::string message;
+    for (const JobProblem& problem : index.partitionProblems) {
+      if (problem.key != partition.metadata.name) continue;
+      if (reason.empty()) reason = problem.reason;
+      message += (message.empty() ? "" : "; ") + problem.message;
+    }
+    const bool validity = setValidCondition(figures.status.conditions, reason, message, now);
+    if (!validity && sameFigures(figures.status, partition.status)) continue;
     api::Partition next = partition;
     next.status = std::move(figures.status);
     auto written =
@@ -1105,7 +1113,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   applyStarts(plan, input.objects, index, now, report);
   applyPending(plan, index, report);
   persistUsage(input.objects, index, plan, now, report);
-  updatePartitions(input.objects, index, report);
+  updatePartitions(input.objects, index, now, report);
   if (options_.accounting != nullptr) {
     options_.accounting->offer(input.objects.jobs, input.objects.partitions);
   }

@@ -250,7 +250,7 @@ class Reconciler {
                  CycleReport& report) const;
   void persistUsage(const ClusterObjects& objects, const SnapshotIndex& index,
                     const core::Plan& plan, core::Time now, CycleReport& report);
-  void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index,
+  void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                         CycleReport& report);
   void removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report);
   // Removes the job-tracking finalizer of every rank pod whose outcome no job claims

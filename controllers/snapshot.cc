@@ -257,6 +257,17 @@ class Builder {
       part.priorityJobFactor = positive(spec.priorityJobFactor, 1);
       part.preemptMode = preemptMode(spec.preemptMode);
       if (spec.maxNodesPerJob) part.maxNodesPerJob = positive(spec.maxNodesPerJob, 0);
+      const api::PartitionMemory memory = api::partitionMemory(spec);
+      if (memory.maxPerNode > 0) part.maxMemoryBytesPerNode = memory.maxPerNode << 20;
+      // slurmctld reads such a slurm.conf, logs this and keeps the per-node figure.
+      if (memory.bothDefaults) {
+        partitionProblem(*p, "InvalidMemory",
+                         "DefMemPerCPU ignored, since it's mutually exclusive with DefMemPerNode");
+      }
+      if (memory.bothLimits) {
+        partitionProblem(*p, "InvalidMemory",
+                         "MaxMemPerCPU ignored, since it's mutually exclusive with MaxMemPerNode");
+      }
       part.allowedAccounts = spec.allowedAccounts;
       part.tolerations = partitionTolerations(*p);
       part.state = partitionState(spec.state);

@@ -137,6 +137,19 @@ void decodePartitionSpec(Decoder& d, const Json& in, const Path& at, PartitionSp
   spec.preemptMode = d.text(in, "preemptMode", at);
   spec.maxNodesPerJob = d.int32(in, "maxNodesPerJob", at);
   spec.minNodesPerJob = d.int32(in, "minNodesPerJob", at);
+  for (auto [field, key] : {std::pair{&PartitionSpec::defMemPerNode, "defMemPerNode"},
+                            std::pair{&PartitionSpec::defMemPerCpu, "defMemPerCPU"},
+                            std::pair{&PartitionSpec::defMemPerGpu, "defMemPerGPU"},
+                            std::pair{&PartitionSpec::maxMemPerNode, "maxMemPerNode"},
+                            std::pair{&PartitionSpec::maxMemPerCpu, "maxMemPerCPU"}}) {
+    std::optional<std::int64_t>& megabytes = spec.*field;
+    megabytes = d.int64(in, key, at);
+    if (megabytes && (*megabytes < 0 || *megabytes > kMaxPartitionMemoryMb)) {
+      d.fail(at.child(key),
+             "expected megabytes from 0 to " + std::to_string(kMaxPartitionMemoryMb));
+      megabytes.reset();
+    }
+  }
   spec.allowedAccounts = d.strings(in, "allowedAccounts", at);
   spec.state = d.text(in, "state", at);
   if (const Json* topology = d.object(in, "topology", at)) {
@@ -188,6 +201,11 @@ void encodePartitionSpec(const PartitionSpec& spec, Json& out) {
   detail::putText(out, "preemptMode", spec.preemptMode);
   detail::putOptionalInteger(out, "maxNodesPerJob", spec.maxNodesPerJob);
   detail::putOptionalInteger(out, "minNodesPerJob", spec.minNodesPerJob);
+  detail::putOptionalInteger(out, "defMemPerNode", spec.defMemPerNode);
+  detail::putOptionalInteger(out, "defMemPerCPU", spec.defMemPerCpu);
+  detail::putOptionalInteger(out, "defMemPerGPU", spec.defMemPerGpu);
+  detail::putOptionalInteger(out, "maxMemPerNode", spec.maxMemPerNode);
+  detail::putOptionalInteger(out, "maxMemPerCPU", spec.maxMemPerCpu);
   detail::putStrings(out, "allowedAccounts", spec.allowedAccounts);
   detail::putText(out, "state", spec.state);
   encodeOptional(out, "topology", spec.topology, [](const PartitionTopology& t, Json& sub) {
@@ -277,6 +295,21 @@ void encodeAccountSpec(const AccountSpec& spec, Json& out) {
 }
 
 }  // namespace
+
+PartitionMemory partitionMemory(const PartitionSpec& spec) {
+  auto megabytes = [](const std::optional<std::int64_t>& value) -> std::uint64_t {
+    return value && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
+  };
+  PartitionMemory out;
+  out.defPerNode = megabytes(spec.defMemPerNode);
+  out.defPerCpu = spec.defMemPerNode ? 0 : megabytes(spec.defMemPerCpu);
+  out.defPerGpu = megabytes(spec.defMemPerGpu);
+  out.maxPerNode = megabytes(spec.maxMemPerNode);
+  out.maxPerCpu = spec.maxMemPerNode ? 0 : megabytes(spec.maxMemPerCpu);
+  out.bothDefaults = spec.defMemPerNode.has_value() && spec.defMemPerCpu.has_value();
+  out.bothLimits = spec.maxMemPerNode.has_value() && spec.maxMemPerCpu.has_value();
+  return out;
+}
 
 StatusOr<Partition> decodePartition(const Json& object) {
   return detail::decodeObject<Partition>(

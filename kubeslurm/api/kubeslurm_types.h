@@ -85,6 +85,10 @@ struct PartitionPodPolicy {
   std::optional<std::int64_t> runAsUser;
 };
 
+// The largest memory figure a Partition may give, in megabytes (1 EiB): the operator works in
+// bytes, and this keeps a figure times 2^20 inside 64 bits.
+inline constexpr std::int64_t kMaxPartitionMemoryMb = std::int64_t{1} << 40;
+
 struct PartitionSpec {
   std::string nodes;  // hostlist expression
   std::optional<LabelSelector> nodeSelector;
@@ -96,6 +100,13 @@ struct PartitionSpec {
   std::string preemptMode;  // OFF, REQUEUE, CANCEL ("" = OFF)
   std::optional<std::int32_t> maxNodesPerJob;
   std::optional<std::int32_t> minNodesPerJob;
+  // Memory, in megabytes as slurm.conf gives it; absent or 0 is UNLIMITED. The node form wins
+  // over the CPU form when both are set, as slurmctld reads them.
+  std::optional<std::int64_t> defMemPerNode;  // DefMemPerNode=
+  std::optional<std::int64_t> defMemPerCpu;   // DefMemPerCPU=
+  std::optional<std::int64_t> defMemPerGpu;   // DefMemPerGPU= (scontrol's JobDefaults=)
+  std::optional<std::int64_t> maxMemPerNode;  // MaxMemPerNode=
+  std::optional<std::int64_t> maxMemPerCpu;   // MaxMemPerCPU=
   std::vector<std::string> allowedAccounts;
   std::string state;  // UP, DOWN, DRAIN, INACTIVE ("" = UP)
   std::optional<PartitionTopology> topology;
@@ -186,6 +197,21 @@ inline slurm::TimeLimit partitionMaxTime(const PartitionSpec& spec) {
 inline slurm::TimeLimit partitionDefaultTime(const PartitionSpec& spec) {
   return spec.defaultTime ? spec.defaultTime->limit : partitionMaxTime(spec);
 }
+// A partition's memory settings as slurmctld holds them, in megabytes, 0 for UNLIMITED: one
+// default, per node or per CPU (the node form wins when both are given, and slurmctld logs
+// "DefMemPerCPU ignored, since it's mutually exclusive with DefMemPerNode"), one limit the same
+// way, and the per-GPU default of JobDefaults=.
+struct PartitionMemory {
+  std::uint64_t defPerNode = 0;
+  std::uint64_t defPerCpu = 0;
+  std::uint64_t defPerGpu = 0;
+  std::uint64_t maxPerNode = 0;
+  std::uint64_t maxPerCpu = 0;
+  bool bothDefaults = false;  // defMemPerNode and defMemPerCPU were both given
+  bool bothLimits = false;    // maxMemPerNode and maxMemPerCPU were both given
+};
+PartitionMemory partitionMemory(const PartitionSpec& spec);
+
 inline std::int32_t accountShares(const AccountSpec& spec) { return spec.shares.value_or(1); }
 
 }  // namespace kubeslurm::api

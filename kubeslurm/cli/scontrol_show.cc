@@ -500,8 +500,23 @@ CommandOutput formatShowPartitions(const std::vector<api::Partition>& partitions
     for (char& ch : state) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     out.line("State=" + state + " TotalCPUs=" + std::to_string(cpus) +
              " TotalNodes=" + std::to_string(members.size()) + " SelectTypeParameters=NONE");
-    out.line("JobDefaults=(null)");
-    out.line("DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+    // partition_info.c: the per-GPU default under JobDefaults=; of the per-node and per-CPU
+    // forms, the node form when it was given (it wins), a CPU form given as 0 is UNLIMITED.
+    const api::PartitionMemory memory = api::partitionMemory(spec);
+    out.line("JobDefaults=" + (memory.defPerGpu > 0
+                                   ? "DefMemPerGPU=" + std::to_string(memory.defPerGpu)
+                                   : std::string("(null)")));
+    auto memoryText = [](const std::string& setting, std::uint64_t perNode, std::uint64_t perCpu,
+                         bool cpuForm) {
+      if (perCpu > 0) return setting + "PerCPU=" + std::to_string(perCpu);
+      if (cpuForm) return setting + "PerCPU=UNLIMITED";
+      return setting + "PerNode=" + (perNode > 0 ? std::to_string(perNode) : "UNLIMITED");
+    };
+    out.line(memoryText("DefMem", memory.defPerNode, memory.defPerCpu,
+                        !spec.defMemPerNode && spec.defMemPerCpu) +
+             " " +
+             memoryText("MaxMem", memory.maxPerNode, memory.maxPerCpu,
+                        !spec.maxMemPerNode && spec.maxMemPerCpu));
     std::string tres = "cpu=" + std::to_string(cpus) +
                        ",mem=" + slurm::formatMegabytes(static_cast<std::uint64_t>(memoryMb)) +
                        ",node=" + std::to_string(members.size()) +

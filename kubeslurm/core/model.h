@@ -73,6 +73,9 @@ struct Partition {
   std::uint32_t priorityJobFactor = 1;  // the partition factor (PriorityJobFactor)
   PreemptMode preemptMode = PreemptMode::kOff;
   std::optional<std::uint32_t> maxNodesPerJob;
+  // MaxMemPerNode (or MaxMemPerCPU, which the caller has already turned into CPUs): a job asking
+  // more memory per node waits with MaxMemPerLimit.
+  std::optional<std::uint64_t> maxMemoryBytesPerNode;
   std::vector<std::string> allowedAccounts;  // empty: all
   PartitionState state = PartitionState::kUp;
   // Taints the pods of the partition's jobs tolerate, besides each job's own (Job::tolerations):
@@ -166,7 +169,11 @@ struct Job {
   // (node_scheduler.c select_nodes). Tried in a partition, the job's limit is then that
   // partition's DefaultTime, else its MaxTime; `timeLimit` still holds the first's.
   bool timeLimitFromPartition = false;
-  bool exclusive = false;                  // whole nodes
+  bool exclusive = false;  // whole nodes
+  // All of each node's memory (Slurm's pn_min_memory 0: --mem=0, or no memory asked on a
+  // partition without DefMemPer*): no other job's rank fits beside it, since every job holds
+  // memory, so it is placed as an exclusive job is; it is charged only what it asked for.
+  bool allNodeMemory = false;
   std::vector<std::string> requiredNodes;  // -w (expanded)
   std::vector<std::string> excludedNodes;  // -x (expanded)
   std::vector<std::string> constraints;    // -C features, all required

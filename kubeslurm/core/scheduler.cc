@@ -122,6 +122,10 @@ Verdict Cycle::partitionVerdict(const Job& job, std::uint32_t p) const {
           part.allowedAccounts.end()) {
     return waiting(PendingReason::kAccountNotAllowed);
   }
+  // _valid_pn_min_mem, last of job_limits_check's tests.
+  if (part.maxMemoryBytesPerNode && job.memoryBytesPerNode > *part.maxMemoryBytesPerNode) {
+    return waiting(PendingReason::kMaxMemPerLimit);
+  }
   if (part.state == PartitionState::kDown) return waiting(PendingReason::kPartitionDown);
   if (part.state == PartitionState::kInactive) return waiting(PendingReason::kPartitionInactive);
   if (!fairShare_.empty() && !fairShare_.associationOf(job.account, job.user)) {

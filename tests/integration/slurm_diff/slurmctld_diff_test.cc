@@ -152,9 +152,9 @@ const std::vector<Case>& cases() {
 const std::vector<KnownDifference>& knownDifferences() {
   static const std::vector<KnownDifference> kKnown = {
       {"A job that asks for no memory gets all of each node's memory on Slurm (no DefMemPer*): "
-       "TRES mem= is the partition's largest RealMemory times its nodes. We neither allocate "
-       "nor show it: inference shares our nodes, and taking whole nodes' memory needs a "
-       "partition default (DefMemPerGPU) decided first (issue 20).",
+       "TRES mem= is the partition's first node's RealMemory times its nodes. The operator "
+       "allocates it so (core::Job::allNodeMemory) but scontrol show job prints what the job "
+       "asked: it reads the job, not its partition's defaults and nodes.",
        [](const std::string&, const std::string& field, const std::string& ours,
           const std::string& slurm) {
          return field == "TRES" && ours.find(",mem=") == std::string::npos &&

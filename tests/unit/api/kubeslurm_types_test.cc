@@ -30,7 +30,8 @@ constexpr std::string_view kPartitionJson = R"json({
                                            "values": ["inference"]}]},
     "default": true, "maxTime": "7-0", "defaultTime": "60", "priorityTier": 10,
     "priorityJobFactor": 5, "preemptMode": "REQUEUE", "maxNodesPerJob": 8,
-    "minNodesPerJob": 1, "allowedAccounts": ["physics", "nlp"], "state": "UP",
+    "minNodesPerJob": 1, "defMemPerNode": 0, "defMemPerCPU": 4096, "defMemPerGPU": 81920,
+    "maxMemPerCPU": 16384, "allowedAccounts": ["physics", "nlp"], "state": "UP",
     "topology": {"conf": "SwitchName=leaf1 Nodes=gpu-node-[001-004]\n",
                  "labelKeys": ["network.example.com/spine", "network.example.com/leaf"]},
     "nccl": {"NCCL_SOCKET_IFNAME": "eth0", "NCCL_IB_HCA": "mlx5"},
@@ -73,6 +74,15 @@ TEST(PartitionTest, EveryFieldDecodesAndTheObjectRoundTrips) {
   EXPECT_EQ(s.preemptMode, "REQUEUE");
   EXPECT_EQ(s.maxNodesPerJob, 8);
   EXPECT_EQ(s.minNodesPerJob, 1);
+  EXPECT_EQ(s.defMemPerGpu, 81920);
+  // DefMemPerNode given (even as 0, UNLIMITED) wins over DefMemPerCPU, as slurmctld reads them.
+  const PartitionMemory memory = partitionMemory(s);
+  EXPECT_EQ(memory.defPerNode, 0U);
+  EXPECT_EQ(memory.defPerCpu, 0U);
+  EXPECT_EQ(memory.defPerGpu, 81920U);
+  EXPECT_TRUE(memory.bothDefaults);
+  EXPECT_EQ(memory.maxPerCpu, 16384U);
+  EXPECT_FALSE(memory.bothLimits);
   EXPECT_EQ(s.allowedAccounts.size(), 2U);
   EXPECT_EQ(s.state, "UP");
   EXPECT_EQ(s.topology->labelKeys[1], "network.example.com/leaf");
@@ -95,6 +105,25 @@ TEST(PartitionTest, EveryFieldDecodesAndTheObjectRoundTrips) {
   EXPECT_EQ(st.pendingJobs, 3);
   EXPECT_EQ(st.runningJobs, 5);
   EXPECT_EQ(st.conditions[0].observedGeneration, 3);
+}
+
+TEST(PartitionTest, MemoryOutsideZeroToAnExbibyteIsRefused) {
+  for (const char* field :
+       {"defMemPerNode", "defMemPerCPU", "defMemPerGPU", "maxMemPerNode", "maxMemPerCPU"}) {
+    SCOPED_TRACE(field);
+    Json in = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+               {"kind", "Partition"},
+               {"metadata", {{"name", "gpu"}}},
+               {"spec", {{field, -1}}}};
+    EXPECT_FALSE(decodePartition(in).isOk());
+    in["spec"][field] = kMaxPartitionMemoryMb + 1;
+    const StatusOr<Partition> tooBig = decodePartition(in);
+    ASSERT_FALSE(tooBig.isOk());
+    EXPECT_NE(tooBig.status().message().find(std::string("spec.") + field), std::string::npos)
+        << tooBig.status().message();
+    in["spec"][field] = kMaxPartitionMemoryMb;
+    EXPECT_TRUE(decodePartition(in).isOk());
+  }
 }
 
 TEST(PartitionTest, StatusUpdateWritesZerosAndTouchesNothingElse) {

@@ -278,6 +278,20 @@ TEST(ScontrolShow, Partition) {
             "   JobDefaults=(null)\n"
             "   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n"
             "   TRES=cpu=128,mem=1000G,node=2,billing=128,gres/gpu=16\n\n");
+  // partition_info.c's memory lines: DefMemPerGPU under JobDefaults=, the per-CPU forms when
+  // they are the ones set.
+  std::vector<api::Partition> withMemory = partitions();
+  for (api::Partition& p : withMemory) {
+    p.spec.defMemPerCpu = 4096;
+    p.spec.defMemPerGpu = 81920;
+    p.spec.maxMemPerNode = 512000;
+  }
+  const std::string memory =
+      formatShowPartitions(withMemory, n.nodes, n.facts, "train", context()).out;
+  EXPECT_NE(memory.find("   JobDefaults=DefMemPerGPU=81920\n"
+                        "   DefMemPerCPU=4096 MaxMemPerNode=512000\n"),
+            std::string::npos)
+      << memory;
   const CommandOutput missing =
       formatShowPartitions(partitions(), n.nodes, n.facts, "nope", context());
   EXPECT_EQ(missing.exitCode, 1);

@@ -149,6 +149,24 @@ TEST(Admission, RanksCarryTheirPartitionsMaxTimeAsActiveDeadline) {
   }
 }
 
+// Rank pods request the memory the job was allocated: the partition's DefMemPerGPU for a job
+// that asked for none; a job holding all of each node's memory requests none (the plan gives it
+// the node), nor does it ask the kubelet for the whole node.
+TEST(Admission, RanksRequestTheMemoryTheJobWasAllocated) {
+  ClusterObjects objects = cluster(Json::object());
+  const Admitted whole = admit(objects);
+  ASSERT_EQ(whole.pods.size(), 2U);
+  EXPECT_FALSE(whole.pods[0].spec.containers[0].resources.requests.contains("memory"));
+
+  objects.partitions[0].spec.defMemPerGpu = 10240;  // 10 GiB a GPU, 8 GPUs a rank
+  const Admitted perGpu = admit(objects);
+  ASSERT_EQ(perGpu.pods.size(), 2U);
+  for (const api::Pod& pod : perGpu.pods) {
+    EXPECT_EQ(pod.spec.containers[0].resources.requests.at("memory"),
+              std::to_string(std::uint64_t{80} << 30));
+  }
+}
+
 // Pyxis's --container-workdir (spec.container.workdir) is where every rank's container starts,
 // over the submit directory on the shared volume.
 TEST(Admission, ContainerWorkdirIsWhereTheRanksStart) {

@@ -23,11 +23,14 @@ api::Partition partition(std::optional<std::int64_t> defaultSeconds,
   return part;
 }
 
+// A partition without memory settings (slurm.conf's defaults: DefMemPerNode=UNLIMITED).
+const api::PartitionSpec kNoDefaults;
+
 TEST(NodeRequest, GresIsPerNodeAndTypedEntriesAdd) {
   slurm::JobRequest request;
   request.nodes = slurm::NodeRange{4, std::nullopt};
   request.gres = {gpu(8)};
-  auto nodes = nodeRequest(request);
+  auto nodes = nodeRequest(request, kNoDefaults);
   ASSERT_TRUE(nodes.isOk());
   EXPECT_EQ(nodes->minNodes, 4U);
   EXPECT_EQ(nodes->maxNodes, 4U);
@@ -36,19 +39,19 @@ TEST(NodeRequest, GresIsPerNodeAndTypedEntriesAdd) {
   EXPECT_EQ(nodes->cpuMillisPerNode, 1000U);
 
   request.gres = {gpu(2, "a100"), gpu(2, "a100")};
-  EXPECT_EQ(nodeRequest(request)->gpusPerNode, 4U);
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->gpusPerNode, 4U);
 }
 
 TEST(NodeRequest, JobWideGpusSpreadOverTheNodes) {
   slurm::JobRequest request;
   request.nodes = slurm::NodeRange{2, 4};
   request.gpus = {gpu(12)};
-  auto nodes = nodeRequest(request);
+  auto nodes = nodeRequest(request, kNoDefaults);
   ASSERT_TRUE(nodes.isOk());
   EXPECT_EQ(nodes->gpusPerNode, 6U);
   EXPECT_EQ(nodes->maxNodes, 4U);
   request.gpus = {gpu(13)};
-  EXPECT_EQ(nodeRequest(request)->gpusPerNode, 7U);  // rounded up: no node gets fewer
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->gpusPerNode, 7U);  // rounded up: no node gets fewer
 }
 
 TEST(NodeRequest, TasksDriveGpusPerTaskAndCpus) {
@@ -57,7 +60,7 @@ TEST(NodeRequest, TasksDriveGpusPerTaskAndCpus) {
   request.ntasks = 8;
   request.cpusPerTask = 6;
   request.gpusPerTask = {gpu(2)};
-  auto nodes = nodeRequest(request);
+  auto nodes = nodeRequest(request, kNoDefaults);
   ASSERT_TRUE(nodes.isOk());
   EXPECT_EQ(nodes->tasksPerNode, 4U);
   EXPECT_EQ(nodes->gpusPerNode, 8U);
@@ -70,9 +73,9 @@ TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {
   request.gres = {gpu(8)};
   request.gpusPerNode = {gpu(8)};
   request.gpus = {gpu(16)};
-  EXPECT_TRUE(nodeRequest(request).isOk());
+  EXPECT_TRUE(nodeRequest(request, kNoDefaults).isOk());
   request.gpusPerNode = {gpu(4)};
-  auto conflicting = nodeRequest(request);
+  auto conflicting = nodeRequest(request, kNoDefaults);
   ASSERT_FALSE(conflicting.isOk());
   EXPECT_EQ(conflicting.status().message(), "Invalid generic resource (gres) specification");
 }
@@ -80,20 +83,146 @@ TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {
 TEST(NodeRequest, MemoryOptions) {
   slurm::JobRequest request;
   request.memPerNodeMb = 1024;
-  EXPECT_EQ(nodeRequest(request)->memoryBytesPerNode, std::uint64_t{1} << 30);
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->memoryBytesPerNode, std::uint64_t{1} << 30);
   request.memPerNodeMb.reset();
   request.cpusPerTask = 4;
   request.memPerCpuMb = 100;
-  EXPECT_EQ(nodeRequest(request)->memoryBytesPerNode, 400U << 20);
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->memoryBytesPerNode, 400U << 20);
   request.memPerCpuMb.reset();
   request.gres = {gpu(2)};
   request.memPerGpuMb = 1000;
-  EXPECT_EQ(nodeRequest(request)->memoryBytesPerNode, 2000U << 20);
-  // --mem=0: all of each node's memory, i.e. the whole node.
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->memoryBytesPerNode, 2000U << 20);
+  // --mem=0: all of each node's memory. The node is the job's, its CPUs and GPUs are not.
   request.memPerNodeMb = 0;
-  auto whole = nodeRequest(request);
-  EXPECT_TRUE(whole->wholeNode);
+  auto whole = nodeRequest(request, kNoDefaults);
+  EXPECT_TRUE(whole->allMemory);
+  EXPECT_FALSE(whole->wholeNode);
   EXPECT_EQ(whole->memoryBytesPerNode, 0U);
+}
+
+// The memory a job gets per node, by what it asked and the partition's settings, in slurmctld's
+// order: the job's own --mem, --mem-per-cpu or --mem-per-gpu (_validate_job_desc sets
+// JOB_MEM_SET); else, for a job with GPUs, DefMemPerGPU (cons_tres _verify_node_state clears the
+// per-node default for it); else DefMemPerNode, else DefMemPerCPU (_validate_job_desc); else, or
+// with --mem=0 / --mem-per-cpu=0, all of each node's memory (job_test.c "Allocate all node
+// memory"). MaxMemPerCPU turns memory per CPU past it into more CPUs (_valid_pn_min_mem).
+struct MemoryCase {
+  const char* name;
+  std::optional<std::uint64_t> mem, memPerCpu, memPerGpu;
+  std::uint32_t gpus;
+  std::uint32_t cpusPerTask;
+  api::PartitionSpec partition;
+  std::uint64_t wantMb;  // per node; 0: all of the node's memory
+  std::uint64_t wantCpus;
+};
+
+api::PartitionSpec memorySpec(std::optional<std::int64_t> defNode,
+                              std::optional<std::int64_t> defCpu,
+                              std::optional<std::int64_t> defGpu,
+                              std::optional<std::int64_t> maxNode = std::nullopt,
+                              std::optional<std::int64_t> maxCpu = std::nullopt) {
+  api::PartitionSpec spec;
+  spec.defMemPerNode = defNode;
+  spec.defMemPerCpu = defCpu;
+  spec.defMemPerGpu = defGpu;
+  spec.maxMemPerNode = maxNode;
+  spec.maxMemPerCpu = maxCpu;
+  return spec;
+}
+
+TEST(NodeRequest, MemoryAsSlurmctldAllocatesIt) {
+  const std::vector<MemoryCase> cases = {
+      {"nothing asked, no default: all of it", {}, {}, {}, 0, 1, {}, 0, 1},
+      {"a GPU job, no default: all of it", {}, {}, {}, 4, 1, {}, 0, 1},
+      {"DefMemPerNode", {}, {}, {}, 0, 1, memorySpec(8000, {}, {}), 8000, 1},
+      {"DefMemPerCPU times CPUs", {}, {}, {}, 0, 4, memorySpec({}, 1000, {}), 4000, 4},
+      {"DefMemPerNode wins over DefMemPerCPU",
+       {},
+       {},
+       {},
+       0,
+       4,
+       memorySpec(8000, 1000, {}),
+       8000,
+       4},
+      {"DefMemPerNode=0 still wins: all of it", {}, {}, {}, 0, 4, memorySpec(0, 1000, {}), 0, 4},
+      {"DefMemPerGPU times GPUs", {}, {}, {}, 4, 1, memorySpec({}, {}, 10000), 40000, 1},
+      {"DefMemPerGPU before DefMemPerNode",
+       {},
+       {},
+       {},
+       2,
+       1,
+       memorySpec(8000, {}, 10000),
+       20000,
+       1},
+      {"DefMemPerGPU is for GPU jobs", {}, {}, {}, 0, 2, memorySpec({}, 500, 10000), 1000, 2},
+      {"DefMemPerGPU alone, CPU job: all of it", {}, {}, {}, 0, 1, memorySpec({}, {}, 10000), 0, 1},
+      {"--mem beats every default", 3000, {}, {}, 4, 1, memorySpec(8000, {}, 10000), 3000, 1},
+      {"--mem=0: all of it", 0, {}, {}, 4, 1, memorySpec(8000, {}, 10000), 0, 1},
+      {"--mem-per-cpu=0: all of it", {}, 0, {}, 0, 1, memorySpec(8000, {}, {}), 0, 1},
+      {"--mem-per-gpu beats DefMemPerGPU", {}, {}, 500, 4, 1, memorySpec({}, {}, 10000), 2000, 1},
+      {"MaxMemPerCPU: twice the CPUs, half the memory each",
+       {},
+       3000,
+       {},
+       0,
+       2,
+       memorySpec({}, {}, {}, {}, 2000),
+       6000,
+       4},
+      {"MaxMemPerCPU applies to DefMemPerCPU too",
+       {},
+       {},
+       {},
+       0,
+       1,
+       memorySpec({}, 5000, {}, {}, 2000),
+       5001,
+       3},
+      {"MaxMemPerCPU: a CPU per MaxMemPerCPU of --mem",
+       10000,
+       {},
+       {},
+       0,
+       1,
+       memorySpec({}, {}, {}, {}, 4000),
+       10000,
+       3},
+      {"MaxMemPerNode leaves the request alone",
+       10000,
+       {},
+       {},
+       0,
+       1,
+       memorySpec({}, {}, {}, 4000, {}),
+       10000,
+       1},
+  };
+  for (const MemoryCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    slurm::JobRequest request;
+    request.memPerNodeMb = c.mem;
+    request.memPerCpuMb = c.memPerCpu;
+    request.memPerGpuMb = c.memPerGpu;
+    if (c.gpus > 0) request.gres = {gpu(c.gpus)};
+    request.cpusPerTask = c.cpusPerTask;
+    auto nodes = nodeRequest(request, c.partition);
+    ASSERT_TRUE(nodes.isOk());
+    EXPECT_EQ(nodes->memoryBytesPerNode, c.wantMb << 20);
+    EXPECT_EQ(nodes->allMemory, c.wantMb == 0);
+    EXPECT_FALSE(nodes->wholeNode);
+    EXPECT_EQ(nodes->cpuMillisPerNode, c.wantCpus * 1000);
+  }
+}
+
+TEST(NodeRequest, HugeMemoryTimesManyCpusDoesNotWrap) {
+  slurm::JobRequest request;
+  request.memPerCpuMb = std::uint64_t{1} << 62;
+  request.cpusPerTask = 1024;
+  auto nodes = nodeRequest(request, kNoDefaults);
+  ASSERT_TRUE(nodes.isOk());
+  EXPECT_EQ(nodes->memoryBytesPerNode, UINT64_MAX);
 }
 
 // The cluster the hostlists are resolved against.

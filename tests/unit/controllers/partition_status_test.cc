@@ -145,5 +145,31 @@ TEST(PartitionStatusTest, TheStatusIsSameWhenOnlyItsConditionsDiffer) {
   EXPECT_FALSE(sameFigures(figures.status, written));
 }
 
+// A partition's settings that do not hold (a Nodes= that does not parse, two memory defaults)
+// reach the admin as its Valid condition; the time of a transition stays until the status moves.
+TEST(PartitionStatusTest, AProblemIsTheValidConditionUntilItIsMended) {
+  std::vector<api::Condition> conditions;
+  EXPECT_TRUE(setValidCondition(conditions, "", "", 100));
+  ASSERT_EQ(conditions.size(), 1U);
+  EXPECT_EQ(conditions[0].type, "Valid");
+  EXPECT_EQ(conditions[0].status, "True");
+  EXPECT_FALSE(conditions[0].message.empty());  // v1.20 refuses an empty one
+  EXPECT_FALSE(setValidCondition(conditions, "", "", 200));
+  EXPECT_EQ(conditions[0].lastTransitionTime, 100);
+
+  EXPECT_TRUE(setValidCondition(conditions, "InvalidMemory", "DefMemPerCPU ignored", 300));
+  EXPECT_EQ(conditions[0].status, "False");
+  EXPECT_EQ(conditions[0].reason, "InvalidMemory");
+  EXPECT_EQ(conditions[0].lastTransitionTime, 300);
+  // Another problem, still False: the message moves, the transition time does not.
+  EXPECT_TRUE(setValidCondition(conditions, "InvalidNodes", "spec.nodes: bad", 400));
+  EXPECT_EQ(conditions[0].reason, "InvalidNodes");
+  EXPECT_EQ(conditions[0].lastTransitionTime, 300);
+  EXPECT_TRUE(setValidCondition(conditions, "", "", 500));
+  EXPECT_EQ(conditions[0].status, "True");
+  EXPECT_EQ(conditions[0].lastTransitionTime, 500);
+  EXPECT_EQ(conditions.size(), 1U);
+}
+
 }  // namespace
 }  // namespace kubeslurm::controllers

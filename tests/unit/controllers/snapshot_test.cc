@@ -349,6 +349,47 @@ TEST(Snapshot, PartitionLimitsAndABadHostlist) {
   EXPECT_EQ(index.partitionProblems[0].key, "broken");
 }
 
+// Memory as slurmctld allocates it. Without DefMemPer*, a job that asks for no memory gets all
+// of each node's memory, so two 4-GPU jobs do not share an 8-GPU node; with DefMemPerGPU each
+// takes its GPUs' share and they do (slurm.conf's advice for GPU partitions).
+TEST(Snapshot, WithoutAMemoryDefaultAJobHoldsItsNodesMemory) {
+  ClusterObjects objects;
+  objects.nodes.push_back(node("gpu-1", 8));
+  objects.partitions.push_back(partition("gpu", {{"nodes", "gpu-1"}, {"default", true}}));
+  objects.jobs.push_back(slurmJob("a", 1, "PENDING", {{"nodes", 1}, {"gpusPerNode", 4}}));
+  objects.jobs.push_back(slurmJob("b", 2, "PENDING", {{"nodes", 1}, {"gpusPerNode", 4}}));
+  const SnapshotIndex whole = buildSnapshot(objects, {}, kNow);
+  const core::Job* a = jobOf(whole, 1);
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->allNodeMemory);
+  EXPECT_FALSE(a->exclusive);  // it is charged its GPUs, not the node's
+  EXPECT_EQ(core::plan(whole.snapshot, kNow, core::Budget{}).starts.size(), 1U);
+
+  objects.partitions[0].spec.defMemPerGpu = 100 * 1024;
+  const SnapshotIndex perGpu = buildSnapshot(objects, {}, kNow);
+  const core::Job* shared = jobOf(perGpu, 1);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_FALSE(shared->allNodeMemory);
+  EXPECT_EQ(shared->memoryBytesPerNode, 400 * kGi);
+  EXPECT_EQ(core::plan(perGpu.snapshot, kNow, core::Budget{}).starts.size(), 2U);
+
+  // MaxMemPerNode reaches the core as bytes; both forms of a setting are a problem, and the node
+  // form is the one kept, as slurmctld keeps it.
+  objects.partitions[0].spec.maxMemPerNode = 300 * 1024;
+  objects.partitions[0].spec.maxMemPerCpu = 1024;
+  objects.partitions[0].spec.defMemPerNode = 1024;
+  objects.partitions[0].spec.defMemPerCpu = 1024;
+  const SnapshotIndex both = buildSnapshot(objects, {}, kNow);
+  ASSERT_NE(partitionOf(both, "gpu"), nullptr);
+  EXPECT_EQ(partitionOf(both, "gpu")->maxMemoryBytesPerNode, 300 * kGi);
+  ASSERT_EQ(both.partitionProblems.size(), 2U);
+  EXPECT_EQ(both.partitionProblems[0].reason, "InvalidMemory");
+  EXPECT_EQ(both.partitionProblems[0].message,
+            "DefMemPerCPU ignored, since it's mutually exclusive with DefMemPerNode");
+  EXPECT_EQ(both.partitionProblems[1].message,
+            "MaxMemPerCPU ignored, since it's mutually exclusive with MaxMemPerNode");
+}
+
 TEST(Snapshot, PendingJobGoesToTheDefaultPartitionWithItsDefaults) {
   ClusterObjects objects = gpuCluster();
   objects.partitions.push_back(partition("other", {{"nodes", "gpu-1"}}));

@@ -273,6 +273,13 @@ TEST_P(Reasons, AsSlurmShowsThem) {
     p.maxNodesPerJob = 1;
     return p;
   }());
+  c.ref().partitions.push_back([] {
+    Partition p;
+    p.name = "small-memory";
+    p.nodes = {0, 1};
+    p.maxMemoryBytesPerNode = std::uint64_t{64} << 30;  // MaxMemPerNode=65536
+    return p;
+  }());
   c.job(rc.job);
   const Plan plan = core::plan(c.obj(), kT0, Budget{});
   const PendingDecision& d = testing::pendingOf(plan, rc.job.id);
@@ -295,6 +302,11 @@ INSTANTIATE_TEST_SUITE_P(
                    PendingReason::kPartitionNodeLimit},
         ReasonCase{"account", MakeJob("private").id(1).account("other"),
                    PendingReason::kAccountNotAllowed},
+        // job_limits_check's _valid_pn_min_mem: "(MaxMemPerLimit)" past MaxMemPerNode; at the
+        // limit the job runs.
+        ReasonCase{"MaxMemPerNode",
+                   MakeJob("small-memory").id(1).memory((std::uint64_t{64} << 30) + 1),
+                   PendingReason::kMaxMemPerLimit},
         ReasonCase{"down", MakeJob("closed").id(1), PendingReason::kPartitionDown},
         ReasonCase{"inactive", MakeJob("idle").id(1), PendingReason::kPartitionInactive},
         // "(ReqNodeNotAvail, UnavailableNodes:gpu-node-007) (--nodelist of a down node)".
@@ -359,6 +371,17 @@ TEST(Arrays, TasksBeingBoundHoldTheirSlots) {
 }
 
 // Required-node jobs that cannot start close only their nodes, not the whole partition.
+// MaxMemPerNode is a limit, not a wait: a job asking exactly that much per node starts.
+TEST(Reasons, MaxMemPerNodeAdmitsAJobAtTheLimit) {
+  MakeCluster c = referenceCluster();
+  c.ref().partitions[0].maxMemoryBytesPerNode = std::uint64_t{64} << 30;
+  c.job(MakeJob().id(1).memory(std::uint64_t{64} << 30));
+  c.job(MakeJob().id(2).memory((std::uint64_t{64} << 30) + 1));
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  EXPECT_NE(testing::findStart(plan, 1), nullptr);
+  EXPECT_EQ(testing::pendingOf(plan, 2).reason, PendingReason::kMaxMemPerLimit);
+}
+
 TEST(Reasons, RequiredNodeJobsDoNotBlockThePartition) {
   MakeCluster c = referenceCluster();
   c.job(MakeJob().nodes(1).gpus(8).time(kHour).running(kT0, {idx(1)}));
