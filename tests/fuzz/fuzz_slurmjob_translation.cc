@@ -57,6 +57,11 @@ const controllers::ClusterObjects& cluster() {
          {"spec",
           {{"nodes", "gpu-[1-4]"},
            {"default", true},
+           // Every memory path: DefMemPerGPU for GPU jobs, DefMemPerCPU for the rest, and
+           // MaxMemPerCPU's trade of memory for CPUs.
+           {"defMemPerGPU", 49152},
+           {"defMemPerCPU", 4096},
+           {"maxMemPerCPU", 8192},
            {"sharedVolume", {{"claimName", "home"}, {"mountPath", "/home"}}},
            {"allowedMounts",
             {{{"path", "/datasets"},
