@@ -86,7 +86,60 @@ struct JobsView {
   std::map<std::string, std::string> dependencies;  // squeue's %E by squeue's job id text
   std::string defaultPartition;
   std::map<std::string, slurm::TimeLimit> partitionDefaultTime;
+  std::map<std::string, api::PartitionMemory> partitionMemory;
+  const NodeMemoryLookup* nodeMemoryMb = nullptr;
 };
+
+// The memory slurmctld records for a job (MinMemory* and TRES mem=, job_get_tres_mem). The
+// request's pn_min_memory is the job's --mem or --mem-per-cpu, else its first partition's
+// DefMemPerNode or DefMemPerCPU (_validate_job_desc); 0 (none, --mem=0, --mem-per-cpu=0) is
+// all of each node's memory, counted as the partition's first node's (_mem_per_node_part). A
+// --mem-per-gpu job without --mem* counts its GPUs' memory in the TRES. A running job's
+// DefMemPerGPU is what cons_tres gave each node.
+struct JobMemory {
+  std::string minMemory = "MinMemoryNode=0";
+  std::optional<std::uint64_t> tresMb;
+};
+
+JobMemory jobMemory(const slurm::JobRequest& q, const JobsView& view, const std::string& partition,
+                    bool running, std::int64_t nodes, std::int64_t cpus, std::int64_t gpus) {
+  const auto memory = view.partitionMemory.find(partition);
+  const api::PartitionMemory defaults =
+      memory == view.partitionMemory.end() ? api::PartitionMemory{} : memory->second;
+  std::uint64_t perNode = 0;
+  std::uint64_t perCpu = 0;
+  if (q.memPerNodeMb) {
+    perNode = *q.memPerNodeMb;
+  } else if (q.memPerCpuMb) {
+    perCpu = *q.memPerCpuMb;
+  } else if (defaults.defPerNode > 0) {
+    perNode = defaults.defPerNode;
+  } else {
+    perCpu = defaults.defPerCpu;
+  }
+  JobMemory out;
+  if (perCpu > 0) {
+    out.minMemory = "MinMemoryCPU=" + slurm::formatMegabytes(perCpu);
+  } else if (perNode > 0) {
+    out.minMemory = "MinMemoryNode=" + slurm::formatMegabytes(perNode);
+  }
+  const bool ownMemory = q.memPerNodeMb || q.memPerCpuMb;
+  const auto count = [](std::int64_t n) {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+  };
+  if (!ownMemory && q.memPerGpuMb && *q.memPerGpuMb > 0) {
+    out.tresMb = *q.memPerGpuMb * count(gpus);
+  } else if (!ownMemory && running && gpus > 0 && defaults.defPerGpu > 0) {
+    out.tresMb = defaults.defPerGpu * count(gpus);
+  } else if (perCpu > 0) {
+    out.tresMb = perCpu * count(cpus);
+  } else if (perNode > 0) {
+    out.tresMb = perNode * count(nodes);
+  } else if (view.nodeMemoryMb != nullptr && *view.nodeMemoryMb) {
+    if (const auto whole = (*view.nodeMemoryMb)(partition)) out.tresMb = *whole * count(nodes);
+  }
+  return out;
+}
 
 std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext& c) {
   const api::SlurmJobObject& job = *r.job;
@@ -227,17 +280,10 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
       gpus += static_cast<std::int64_t>(g.count) * tasks;
     }
   }
-  // Memory as slurmctld counts what was asked: per node times nodes, per CPU times CPUs, per GPU
-  // times GPUs. A job that asks for none gets all of each node's memory on Slurm (no
-  // DefMemPer*), which we neither allocate nor show (docs/cli.md).
-  std::optional<std::uint64_t> memoryMb;
-  if (q.memPerNodeMb && *q.memPerNodeMb > 0) {
-    memoryMb = *q.memPerNodeMb * static_cast<std::uint64_t>(numNodes);
-  } else if (q.memPerCpuMb && *q.memPerCpuMb > 0) {
-    memoryMb = *q.memPerCpuMb * static_cast<std::uint64_t>(cpus);
-  } else if (q.memPerGpuMb && *q.memPerGpuMb > 0) {
-    memoryMb = *q.memPerGpuMb * static_cast<std::uint64_t>(gpus);
-  }
+  const JobMemory memory =
+      jobMemory(q, view, pending ? api::timeLimitPartition(q, view.defaultPartition) : partition,
+                !pending, numNodes, cpus, gpus);
+  const std::optional<std::uint64_t>& memoryMb = memory.tresMb;
   std::string tres = "cpu=" + std::to_string(cpus);
   if (memoryMb) tres += ",mem=" + slurm::formatMegabytes(*memoryMb);
   tres += ",node=" + std::to_string(numNodes) + ",billing=" + std::to_string(cpus);
@@ -246,12 +292,8 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   out.line("TRES=" + (numNodes == 0 && cpus == 0 ? std::string("(null)") : tres));
   out.line("Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(q.ntasksPerNode.value_or(0)) +
            ":0:*:* CoreSpec=*");
-  const std::string memory =
-      q.memPerCpuMb ? "MinMemoryCPU=" + slurm::formatMegabytes(*q.memPerCpuMb)
-                    : "MinMemoryNode=" + slurm::formatMegabytes(q.memPerNodeMb.value_or(0));
   out.line("MinCPUsNode=" + std::to_string(cpusPerTask * q.ntasksPerNode.value_or(1)) + " " +
-           (q.memPerCpuMb || q.memPerNodeMb.value_or(0) != 0 ? memory : "MinMemoryNode=0") +
-           " MinTmpDiskNode=0");
+           memory.minMemory + " MinTmpDiskNode=0");
   out.line("Features=" + orNull(q.constraint) + " DelayBoot=00:00:00");
   out.line("OverSubscribe=" + std::string(overSubscribeName(q.shared)) +
            " Contiguous=0 Licenses=(null) Network=(null)");
@@ -335,7 +377,8 @@ std::string allocTres(const NodeFacts& n) {
 
 CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
                              const std::vector<api::Partition>& partitions,
-                             const std::optional<std::string>& id, const ShowContext& context) {
+                             const std::optional<std::string>& id, const ShowContext& context,
+                             const NodeMemoryLookup& nodeMemoryMb) {
   CommandOutput result;
   std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>> wanted;
   if (id) {
@@ -348,8 +391,10 @@ CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
     }
   }
   JobsView view;
+  view.nodeMemoryMb = &nodeMemoryMb;
   for (const api::Partition* p : orderedPartitions(partitions)) {
     view.partitionDefaultTime[p->metadata.name] = api::partitionDefaultTime(p->spec);
+    view.partitionMemory[p->metadata.name] = api::partitionMemory(p->spec);
     if (p->spec.isDefault && view.defaultPartition.empty())
       view.defaultPartition = p->metadata.name;
   }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,9 +38,14 @@ struct ShowContext {
 // give the throttle); `partitions` give the default partition and time limits. Pending tasks
 // of an array print as one record, as slurmctld keeps them ("JobId=6 ArrayJobId=6
 // ArrayTaskId=2-7%2 ArrayTaskThrottle=2").
+// `nodeMemoryMb` gives the memory (MB) of a partition's first node, which slurmctld counts as
+// "all of each node's memory" for a job that asks for none where no DefMemPer* applies; it is
+// asked only for such a job, and without it (or an answer) their TRES has no mem=.
+using NodeMemoryLookup = std::function<std::optional<std::uint64_t>(const std::string& partition)>;
 CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
                              const std::vector<api::Partition>& partitions,
-                             const std::optional<std::string>& id, const ShowContext& context);
+                             const std::optional<std::string>& id, const ShowContext& context,
+                             const NodeMemoryLookup& nodeMemoryMb = {});
 
 // `show partition [NAME]`.
 CommandOutput formatShowPartitions(const std::vector<api::Partition>& partitions,

@@ -6,8 +6,10 @@
 // test's own, a free port) with the reference rig's node and partition configuration
 // (../shared/reference/slurm-22.05.md, "The configuration behind these outputs"): 8 nodes of 64
 // CPUs, 512,000 MB and 8 GPUs, partitions train (default, 7 days) and debug (1 hour), no
-// DefMemPer*. No slurmd runs: `sbatch --hold` needs none, and a held job's record is what
-// slurmctld made of the request. The record is read with the real `scontrol show job`.
+// DefMemPer*; and three more of the same nodes, one for each memory default (DefMemPerCPU,
+// DefMemPerNode, DefMemPerGPU), as the operator's Partitions give them. No slurmd runs:
+// `sbatch --hold` needs none, and a held job's record is what slurmctld made of the request.
+// The record is read with the real `scontrol show job`.
 //
 // Our side: the same arguments through our sbatch's parser and SlurmJob (parseSbatch,
 // slurmJobFromInvocation), given the status the operator gives a held job (its id, PENDING,
@@ -101,14 +103,6 @@ struct KnownDifference {
       matches;
 };
 
-// `tres` less its mem= term.
-std::string withoutMemory(const std::string& tres) {
-  const std::size_t at = tres.find(",mem=");
-  if (at == std::string::npos) return tres;
-  const std::size_t end = tres.find(',', at + 1);
-  return tres.substr(0, at) + (end == std::string::npos ? "" : tres.substr(end));
-}
-
 const std::vector<Case>& cases() {
   static const std::vector<Case> kCases = {
       {"reference_job",
@@ -145,21 +139,21 @@ const std::vector<Case>& cases() {
        {"-N", "2", "--gpus=8", "--mem-per-gpu=1G", "--gpus-per-task=1", "-n", "8",
         "--gpus-per-node=4"}},
       {"dependencies", {"--dependency=afterok:1,singleton"}},
+      {"mem_zero", {"-N", "2", "--mem=0"}},
+      {"mem_per_cpu_zero", {"-n", "2", "--mem-per-cpu=0"}},
+      {"def_mem_per_cpu", {"-p", "percpu", "-n", "4"}},
+      {"def_mem_per_cpu_own_mem", {"-p", "percpu", "-N", "2", "--mem=10G"}},
+      {"def_mem_per_cpu_mem_per_gpu", {"-p", "percpu", "--gpus-per-node=2", "--mem-per-gpu=1G"}},
+      {"def_mem_per_node", {"-p", "pernode", "-N", "2"}},
+      {"def_mem_per_node_gpus", {"-p", "pernode", "-N", "2", "--gres=gpu:4"}},
+      {"def_mem_per_gpu", {"-p", "pergpu", "-N", "2", "--gpus-per-node=4"}},
+      {"def_mem_per_gpu_cpu_job", {"-p", "pergpu", "-n", "3"}},
   };
   return kCases;
 }
 
 const std::vector<KnownDifference>& knownDifferences() {
   static const std::vector<KnownDifference> kKnown = {
-      {"A job that asks for no memory gets all of each node's memory on Slurm (no DefMemPer*): "
-       "TRES mem= is the partition's first node's RealMemory times its nodes. The operator "
-       "allocates it so (core::Job::allNodeMemory) but scontrol show job prints what the job "
-       "asked: it reads the job, not its partition's defaults and nodes.",
-       [](const std::string&, const std::string& field, const std::string& ours,
-          const std::string& slurm) {
-         return field == "TRES" && ours.find(",mem=") == std::string::npos &&
-                slurm.find(",mem=") != std::string::npos && withoutMemory(slurm) == ours;
-       }},
       {"A held job's dependency is tested only by slurmctld's periodic pass, about a minute "
        "after submission (one that is not held, at once): until then a held singleton shows "
        "singleton(unfulfilled). After it Slurm shows what we show from the start, (null) for a "
@@ -300,7 +294,14 @@ class RealSlurmctld {
          << "PartitionName=train Nodes=gpu-node-[001-008] Default=YES MaxTime=7-00:00:00 "
             "State=UP PriorityJobFactor=1\n"
          << "PartitionName=debug Nodes=gpu-node-[001-008] Default=NO MaxTime=01:00:00 State=UP "
-            "PriorityJobFactor=10\n";
+            "PriorityJobFactor=10\n"
+         // Memory defaults, each as the operator's Partition gives it (memoryPartitions()).
+         << "PartitionName=percpu Nodes=gpu-node-[001-008] Default=NO MaxTime=7-00:00:00 "
+            "State=UP DefMemPerCPU=2048\n"
+         << "PartitionName=pernode Nodes=gpu-node-[001-008] Default=NO MaxTime=7-00:00:00 "
+            "State=UP DefMemPerNode=65536\n"
+         << "PartitionName=pergpu Nodes=gpu-node-[001-008] Default=NO MaxTime=7-00:00:00 "
+            "State=UP DefMemPerGPU=40960\n";
     return conf.str();
   }
 
@@ -395,11 +396,21 @@ std::string ourRecord(const Case& c, const std::string& script, const std::strin
   status.submitTime = context.now;
   job.status = status;
   made.push_back(job);
-  const std::vector<api::Partition> partitions = {partition("train", true, "7-00:00:00"),
-                                                  partition("debug", false, "01:00:00")};
+  std::vector<api::Partition> partitions = {
+      partition("train", true, "7-00:00:00"), partition("debug", false, "01:00:00"),
+      partition("percpu", false, "7-00:00:00"), partition("pernode", false, "7-00:00:00"),
+      partition("pergpu", false, "7-00:00:00")};
+  partitions[2].spec.defMemPerCpu = 2048;
+  partitions[3].spec.defMemPerNode = 65536;
+  partitions[4].spec.defMemPerGpu = 40960;
   cli::ShowContext show;
   show.now = context.now;
-  const cli::CommandOutput out = cli::formatShowJobs(made, partitions, std::to_string(jobId), show);
+  // The rig's nodes: RealMemory=512000, all of a node's memory for a job that asks for none.
+  const cli::NodeMemoryLookup nodeMemory = [](const std::string&) -> std::optional<std::uint64_t> {
+    return 512000;
+  };
+  const cli::CommandOutput out =
+      cli::formatShowJobs(made, partitions, std::to_string(jobId), show, nodeMemory);
   if (out.exitCode != 0) *error = out.err;
   return out.out;
 }

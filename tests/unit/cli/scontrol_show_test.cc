@@ -52,11 +52,15 @@ std::vector<api::Partition> partitions() {
 
 ShowContext context(bool oneLiner = false) { return ShowContext{kStart + 3, 0, oneLiner}; }
 
+// The reference rig's nodes: RealMemory=512000.
+std::optional<std::uint64_t> referenceNodeMemory(const std::string&) { return 512000; }
+
 // Reference "scontrol show job": every line in order. Differences are ours to document:
-// UserId/GroupId (no Unix ids: NO_VAL, the namespace as group), AllocNode:Sid, and TRES
-// without mem= (no --mem: Slurm counts the nodes' memory, which the request does not name).
+// UserId/GroupId (no Unix ids: NO_VAL, the namespace as group) and AllocNode:Sid. The job asked
+// for no memory on a partition without DefMemPer*: all of each node's, 4 x 500G.
 TEST(ScontrolShow, RunningJobLayout) {
-  const CommandOutput out = formatShowJobs({referenceJob()}, partitions(), "2", context());
+  const CommandOutput out =
+      formatShowJobs({referenceJob()}, partitions(), "2", context(), referenceNodeMemory);
   EXPECT_EQ(out.exitCode, 0);
   EXPECT_EQ(out.out,
             "JobId=2 JobName=x\n"
@@ -75,7 +79,7 @@ TEST(ScontrolShow, RunningJobLayout) {
             "   NodeList=gpu-node-[001-004]\n"
             "   BatchHost=gpu-node-001\n"
             "   NumNodes=4 NumCPUs=4 NumTasks=4 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-            "   TRES=cpu=4,node=4,billing=4,gres/gpu=32\n"
+            "   TRES=cpu=4,mem=2000G,node=4,billing=4,gres/gpu=32\n"
             "   Socks/Node=* NtasksPerN:B:S:C=1:0:*:* CoreSpec=*\n"
             "   MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0\n"
             "   Features=(null) DelayBoot=00:00:00\n"
@@ -87,6 +91,41 @@ TEST(ScontrolShow, RunningJobLayout) {
             "   StdOut=/home/alice/jobs/slurm-2.out\n"
             "   Power=\n"
             "   TresPerNode=gres:gpu:8\n\n");
+}
+
+// The memory slurmctld records for a job that asks for none (job_get_tres_mem): its first
+// partition's DefMemPerNode times nodes or DefMemPerCPU times CPUs, shown as MinMemoryNode= or
+// MinMemoryCPU=; DefMemPerGPU only once cons_tres places it (a pending job counts all of each
+// node's memory); without a lookup of the nodes' memory, no mem= at all.
+TEST(ScontrolShow, MemoryFromThePartitionsDefaults) {
+  api::SlurmJobObject job = referenceJob();
+  job.status->state = "PENDING";
+  job.status->nodeList.clear();
+  job.request.nodes = slurm::NodeRange{2, std::nullopt};
+  std::vector<api::Partition> parts = partitions();
+  auto lines = [&](const NodeMemoryLookup& lookup) {
+    const std::string text = formatShowJobs({job}, parts, "2", context(), lookup).out;
+    const std::size_t tres = text.find("TRES=");
+    const std::size_t minMemory = text.find("MinMemory");
+    return text.substr(tres, text.find('\n', tres) - tres) + " " +
+           text.substr(minMemory, text.find(' ', minMemory) - minMemory);
+  };
+  EXPECT_EQ(lines(referenceNodeMemory),
+            "TRES=cpu=2,mem=1000G,node=2,billing=2,gres/gpu=16 MinMemoryNode=0");
+  EXPECT_EQ(lines({}), "TRES=cpu=2,node=2,billing=2,gres/gpu=16 MinMemoryNode=0");
+  parts[0].spec.defMemPerGpu = 40960;
+  EXPECT_EQ(lines(referenceNodeMemory),
+            "TRES=cpu=2,mem=1000G,node=2,billing=2,gres/gpu=16 MinMemoryNode=0");
+  parts[0].spec.defMemPerCpu = 2048;
+  EXPECT_EQ(lines(referenceNodeMemory),
+            "TRES=cpu=2,mem=4G,node=2,billing=2,gres/gpu=16 MinMemoryCPU=2G");
+  parts[0].spec.defMemPerNode = 65536;
+  EXPECT_EQ(lines(referenceNodeMemory),
+            "TRES=cpu=2,mem=128G,node=2,billing=2,gres/gpu=16 MinMemoryNode=64G");
+  // The job's own --mem-per-cpu wins over every default.
+  job.request.memPerCpuMb = 1000;
+  EXPECT_EQ(lines(referenceNodeMemory),
+            "TRES=cpu=2,mem=2000M,node=2,billing=2,gres/gpu=16 MinMemoryCPU=1000M");
 }
 
 // job_info.c: with -o the fields are joined by single spaces and the record ends in "\n".
