@@ -43,7 +43,8 @@ std::pair<const std::string&, const std::string&> identityOf(const api::SlurmJob
 }  // namespace
 
 void AccountingWriter::offer(const SharedList<api::SlurmJobObject>& jobs,
-                             const std::vector<api::Partition>& partitions) {
+                             const std::vector<api::Partition>& partitions,
+                             const std::map<std::string, std::uint64_t>& nodeMemoryMb) {
   Changes changes;
   ++generation_;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -91,7 +92,9 @@ void AccountingWriter::offer(const SharedList<api::SlurmJobObject>& jobs,
   }
   for (const api::Partition& p : partitions) {
     context->partitionDefaultTime[p.metadata.name] = api::partitionDefaultTime(p.spec);
+    context->partitionMemory[p.metadata.name] = api::partitionMemory(p.spec);
   }
+  context->nodeMemoryMb = nodeMemoryMb;
   changes.context = std::move(context);
   {
     std::lock_guard lock(mutex_);

@@ -72,9 +72,12 @@ class AccountingWriter {
   AccountingWriter& operator=(const AccountingWriter&) = delete;
 
   // Queues the records of the jobs whose objects changed since their last offer. `partitions`
-  // give the records the partition and time limit of a job that named none.
+  // give the records the partition and time limit of a job that named none, and their memory
+  // defaults; `nodeMemoryMb`, each partition's first node's memory, what a job that holds all of
+  // each node's memory is charged (accounting::RecordContext).
   void offer(const SharedList<api::SlurmJobObject>& jobs,
-             const std::vector<api::Partition>& partitions);
+             const std::vector<api::Partition>& partitions,
+             const std::map<std::string, std::uint64_t>& nodeMemoryMb = {});
 
   // Whether the ended record of the job's current run is committed: until it is, retention
   // keeps the job.

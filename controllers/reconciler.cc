@@ -1115,7 +1115,12 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   persistUsage(input.objects, index, plan, now, report);
   updatePartitions(input.objects, index, now, report);
   if (options_.accounting != nullptr) {
-    options_.accounting->offer(input.objects.jobs, input.objects.partitions);
+    std::map<std::string, std::uint64_t> nodeMemoryMb;
+    for (const core::Partition& p : index.snapshot.partitions) {
+      if (p.nodes.empty()) continue;  // nodes in natural order: the first is slurm.conf's
+      nodeMemoryMb[p.name] = index.snapshot.nodes[p.nodes.front()].allocatable.memoryBytes >> 20;
+    }
+    options_.accounting->offer(input.objects.jobs, input.objects.partitions, nodeMemoryMb);
   }
   removeExpired(input.objects, now, report);
   releaseTracking(input.objects, report);

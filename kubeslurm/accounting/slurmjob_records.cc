@@ -55,20 +55,25 @@ std::optional<std::int64_t> positive(std::int64_t t) {
 
 }  // namespace
 
-// Memory only when the job asked for an amount: without --mem a job gets a whole node's
-// memory, which the request does not say.
 std::string tresText(const slurm::JobRequest& request, std::int64_t cpus, std::int64_t nodes,
-                     std::int64_t tasks) {
+                     std::int64_t tasks, const std::string& partition, bool started,
+                     const RecordContext& context) {
   std::map<std::string, std::string> items;
   items["billing"] = std::to_string(cpus);
   items["cpu"] = std::to_string(cpus);
   items["node"] = std::to_string(nodes);
-  if (request.memPerNodeMb && *request.memPerNodeMb > 0) {
-    items["mem"] = memoryText(*request.memPerNodeMb * static_cast<std::uint64_t>(nodes));
-  } else if (request.memPerCpuMb && *request.memPerCpuMb > 0) {
-    items["mem"] = memoryText(*request.memPerCpuMb * static_cast<std::uint64_t>(cpus));
-  }
-  for (const auto& [type, count] : gpuCounts(request, nodes, tasks)) {
+  const auto defaults = context.partitionMemory.find(partition);
+  const auto nodeMemory = context.nodeMemoryMb.find(partition);
+  const std::map<std::string, std::uint64_t> gpus = gpuCounts(request, nodes, tasks);
+  const auto allGpus = gpus.find("");
+  const api::RecordedMemory memory = api::recordedMemory(
+      request,
+      defaults == context.partitionMemory.end() ? api::PartitionMemory{} : defaults->second,
+      started, nodes, cpus, allGpus == gpus.end() ? 0 : static_cast<std::int64_t>(allGpus->second),
+      nodeMemory == context.nodeMemoryMb.end() ? std::nullopt
+                                               : std::optional<std::uint64_t>(nodeMemory->second));
+  if (memory.tresMb && *memory.tresMb > 0) items["mem"] = memoryText(*memory.tresMb);
+  for (const auto& [type, count] : gpus) {
     if (count == 0) continue;
     items[type.empty() ? "gres/gpu" : "gres/gpu:" + type] = std::to_string(count);
   }
@@ -129,8 +134,12 @@ std::optional<JobRecord> recordOfSlurmJob(const api::SlurmJobObject& job, bool a
       break;
     }
   }
-  r.reqTres = tresText(request, r.cpus, r.reqNodes, tasks);
-  if (r.nodes > 0) r.allocTres = tresText(request, r.cpus, r.nodes, tasks);
+  // Memory by the first partition the job named while it waits, the one it runs in after.
+  const std::string requested = api::timeLimitPartition(request, context.defaultPartition);
+  r.reqTres = tresText(request, r.cpus, r.reqNodes, tasks, requested, false, context);
+  if (r.nodes > 0) {
+    r.allocTres = tresText(request, r.cpus, r.nodes, tasks, r.partition, true, context);
+  }
 
   r.submitTime = status.submitTime;
   std::int64_t eligible = state == slurm::JobState::kPending && ineligibleReason(status.reason)

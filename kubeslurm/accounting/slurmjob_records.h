@@ -25,6 +25,10 @@ struct RecordContext {
   std::string cluster = "kubeslurm";
   std::string defaultPartition;
   std::map<std::string, slurm::TimeLimit> partitionDefaultTime;
+  std::map<std::string, api::PartitionMemory> partitionMemory;
+  // The memory (MB) of each partition's first node: what a job that gets all of each node's
+  // memory is charged per node (api::recordedMemory). A partition missing here, no mem=.
+  std::map<std::string, std::uint64_t> nodeMemoryMb;
 };
 
 // The record of the job's current run (status.restarts is its attempt); nullopt until the job
@@ -35,8 +39,10 @@ std::optional<JobRecord> recordOfSlurmJob(const api::SlurmJobObject& job, bool a
                                           const RecordContext& context);
 
 // The TRES text slurmdbd hands sacct, names sorted ("billing=4,cpu=4,gres/gpu=32,mem=2000G,
-// node=4"), for `nodes` nodes of the request with `cpus` CPUs and `tasks` tasks.
+// node=4"), for `nodes` nodes of the request with `cpus` CPUs and `tasks` tasks, its memory as
+// api::recordedMemory counts it in `partition` (started: placed by then).
 std::string tresText(const slurm::JobRequest& request, std::int64_t cpus, std::int64_t nodes,
-                     std::int64_t tasks);
+                     std::int64_t tasks, const std::string& partition, bool started,
+                     const RecordContext& context);
 
 }  // namespace kubeslurm::accounting

@@ -794,4 +794,35 @@ std::string timeLimitPartition(const slurm::JobRequest& request,
   return request.partition.substr(0, request.partition.find(','));
 }
 
+RecordedMemory recordedMemory(const slurm::JobRequest& request, const PartitionMemory& partition,
+                              bool started, std::int64_t nodes, std::int64_t cpus,
+                              std::int64_t gpus, std::optional<std::uint64_t> nodeMemoryMb) {
+  RecordedMemory out;
+  if (request.memPerNodeMb) {
+    out.perNodeMb = *request.memPerNodeMb;
+  } else if (request.memPerCpuMb) {
+    out.perCpuMb = *request.memPerCpuMb;
+  } else if (partition.defPerNode > 0) {
+    out.perNodeMb = partition.defPerNode;
+  } else {
+    out.perCpuMb = partition.defPerCpu;
+  }
+  const bool ownMemory = request.memPerNodeMb || request.memPerCpuMb;
+  const auto count = [](std::int64_t n) {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+  };
+  if (!ownMemory && request.memPerGpuMb && *request.memPerGpuMb > 0) {
+    out.tresMb = *request.memPerGpuMb * count(gpus);
+  } else if (!ownMemory && started && gpus > 0 && partition.defPerGpu > 0) {
+    out.tresMb = partition.defPerGpu * count(gpus);
+  } else if (out.perCpuMb > 0) {
+    out.tresMb = out.perCpuMb * count(cpus);
+  } else if (out.perNodeMb > 0) {
+    out.tresMb = out.perNodeMb * count(nodes);
+  } else if (nodeMemoryMb) {
+    out.tresMb = *nodeMemoryMb * count(nodes);
+  }
+  return out;
+}
+
 }  // namespace kubeslurm::api

@@ -31,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/shared_json.h"
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/slurm/names.h"
@@ -161,5 +162,21 @@ std::string shownPartition(const SlurmJobObject& job, const std::string& default
 // the limit at submission), else `defaultPartition`.
 std::string timeLimitPartition(const slurm::JobRequest& request,
                                const std::string& defaultPartition);
+
+// The memory slurmctld records for a job (scontrol's MinMemory*, the TRES mem= of scontrol,
+// squeue and sacct; job_get_tres_mem). The request's pn_min_memory is the job's --mem or
+// --mem-per-cpu, else its first partition's DefMemPerNode or DefMemPerCPU (_validate_job_desc);
+// 0 (none, --mem=0, --mem-per-cpu=0) is all of each node's memory, counted as `nodeMemoryMb`,
+// the partition's first node's (_mem_per_node_part); unknown, no mem=. A --mem-per-gpu job
+// without --mem* counts its GPUs' memory; a started job on a DefMemPerGPU partition, what
+// cons_tres gave its GPUs.
+struct RecordedMemory {
+  std::uint64_t perNodeMb = 0;  // MinMemoryNode=
+  std::uint64_t perCpuMb = 0;   // MinMemoryCPU= when set
+  std::optional<std::uint64_t> tresMb;
+};
+RecordedMemory recordedMemory(const slurm::JobRequest& request, const PartitionMemory& partition,
+                              bool started, std::int64_t nodes, std::int64_t cpus,
+                              std::int64_t gpus, std::optional<std::uint64_t> nodeMemoryMb);
 
 }  // namespace kubeslurm::api

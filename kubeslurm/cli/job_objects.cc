@@ -60,6 +60,7 @@ PartitionDefaults partitionDefaults(const kube::Json& list) {
   PartitionDefaults out;
   for (const api::Partition& p : partitions) {
     out.defaultTime[p.metadata.name] = api::partitionDefaultTime(p.spec);
+    out.memory[p.metadata.name] = api::partitionMemory(p.spec);
     if (p.spec.isDefault && out.defaultPartition.empty()) out.defaultPartition = p.metadata.name;
   }
   if (out.defaultPartition.empty() && partitions.size() == 1) {

@@ -42,6 +42,7 @@ bool isArrayParent(const api::SlurmJobObject& job);
 struct PartitionDefaults {
   std::string defaultPartition;  // shown for a job that names none
   std::map<std::string, slurm::TimeLimit> defaultTime;
+  std::map<std::string, api::PartitionMemory> memory;
 };
 
 // From a PartitionList (controllers/snapshot.cc jobPartition's rule): the partition marked

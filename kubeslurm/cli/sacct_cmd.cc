@@ -14,7 +14,9 @@
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/sacct_format.h"
 #include "kubeslurm/cli/scheduler_access.h"
+#include "kubeslurm/cli/sinfo_format.h"
 #include "kubeslurm/kube/resource.h"
+#include "kubeslurm/slurm/hostlist.h"
 
 namespace kubeslurm::cli {
 namespace {
@@ -23,6 +25,47 @@ void addPartitions(const kube::Json& list, SacctContext& context) {
   PartitionDefaults defaults = partitionDefaults(list);
   context.defaultPartition = std::move(defaults.defaultPartition);
   context.partitionDefaultTime = std::move(defaults.defaultTime);
+  context.partitionMemory = std::move(defaults.memory);
+}
+
+// Whether a live job holds all of each node's memory (no memory of its own, no default of its
+// partition's): only then does sacct list the nodes, whose memory that is.
+bool holdsWholeNodes(const std::vector<api::SlurmJobObject>& jobs, const SacctContext& context) {
+  return std::ranges::any_of(jobs, [&context](const api::SlurmJobObject& job) {
+    const auto memory = context.partitionMemory.find(
+        api::timeLimitPartition(job.request, context.defaultPartition));
+    return !api::recordedMemory(
+                job.request,
+                memory == context.partitionMemory.end() ? api::PartitionMemory{} : memory->second,
+                false, 1, 1, 0, std::nullopt)
+                .tresMb;
+  });
+}
+
+// Each partition's first node's memory (nodes in natural order, slurm.conf's), as the operator
+// charges a job that holds all of each node's memory.
+void addNodeMemory(kube::Reader& reader, const kube::Json& partitionList, SacctContext& context) {
+  auto list = kube::listAll(reader, kube::resources::nodes(), "", kube::ListOptions{});
+  if (!list.isOk() || !list->contains("items") || !(*list)["items"].is_array()) return;
+  std::vector<api::Node> nodes;
+  for (const kube::Json& item : (*list)["items"]) {
+    auto node = api::decodeNode(item);
+    if (node.isOk()) nodes.push_back(std::move(node).value());
+  }
+  std::ranges::sort(nodes, [](const api::Node& a, const api::Node& b) {
+    return slurm::naturalCompare(a.metadata.name, b.metadata.name) < 0;
+  });
+  if (!partitionList.contains("items") || !partitionList["items"].is_array()) return;
+  for (const kube::Json& item : partitionList["items"]) {
+    auto partition = api::decodePartition(item);
+    if (!partition.isOk()) continue;
+    const std::vector<std::string> members = partitionNodeNames(partition->spec, nodes);
+    if (members.empty()) continue;
+    const auto first = std::ranges::find(nodes, members.front(),
+                                         [](const api::Node& n) { return n.metadata.name; });
+    const std::int64_t mb = nodeFacts(*first, {}).memoryMb;
+    if (mb > 0) context.nodeMemoryMb[partition->metadata.name] = static_cast<std::uint64_t>(mb);
+  }
 }
 
 // What sacct asks the store for: a superset of what it prints (the formatter applies Slurm's
@@ -116,6 +159,9 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   if (partitions.isOk()) addPartitions(*partitions, context);
 
   const std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
+  if (partitions.isOk() && holdsWholeNodes(objects, context)) {
+    addNodeMemory(*session->reader, *partitions, context);
+  }
   const std::vector<accounting::JobRecord> records =
       allRecords(objects, parse, context, *session, *schedulerFlags, queries, io);
   const CommandOutput output = formatSacct(records, parse, context);

@@ -478,7 +478,8 @@ std::int64_t localMidnight(const SacctContext& context) {
 std::vector<accounting::JobRecord> liveJobRecords(const std::vector<api::SlurmJobObject>& jobs,
                                                   const SacctContext& context) {
   const accounting::RecordContext recordContext{context.clusterName, context.defaultPartition,
-                                                context.partitionDefaultTime};
+                                                context.partitionDefaultTime,
+                                                context.partitionMemory, context.nodeMemoryMb};
   std::vector<accounting::JobRecord> records;
   for (const api::SlurmJobObject& job : jobs) {
     if (auto record = accounting::recordOfSlurmJob(job, isArrayParent(job), recordContext)) {

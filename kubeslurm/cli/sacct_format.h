@@ -65,6 +65,8 @@ struct SacctContext {
   std::string clusterName = "kubeslurm";
   std::string defaultPartition;  // for a job that names none
   std::map<std::string, slurm::TimeLimit> partitionDefaultTime;
+  std::map<std::string, api::PartitionMemory> partitionMemory;
+  std::map<std::string, std::uint64_t> nodeMemoryMb;  // each partition's first node's
 };
 
 // Parses sacct's arguments (getopt_long rules) and the field list. `exit` is set when sacct

@@ -90,57 +90,6 @@ struct JobsView {
   const NodeMemoryLookup* nodeMemoryMb = nullptr;
 };
 
-// The memory slurmctld records for a job (MinMemory* and TRES mem=, job_get_tres_mem). The
-// request's pn_min_memory is the job's --mem or --mem-per-cpu, else its first partition's
-// DefMemPerNode or DefMemPerCPU (_validate_job_desc); 0 (none, --mem=0, --mem-per-cpu=0) is
-// all of each node's memory, counted as the partition's first node's (_mem_per_node_part). A
-// --mem-per-gpu job without --mem* counts its GPUs' memory in the TRES. A running job's
-// DefMemPerGPU is what cons_tres gave each node.
-struct JobMemory {
-  std::string minMemory = "MinMemoryNode=0";
-  std::optional<std::uint64_t> tresMb;
-};
-
-JobMemory jobMemory(const slurm::JobRequest& q, const JobsView& view, const std::string& partition,
-                    bool running, std::int64_t nodes, std::int64_t cpus, std::int64_t gpus) {
-  const auto memory = view.partitionMemory.find(partition);
-  const api::PartitionMemory defaults =
-      memory == view.partitionMemory.end() ? api::PartitionMemory{} : memory->second;
-  std::uint64_t perNode = 0;
-  std::uint64_t perCpu = 0;
-  if (q.memPerNodeMb) {
-    perNode = *q.memPerNodeMb;
-  } else if (q.memPerCpuMb) {
-    perCpu = *q.memPerCpuMb;
-  } else if (defaults.defPerNode > 0) {
-    perNode = defaults.defPerNode;
-  } else {
-    perCpu = defaults.defPerCpu;
-  }
-  JobMemory out;
-  if (perCpu > 0) {
-    out.minMemory = "MinMemoryCPU=" + slurm::formatMegabytes(perCpu);
-  } else if (perNode > 0) {
-    out.minMemory = "MinMemoryNode=" + slurm::formatMegabytes(perNode);
-  }
-  const bool ownMemory = q.memPerNodeMb || q.memPerCpuMb;
-  const auto count = [](std::int64_t n) {
-    return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
-  };
-  if (!ownMemory && q.memPerGpuMb && *q.memPerGpuMb > 0) {
-    out.tresMb = *q.memPerGpuMb * count(gpus);
-  } else if (!ownMemory && running && gpus > 0 && defaults.defPerGpu > 0) {
-    out.tresMb = defaults.defPerGpu * count(gpus);
-  } else if (perCpu > 0) {
-    out.tresMb = perCpu * count(cpus);
-  } else if (perNode > 0) {
-    out.tresMb = perNode * count(nodes);
-  } else if (view.nodeMemoryMb != nullptr && *view.nodeMemoryMb) {
-    if (const auto whole = (*view.nodeMemoryMb)(partition)) out.tresMb = *whole * count(nodes);
-  }
-  return out;
-}
-
 std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext& c) {
   const api::SlurmJobObject& job = *r.job;
   const slurm::JobRequest& q = job.request;
@@ -280,9 +229,20 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
       gpus += static_cast<std::int64_t>(g.count) * tasks;
     }
   }
-  const JobMemory memory =
-      jobMemory(q, view, pending ? api::timeLimitPartition(q, view.defaultPartition) : partition,
-                !pending, numNodes, cpus, gpus);
+  // Memory as slurmctld records it (api::recordedMemory) from the job's first partition while
+  // pending, the one it runs in after.
+  const std::string memoryPartition =
+      pending ? api::timeLimitPartition(q, view.defaultPartition) : partition;
+  const auto found = view.partitionMemory.find(memoryPartition);
+  const api::PartitionMemory defaults =
+      found == view.partitionMemory.end() ? api::PartitionMemory{} : found->second;
+  api::RecordedMemory memory =
+      api::recordedMemory(q, defaults, !pending, numNodes, cpus, gpus, std::nullopt);
+  // All of each node's memory: only then are the nodes asked for.
+  if (!memory.tresMb && view.nodeMemoryMb != nullptr && *view.nodeMemoryMb) {
+    memory = api::recordedMemory(q, defaults, !pending, numNodes, cpus, gpus,
+                                 (*view.nodeMemoryMb)(memoryPartition));
+  }
   const std::optional<std::uint64_t>& memoryMb = memory.tresMb;
   std::string tres = "cpu=" + std::to_string(cpus);
   if (memoryMb) tres += ",mem=" + slurm::formatMegabytes(*memoryMb);
@@ -293,7 +253,10 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   out.line("Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(q.ntasksPerNode.value_or(0)) +
            ":0:*:* CoreSpec=*");
   out.line("MinCPUsNode=" + std::to_string(cpusPerTask * q.ntasksPerNode.value_or(1)) + " " +
-           memory.minMemory + " MinTmpDiskNode=0");
+           (memory.perCpuMb > 0    ? "MinMemoryCPU=" + slurm::formatMegabytes(memory.perCpuMb)
+            : memory.perNodeMb > 0 ? "MinMemoryNode=" + slurm::formatMegabytes(memory.perNodeMb)
+                                   : std::string("MinMemoryNode=0")) +
+           " MinTmpDiskNode=0");
   out.line("Features=" + orNull(q.constraint) + " DelayBoot=00:00:00");
   out.line("OverSubscribe=" + std::string(overSubscribeName(q.shared)) +
            " Contiguous=0 Licenses=(null) Network=(null)");

@@ -55,6 +55,39 @@ TEST(RecordOfSlurmJob, ARunningGangIsItsAllocation) {
   EXPECT_EQ(r->endTime, std::nullopt);
 }
 
+// Memory as slurmdbd records it (api::recordedMemory): a job that asked for none holds all of
+// each node's memory where its partition has no default (the partition's first node's, times
+// nodes); on a DefMemPerGPU partition it waits with that and runs with its GPUs' share.
+TEST(RecordOfSlurmJob, MemoryFromThePartitionAndItsNodes) {
+  api::SlurmJobObject j = gpuJob();
+  j.status->state = "RUNNING";
+  j.status->startTime = 1100;
+  j.status->nodeList = "gpu-[1-4]";
+  RecordContext context;
+  context.defaultPartition = "batch";
+  context.nodeMemoryMb["batch"] = 512000;
+  auto r = recordOfSlurmJob(j, false, context);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->allocTres, "billing=128,cpu=128,gres/gpu=32,gres/gpu:h100=32,mem=2000G,node=4");
+
+  api::PartitionSpec perGpu;
+  perGpu.defMemPerGpu = 81920;
+  context.partitionMemory["batch"] = api::partitionMemory(perGpu);
+  r = recordOfSlurmJob(j, false, context);
+  EXPECT_EQ(r->allocTres, "billing=128,cpu=128,gres/gpu=32,gres/gpu:h100=32,mem=2560G,node=4");
+  EXPECT_EQ(r->reqTres, "billing=128,cpu=128,gres/gpu=32,gres/gpu:h100=32,mem=2000G,node=4");
+
+  // DefMemPerCPU: 128 CPUs x 1000M (125G); the job's own --mem wins.
+  api::PartitionSpec perCpu;
+  perCpu.defMemPerCpu = 1000;
+  context.partitionMemory["batch"] = api::partitionMemory(perCpu);
+  EXPECT_EQ(recordOfSlurmJob(j, false, context)->allocTres,
+            "billing=128,cpu=128,gres/gpu=32,gres/gpu:h100=32,mem=125G,node=4");
+  j.request.memPerNodeMb = 10240;
+  EXPECT_EQ(recordOfSlurmJob(j, false, context)->allocTres,
+            "billing=128,cpu=128,gres/gpu=32,gres/gpu:h100=32,mem=40G,node=4");
+}
+
 // A held job is not eligible yet and has no allocation; one cancelled while it waited started
 // when it ended (slurmctld's job_signal); a job without an id has no record.
 TEST(RecordOfSlurmJob, WaitingAndCancelledJobs) {

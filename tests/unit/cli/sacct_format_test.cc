@@ -370,7 +370,8 @@ TEST(SacctFormat, RecordsReadBackFromTheStorePrintAsTheLiveJobsDid) {
     auto store = accounting::SqliteStore::open(dir + "/accounting.db");
     ASSERT_TRUE(store.isOk()) << store.status().toString();
     const accounting::RecordContext recordContext{c.clusterName, c.defaultPartition,
-                                                  c.partitionDefaultTime};
+                                                  c.partitionDefaultTime, c.partitionMemory,
+                                                  c.nodeMemoryMb};
     std::vector<accounting::JobRecord> records;
     for (const api::SlurmJobObject& j : live) {
       records.push_back(*accounting::recordOfSlurmJob(j, isArrayParent(j), recordContext));
