@@ -808,19 +808,23 @@ RecordedMemory recordedMemory(const slurm::JobRequest& request, const PartitionM
     out.perCpuMb = partition.defPerCpu;
   }
   const bool ownMemory = request.memPerNodeMb || request.memPerCpuMb;
-  const auto count = [](std::int64_t n) {
-    return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+  // Megabytes times a count, held at the largest figure rather than wrapped: a request's
+  // figures are a tenant's.
+  const auto times = [](std::uint64_t megabytes, std::int64_t n) {
+    const auto count = static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+    if (count != 0 && megabytes > UINT64_MAX / count) return UINT64_MAX;
+    return megabytes * count;
   };
   if (!ownMemory && request.memPerGpuMb && *request.memPerGpuMb > 0) {
-    out.tresMb = *request.memPerGpuMb * count(gpus);
+    out.tresMb = times(*request.memPerGpuMb, gpus);
   } else if (!ownMemory && started && gpus > 0 && partition.defPerGpu > 0) {
-    out.tresMb = partition.defPerGpu * count(gpus);
+    out.tresMb = times(partition.defPerGpu, gpus);
   } else if (out.perCpuMb > 0) {
-    out.tresMb = out.perCpuMb * count(cpus);
+    out.tresMb = times(out.perCpuMb, cpus);
   } else if (out.perNodeMb > 0) {
-    out.tresMb = out.perNodeMb * count(nodes);
+    out.tresMb = times(out.perNodeMb, nodes);
   } else if (nodeMemoryMb) {
-    out.tresMb = *nodeMemoryMb * count(nodes);
+    out.tresMb = times(*nodeMemoryMb, nodes);
   }
   return out;
 }

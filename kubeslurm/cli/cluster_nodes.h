@@ -3,6 +3,8 @@
 // a node's load is whoever runs there). Implemented in sinfo_cmd.cc.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kubeslurm/api/core_v1.h"
@@ -20,5 +22,15 @@ struct ClusterNodes {
 };
 
 StatusOr<ClusterNodes> loadClusterNodes(kube::Reader& reader);
+
+// The Nodes alone, in natural order of names (slurm.conf's order, which decides a partition's
+// first node).
+StatusOr<std::vector<api::Node>> loadNodes(kube::Reader& reader);
+
+// The allocatable memory (MB) of a partition's first node among `nodes` (in natural order), as
+// slurmctld's _mem_per_node_part counts "all of each node's memory" for a job that asks for
+// none; none for a partition without nodes.
+std::optional<std::uint64_t> firstNodeMemoryMb(const api::PartitionSpec& partition,
+                                               const std::vector<api::Node>& nodes);
 
 }  // namespace kubeslurm::cli

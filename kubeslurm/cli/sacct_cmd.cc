@@ -9,14 +9,13 @@
 
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/cli/cluster_nodes.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/job_objects.h"
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/sacct_format.h"
 #include "kubeslurm/cli/scheduler_access.h"
-#include "kubeslurm/cli/sinfo_format.h"
 #include "kubeslurm/kube/resource.h"
-#include "kubeslurm/slurm/hostlist.h"
 
 namespace kubeslurm::cli {
 namespace {
@@ -42,29 +41,19 @@ bool holdsWholeNodes(const std::vector<api::SlurmJobObject>& jobs, const SacctCo
   });
 }
 
-// Each partition's first node's memory (nodes in natural order, slurm.conf's), as the operator
-// charges a job that holds all of each node's memory.
+// Each partition's first node's memory, as the operator charges a job that holds all of each
+// node's memory.
 void addNodeMemory(kube::Reader& reader, const kube::Json& partitionList, SacctContext& context) {
-  auto list = kube::listAll(reader, kube::resources::nodes(), "", kube::ListOptions{});
-  if (!list.isOk() || !list->contains("items") || !(*list)["items"].is_array()) return;
-  std::vector<api::Node> nodes;
-  for (const kube::Json& item : (*list)["items"]) {
-    auto node = api::decodeNode(item);
-    if (node.isOk()) nodes.push_back(std::move(node).value());
+  auto nodes = loadNodes(reader);
+  if (!nodes.isOk() || !partitionList.contains("items") || !partitionList["items"].is_array()) {
+    return;
   }
-  std::ranges::sort(nodes, [](const api::Node& a, const api::Node& b) {
-    return slurm::naturalCompare(a.metadata.name, b.metadata.name) < 0;
-  });
-  if (!partitionList.contains("items") || !partitionList["items"].is_array()) return;
   for (const kube::Json& item : partitionList["items"]) {
     auto partition = api::decodePartition(item);
     if (!partition.isOk()) continue;
-    const std::vector<std::string> members = partitionNodeNames(partition->spec, nodes);
-    if (members.empty()) continue;
-    const auto first = std::ranges::find(nodes, members.front(),
-                                         [](const api::Node& n) { return n.metadata.name; });
-    const std::int64_t mb = nodeFacts(*first, {}).memoryMb;
-    if (mb > 0) context.nodeMemoryMb[partition->metadata.name] = static_cast<std::uint64_t>(mb);
+    if (const auto mb = firstNodeMemoryMb(partition->spec, *nodes)) {
+      context.nodeMemoryMb[partition->metadata.name] = *mb;
+    }
   }
 }
 

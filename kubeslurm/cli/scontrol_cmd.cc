@@ -23,7 +23,6 @@
 #include "kubeslurm/cli/scontrol_show.h"
 #include "kubeslurm/kube/resource.h"
 #include "kubeslurm/slurm/dependency.h"
-#include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/slurm/hostlist_show.h"
 #include "kubeslurm/slurm/names.h"
 
@@ -613,33 +612,15 @@ class Scontrol {
       const auto partition = std::ranges::find(
           partitions, name, [](const api::Partition& p) { return p.metadata.name; });
       if (partition == partitions.end()) return std::nullopt;
-      if (!nodes) nodes = loadNodes();
-      const std::vector<std::string> members = partitionNodeNames(partition->spec, *nodes);
-      if (members.empty()) return std::nullopt;
-      const auto first = std::ranges::find(*nodes, members.front(),
-                                           [](const api::Node& n) { return n.metadata.name; });
-      const std::int64_t mb = nodeFacts(*first, {}).memoryMb;
-      return mb > 0 ? std::optional<std::uint64_t>(mb) : std::nullopt;
+      if (!nodes) {
+        nodes.emplace();  // none when they cannot be read: no mem= then
+        if (ClusterSession* s = session()) {
+          if (auto loaded = loadNodes(*s->reader); loaded.isOk()) nodes = std::move(loaded).value();
+        }
+      }
+      return firstNodeMemoryMb(partition->spec, *nodes);
     };
     print(formatShowJobs(*jobs, partitions, id, showContext(), nodeMemoryMb));
-  }
-
-  // The cluster's nodes in natural name order (slurm.conf's order, which decides a partition's
-  // first node); none when they cannot be read.
-  std::vector<api::Node> loadNodes() {
-    std::vector<api::Node> nodes;
-    ClusterSession* s = session();
-    if (s == nullptr) return nodes;
-    auto list = kube::listAll(*s->reader, kube::resources::nodes(), "", kube::ListOptions{});
-    if (!list.isOk() || !list->contains("items") || !(*list)["items"].is_array()) return nodes;
-    for (const kube::Json& item : (*list)["items"]) {
-      auto node = api::decodeNode(item);
-      if (node.isOk()) nodes.push_back(std::move(node).value());
-    }
-    std::ranges::sort(nodes, [](const api::Node& a, const api::Node& b) {
-      return slurm::naturalCompare(a.metadata.name, b.metadata.name) < 0;
-    });
-    return nodes;
   }
 
   void showNodesOrPartitions(const std::optional<std::string>& name, bool nodes) {

@@ -1,5 +1,6 @@
-// `sinfo`: lists the Partitions, the Nodes and every pod (all namespaces: a node's load is
-// whoever runs there) and prints them through sinfo_format.h.
+// `sinfo`, and the node reads scontrol and sacct share (cluster_nodes.h): lists the Partitions, the
+// Nodes and every pod (all namespaces: a node's load is whoever runs there) and prints them through
+// sinfo_format.h.
 #include <algorithm>
 #include <ostream>
 
@@ -34,12 +35,9 @@ StatusOr<ClusterNodes> loadClusterNodes(kube::Reader& reader) {
   auto partitions = kube::listAll(reader, kube::resources::partitions(), "", kube::ListOptions{});
   if (!partitions.isOk()) return partitions.status();
   cluster.partitions = decodeItems<api::Partition>(*partitions, api::decodePartition);
-  auto nodes = kube::listAll(reader, kube::resources::nodes(), "", kube::ListOptions{});
+  auto nodes = loadNodes(reader);
   if (!nodes.isOk()) return nodes.status();
-  cluster.nodes = decodeItems<api::Node>(*nodes, api::decodeNode);
-  std::ranges::sort(cluster.nodes, [](const api::Node& a, const api::Node& b) {
-    return slurm::naturalCompare(a.metadata.name, b.metadata.name) < 0;
-  });
+  cluster.nodes = std::move(nodes).value();
   auto pods = kube::listAll(reader, kube::resources::pods(), "", kube::ListOptions{});
   if (!pods.isOk()) return pods.status();
   const std::vector<api::Pod> all = decodeItems<api::Pod>(*pods, api::decodePod);
@@ -51,6 +49,26 @@ StatusOr<ClusterNodes> loadClusterNodes(kube::Reader& reader) {
     cluster.facts.push_back(nodeFacts(node, bound));
   }
   return cluster;
+}
+
+StatusOr<std::vector<api::Node>> loadNodes(kube::Reader& reader) {
+  auto list = kube::listAll(reader, kube::resources::nodes(), "", kube::ListOptions{});
+  if (!list.isOk()) return list.status();
+  std::vector<api::Node> nodes = decodeItems<api::Node>(*list, api::decodeNode);
+  std::ranges::sort(nodes, [](const api::Node& a, const api::Node& b) {
+    return slurm::naturalCompare(a.metadata.name, b.metadata.name) < 0;
+  });
+  return nodes;
+}
+
+std::optional<std::uint64_t> firstNodeMemoryMb(const api::PartitionSpec& partition,
+                                               const std::vector<api::Node>& nodes) {
+  const std::vector<std::string> members = partitionNodeNames(partition, nodes);
+  if (members.empty()) return std::nullopt;
+  const auto first =
+      std::ranges::find(nodes, members.front(), [](const api::Node& n) { return n.metadata.name; });
+  const std::int64_t mb = nodeFacts(*first, {}).memoryMb;
+  return mb > 0 ? std::optional<std::uint64_t>(mb) : std::nullopt;
 }
 
 int runSinfoWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect) {

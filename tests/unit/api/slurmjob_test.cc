@@ -279,5 +279,16 @@ TEST(SlurmJobRoundTrip, WrongTypesAreErrorsNotExceptions) {
                   .isOk());
 }
 
+// A tenant's memory figure times its CPUs is held at the largest figure, never wrapped into a
+// small one that would look like a modest job.
+TEST(RecordedMemory, HugeFiguresSaturate) {
+  slurm::JobRequest request;
+  request.memPerCpuMb = std::uint64_t{1} << 62;
+  const RecordedMemory memory =
+      recordedMemory(request, PartitionMemory{}, false, 1, 1024, 0, std::nullopt);
+  EXPECT_EQ(memory.perCpuMb, std::uint64_t{1} << 62);
+  EXPECT_EQ(memory.tresMb, UINT64_MAX);
+}
+
 }  // namespace
 }  // namespace kubeslurm::api
