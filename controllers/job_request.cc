@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kubeslurm/base/arithmetic.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/slurm/hostlist.h"
 
@@ -16,11 +17,6 @@ namespace kubeslurm::controllers {
 namespace {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-
-std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b) {
-  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
-  return a * b;
-}
 
 Status invalidGres() { return invalidArgument("Invalid generic resource (gres) specification"); }
 

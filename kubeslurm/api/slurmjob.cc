@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "kubeslurm/base/arithmetic.h"
 #include "kubeslurm/slurm/time_format.h"
 
 namespace kubeslurm::api {
@@ -808,12 +809,9 @@ RecordedMemory recordedMemory(const slurm::JobRequest& request, const PartitionM
     out.perCpuMb = partition.defPerCpu;
   }
   const bool ownMemory = request.memPerNodeMb || request.memPerCpuMb;
-  // Megabytes times a count, held at the largest figure rather than wrapped: a request's
-  // figures are a tenant's.
+  // A request's figures are a tenant's: the product saturates.
   const auto times = [](std::uint64_t megabytes, std::int64_t n) {
-    const auto count = static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
-    if (count != 0 && megabytes > UINT64_MAX / count) return UINT64_MAX;
-    return megabytes * count;
+    return saturatingProduct(megabytes, static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0)));
   };
   if (!ownMemory && request.memPerGpuMb && *request.memPerGpuMb > 0) {
     out.tresMb = times(*request.memPerGpuMb, gpus);
