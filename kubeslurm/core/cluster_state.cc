@@ -127,8 +127,7 @@ void ClusterState::holdRunningJobs() {
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Job& job = jobs[j];
     if (job.phase != JobPhase::kRunning) continue;
-    const NodeRequest request{toAmount(job.perNodeAllocation()),
-                              job.exclusive || job.allNodeMemory};
+    const NodeRequest request{toAmount(job.perNodeAllocation()), job.holdsWholeNodes()};
     const Time end = job.timeLimit >= kUnlimited
                          ? kUnlimited
                          : std::max(job.startTime + job.timeLimit, now_ + 1);

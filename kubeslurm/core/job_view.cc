@@ -38,7 +38,7 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
   JobView v;
   v.job = jobIndex;
   v.partition = partition;
-  v.request = {toAmount(job.perNodeAllocation()), job.exclusive || job.allNodeMemory};
+  v.request = {toAmount(job.perNodeAllocation()), job.holdsWholeNodes()};
   v.minNodes = std::max<std::uint32_t>(job.minNodes, 1);
   v.maxNodes = std::max(job.maxNodes, v.minNodes);
   const Partition& tried = state.snapshot().partitions[partition];

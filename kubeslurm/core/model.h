@@ -205,6 +205,8 @@ struct Job {
   std::vector<NodeIndex> allocatedNodes;  // rank order
   Time startTime = 0;
   Resources perNodeAllocation() const;  // what one of its nodes holds for it
+  // No other job's rank may share its nodes: --exclusive, or all of each node's memory.
+  bool holdsWholeNodes() const { return exclusive || allNodeMemory; }
 };
 
 // Outcome of a job that has left the queue, for dependencies (afterok...) and singleton.
