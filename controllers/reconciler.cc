@@ -1091,7 +1091,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
             job.request.qos};
         return checkJobPods(job, partition, who, options_.admission);
       });
-  SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now, holds);
+  SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now, holds, &snapshotMemo_);
   usage_.advance(index.snapshot, now);
   core::Budget budget = options_.budget;
   std::optional<SteadyDeadline> deadline;

@@ -299,6 +299,7 @@ class Reconciler {
   UsageLedger usage_;                  // fair-share usage, carried from cycle to cycle
   std::set<std::string> leftRunning_;  // jobs this cycle moved out of RUNNING
   AdmissionHolds holds_;               // jobs held out of the plan (admission_holds.h)
+  SnapshotMemo snapshotMemo_;          // translations carried from one cycle's snapshot on
   // Last: its workers admit through binder_, so they stop before it goes.
   AssumedGangs assumed_;
 };

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -177,14 +178,74 @@ std::int32_t exitStatusOf(std::string_view text) {
   return parseInteger<std::int32_t>(text.substr(0, colon)).value_or(0);
 }
 
+}  // namespace
+
+// The nodes translated, by the record's address. An entry holds its record, so no other record
+// can have that address while the entry lives. A build stamps the entries it uses; those it did
+// not use (the node changed or went away) are dropped at its end.
+struct SnapshotMemo::Nodes {
+  struct Entry {
+    std::shared_ptr<const api::Node> record;
+    core::Node node;
+    std::uint64_t build = 0;
+  };
+  std::unordered_map<const api::Node*, Entry> entries;
+  std::uint64_t build = 0;
+  std::size_t used = 0;  // entries this build found or added
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+
+  void startBuild() {
+    ++build;
+    used = 0;
+    hits = 0;
+    misses = 0;
+  }
+  const core::Node* find(const api::Node* record) {
+    auto it = entries.find(record);
+    if (it == entries.end()) {
+      ++misses;
+      return nullptr;
+    }
+    ++hits;
+    if (it->second.build != build) ++used;
+    it->second.build = build;
+    return &it->second.node;
+  }
+  const core::Node& add(std::shared_ptr<const api::Node> record, core::Node node) {
+    const api::Node* key = record.get();
+    ++used;
+    return entries.insert_or_assign(key, Entry{std::move(record), std::move(node), build})
+        .first->second.node;
+  }
+  // A build that used every entry (nothing changed) skips the sweep, which visits them all.
+  void endBuild() {
+    if (used < entries.size()) {
+      std::erase_if(entries, [this](const auto& entry) { return entry.second.build != build; });
+    }
+  }
+};
+
+SnapshotMemo::SnapshotMemo() : nodes_(std::make_unique<Nodes>()) {}
+SnapshotMemo::~SnapshotMemo() = default;
+std::uint64_t SnapshotMemo::lastHits() const { return nodes_->hits; }
+std::uint64_t SnapshotMemo::lastMisses() const { return nodes_->misses; }
+
+namespace {
+
 class Builder {
  public:
   Builder(const ClusterObjects& objects, const SnapshotOptions& options, core::Time now,
-          const JobHolds& holds)
-      : objects_(objects), options_(options), now_(now), holds_(holds) {}
+          const JobHolds& holds, SnapshotMemo* memo)
+      : objects_(objects),
+        options_(options),
+        now_(now),
+        holds_(holds),
+        memo_(memo != nullptr ? &memo->nodes() : nullptr) {}
 
   SnapshotIndex build() {
     out_.snapshot.config = options_.config;
+    if (memo_ != nullptr) memo_->startBuild();
     buildNodes();
     buildPartitions();
     buildTopology();
@@ -193,26 +254,37 @@ class Builder {
     buildJobs();
     enforceSubmitLimits();
     chargeForeignPods();
+    if (memo_ != nullptr) memo_->endBuild();
     return std::move(out_);
   }
 
  private:
+  // The node at `at` in ClusterObjects::nodes as the core reads it: copied from the memo when
+  // the build before translated this record.
+  core::Node translatedNode(std::size_t at) {
+    const api::Node& node = objects_.nodes[at];
+    if (memo_ == nullptr) return coreNode(node);
+    if (const core::Node* seen = memo_->find(&node)) return *seen;
+    return memo_->add(objects_.nodes.shared(at), coreNode(node));
+  }
+
   void buildNodes() {
-    std::vector<const api::Node*> nodes;
-    nodes.reserve(objects_.nodes.size());
-    for (const api::Node& node : objects_.nodes) nodes.push_back(&node);
-    std::sort(nodes.begin(), nodes.end(), [](const api::Node* a, const api::Node* b) {
-      return slurm::naturalCompare(a->metadata.name, b->metadata.name) < 0;
+    std::vector<std::size_t> nodes(objects_.nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
+    std::sort(nodes.begin(), nodes.end(), [this](std::size_t a, std::size_t b) {
+      return slurm::naturalCompare(objects_.nodes[a].metadata.name,
+                                   objects_.nodes[b].metadata.name) < 0;
     });
     out_.snapshot.nodes.reserve(nodes.size());
     out_.nodeNames.reserve(nodes.size());
     nodeIndex_.reserve(nodes.size());
-    for (const api::Node* node : nodes) {
+    for (const std::size_t at : nodes) {
+      const api::Node& node = objects_.nodes[at];
       const auto index = static_cast<core::NodeIndex>(out_.snapshot.nodes.size());
-      if (!nodeIndex_.emplace(node->metadata.name, index).second) continue;
-      out_.snapshot.nodes.push_back(coreNode(*node));
-      out_.nodeNames.push_back(node->metadata.name);
-      nodeObjects_.push_back(node);
+      if (!nodeIndex_.emplace(node.metadata.name, index).second) continue;
+      out_.snapshot.nodes.push_back(translatedNode(at));
+      out_.nodeNames.push_back(node.metadata.name);
+      nodeObjects_.push_back(&node);
     }
   }
 
@@ -758,6 +830,7 @@ class Builder {
   const SnapshotOptions& options_;
   core::Time now_;
   const JobHolds& holds_;
+  SnapshotMemo::Nodes* memo_;  // null: every node translated afresh
   SnapshotIndex out_;
   // Looked up once per rank pod and per pending job: hashed, not ordered.
   std::unordered_map<std::string, core::NodeIndex> nodeIndex_;
@@ -770,8 +843,8 @@ class Builder {
 }  // namespace
 
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
-                            core::Time now, const JobHolds& holds) {
-  return Builder(objects, options, now, holds).build();
+                            core::Time now, const JobHolds& holds, SnapshotMemo* memo) {
+  return Builder(objects, options, now, holds, memo).build();
 }
 
 }  // namespace kubeslurm::controllers

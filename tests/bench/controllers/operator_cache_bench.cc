@@ -15,9 +15,13 @@
 // held decoded (holdNode, holdPod, holdSlurmJob), as the operator keeps them. "job fill" is the
 // informer's time to parse, transform and store every SlurmJob (the reflector thread's, not the
 // loop's); "1st read" is the loop's first read of the view, which decodes what the stores did not.
-// "cycle" is one read, snapshot and plan timed together, as the loop runs them, while the last
-// cycle's snapshot is still published for the query API; "faults" are the minor page faults
-// each cycle took (memory it touched fresh from the kernel).
+// "cycle" is one read, snapshot and plan timed together, as the loop runs them (with the
+// snapshot memo the cycle before filled), while the last cycle's snapshot is still published for
+// the query API; "faults" are the minor page faults each cycle took (memory it touched fresh from
+// the kernel). "snapshot" and "no-memo cycle" build without the memo (the nodes translated
+// afresh), "memo snap" with it, and "memo" is what the memo holds: no node changes between
+// cycles here, so these bound what the memo saves (a node the informer replaced is translated
+// afresh, as without one).
 // Memory is RSS growth after malloc_trim, so that freed parse buffers do not count. Times are
 // medians of --repeats on this machine: compare the two stores with each other, not with another
 // machine.
@@ -298,7 +302,11 @@ struct Figures {
   double firstReadMs = 0;
   double readMs = 0;
   double snapshotMs = 0;
+  double memoSnapshotMs = 0;
+  double memoMib = 0;  // what the memo holds (RSS growth of the build that filled it)  // with the
+                       // memo the build before filled, nothing changed since
   double planMs = 0;
+  double coldCycleMs = 0;  // without a memo
   double cycleMs = 0;
   double cycleFaults = 0;  // minor page faults per cycle
 };
@@ -335,17 +343,25 @@ Figures measure(const Cluster& cluster, const std::string& label, const kube::Tr
   SnapshotOptions options;
   SnapshotIndex index;
   f.snapshotMs = medianMs(repeats, [&] { index = buildSnapshot(input.objects, options, kNow); });
+  SnapshotMemo memo;
+  before = bench::residentBytes();
+  (void)buildSnapshot(input.objects, options, kNow, {}, &memo);
+  f.memoMib = mib(bench::residentBytes() - before);
+  f.memoSnapshotMs =
+      medianMs(repeats, [&] { index = buildSnapshot(input.objects, options, kNow, {}, &memo); });
   core::Budget budget;
   f.planMs = medianMs(repeats, [&] { (void)core::plan(index.snapshot, kNow, budget); });
   // The last cycle's snapshot stays published (for the query API) while the next is built.
   auto published = std::make_shared<const SnapshotIndex>(std::move(index));
-  const std::int64_t faults = bench::minorFaults();
-  f.cycleMs = medianMs(repeats, [&] {
+  const auto cycle = [&](SnapshotMemo* carried) {
     const ReconcileInput read = view.read(nodes, pods, jobs, partitions, accounts);
-    SnapshotIndex built = buildSnapshot(read.objects, options, kNow);
+    SnapshotIndex built = buildSnapshot(read.objects, options, kNow, {}, carried);
     (void)core::plan(built.snapshot, kNow, budget);
     published = std::make_shared<const SnapshotIndex>(std::move(built));
-  });
+  };
+  f.coldCycleMs = medianMs(repeats, [&] { cycle(nullptr); });
+  const std::int64_t faults = bench::minorFaults();
+  f.cycleMs = medianMs(repeats, [&] { cycle(&memo); });
   f.cycleFaults = static_cast<double>(bench::minorFaults() - faults) / repeats;
   return f;
 }
@@ -401,30 +417,26 @@ int run(int argc, char** argv) {
 
   std::printf("== operator caches: %d nodes, %zu pods, %d SlurmJobs (%.1f MiB as JSON text) ==\n",
               nodeCount, cluster.pods.size(), jobCount, mib(textBytes));
-  std::printf("%-9s %9s %9s %9s %9s %9s %10s %9s %9s %9s %9s %9s %9s %9s\n", "stores", "nodes",
-              "pods", "jobs", "view", "total", "cycle copy", "job fill", "1st read", "read",
-              "snapshot", "plan", "cycle", "faults");
+  std::printf("%-9s %9s %9s %9s %9s %9s %10s %9s %9s %9s %9s %9s %9s %9s %13s %9s %9s\n", "stores",
+              "nodes", "pods", "jobs", "view", "total", "cycle copy", "job fill", "1st read",
+              "read", "snapshot", "memo", "memo snap", "plan", "no-memo cycle", "cycle", "faults");
   for (const Figures& f : all) {
     std::printf(
         "%-9s %7.1f M %7.1f M %7.1f M %7.1f M %7.1f M %8.1f M %6.0f ms %6.0f ms %6.1f ms %6.1f ms "
-        "%6.1f ms %6.1f ms %9.0f\n",
+        "%7.1f M %6.1f ms %6.1f ms %10.1f ms %6.1f ms %9.0f\n",
         f.label.c_str(), f.storeMib.at("nodes"), f.storeMib.at("pods"), f.storeMib.at("slurmjobs"),
         f.viewMib, totalMib(f), f.cycleCopyMib, f.jobFillMs, f.firstReadMs, f.readMs, f.snapshotMs,
-        f.planMs, f.cycleMs, f.cycleFaults);
+        f.memoMib, f.memoSnapshotMs, f.planMs, f.coldCycleMs, f.cycleMs, f.cycleFaults);
   }
   Json line = {{"nodes", nodeCount}, {"pods", cluster.pods.size()}, {"slurmjobs", jobCount}};
   for (const Figures& f : all) {
-    line[f.label] = {{"store_mib", f.storeMib},
-                     {"view_mib", f.viewMib},
-                     {"total_mib", totalMib(f)},
-                     {"cycle_copy_mib", f.cycleCopyMib},
-                     {"job_fill_ms", f.jobFillMs},
-                     {"first_read_ms", f.firstReadMs},
-                     {"read_ms", f.readMs},
-                     {"snapshot_ms", f.snapshotMs},
-                     {"plan_ms", f.planMs},
-                     {"cycle_ms", f.cycleMs},
-                     {"cycle_minor_faults", f.cycleFaults}};
+    line[f.label] = {{"store_mib", f.storeMib},    {"view_mib", f.viewMib},
+                     {"total_mib", totalMib(f)},   {"cycle_copy_mib", f.cycleCopyMib},
+                     {"job_fill_ms", f.jobFillMs}, {"first_read_ms", f.firstReadMs},
+                     {"read_ms", f.readMs},        {"snapshot_ms", f.snapshotMs},
+                     {"memo_mib", f.memoMib},      {"memo_snapshot_ms", f.memoSnapshotMs},
+                     {"plan_ms", f.planMs},        {"no_memo_cycle_ms", f.coldCycleMs},
+                     {"cycle_ms", f.cycleMs},      {"cycle_minor_faults", f.cycleFaults}};
   }
   std::printf("%s\n", line.dump().c_str());
   return 0;

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -867,6 +871,91 @@ TEST(Snapshot, PlanStartsAGangAroundAnInferencePod) {
   EXPECT_TRUE(waiting.starts.empty());
   ASSERT_EQ(waiting.pending.size(), 1U);
   EXPECT_EQ(waiting.pending[0].reason, slurm::PendingReason::kResources);
+}
+
+// What the memo carries from one build to the next, written out: every field the translation of
+// a node sets.
+std::string translatedNodes(const SnapshotIndex& index) {
+  std::ostringstream out;
+  for (const core::Node& n : index.snapshot.nodes) {
+    out << n.name << " gpus=" << n.allocatable.gpus << " cpu=" << n.allocatable.cpuMillis
+        << " mem=" << n.allocatable.memoryBytes << " state=" << static_cast<int>(n.state)
+        << " taints=" << n.taints.size() << " features=";
+    for (const std::string& f : n.features) out << f << ',';
+    out << '\n';
+  }
+  return out.str();
+}
+
+ClusterObjects memoCluster() {
+  ClusterObjects objects = gpuCluster();
+  objects.nodes.replace(0, node("gpu-1", 8, {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}));
+  objects.nodes.mutableAt(2).unschedulable = true;
+  objects.jobs.push_back(slurmJob("a", 5, "PENDING"));
+  return objects;
+}
+
+TEST(SnapshotMemo, ABuildWithTheMemoGivesTheSnapshotOneWithoutGives) {
+  const ClusterObjects objects = memoCluster();
+  const std::string fresh = translatedNodes(buildSnapshot(objects, {}, kNow));
+  ASSERT_NE(fresh.find("h100"), std::string::npos) << fresh;
+  SnapshotMemo memo;
+  EXPECT_EQ(translatedNodes(buildSnapshot(objects, {}, kNow, {}, &memo)), fresh);
+  EXPECT_EQ(memo.lastHits(), 0U);
+  EXPECT_EQ(memo.lastMisses(), 4U);
+  const SnapshotIndex again = buildSnapshot(objects, {}, kNow, {}, &memo);
+  EXPECT_EQ(translatedNodes(again), fresh);
+  EXPECT_EQ(memo.lastHits(), 4U);
+  EXPECT_EQ(memo.lastMisses(), 0U);
+  EXPECT_EQ(again.snapshot.jobs.size(), 1U);
+}
+
+TEST(SnapshotMemo, ANodeTheInformerReplacedIsTranslatedAfresh) {
+  ClusterObjects objects = memoCluster();
+  SnapshotMemo memo;
+  (void)buildSnapshot(objects, {}, kNow, {}, &memo);
+  objects.nodes.replace(1, node("gpu-2", 4));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow, {}, &memo);
+  EXPECT_EQ(translatedNodes(index), translatedNodes(buildSnapshot(objects, {}, kNow)));
+  EXPECT_EQ(nodeOf(index, "gpu-2").allocatable.gpus, 4U);
+  EXPECT_EQ(memo.lastHits(), 3U);
+  EXPECT_EQ(memo.lastMisses(), 1U);
+}
+
+// The memo holds every record it translated, so a cycle that changes one (SharedList::mutableAt)
+// changes a copy at another address: the change is never mistaken for the record translated.
+TEST(SnapshotMemo, ANodeChangedInPlaceIsTranslatedAfresh) {
+  ClusterObjects objects = memoCluster();
+  SnapshotMemo memo;
+  (void)buildSnapshot(objects, {}, kNow, {}, &memo);
+  const api::Node* before = &objects.nodes[3];
+  objects.nodes.mutableAt(3).unschedulable = true;
+  EXPECT_NE(&objects.nodes[3], before);
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow, {}, &memo);
+  EXPECT_EQ(nodeOf(index, "gpu-4").state, core::NodeState::kDrain);
+  EXPECT_EQ(memo.lastMisses(), 1U);
+}
+
+// A node a build no longer sees leaves the memo with that build: the memo holds no record longer
+// than one build past the informer.
+TEST(SnapshotMemo, ANodeThatWentAwayIsLetGo) {
+  std::vector<std::shared_ptr<api::Node>> records;
+  for (int i = 1; i <= 4; ++i) {
+    records.push_back(std::make_shared<api::Node>(node("gpu-" + std::to_string(i), 8)));
+  }
+  ClusterObjects objects = gpuCluster();
+  objects.nodes.clear();
+  for (const auto& record : records) objects.nodes.push_back(record);
+  SnapshotMemo memo;
+  (void)buildSnapshot(objects, {}, kNow, {}, &memo);
+  EXPECT_EQ(records[3].use_count(), 3);  // this test, the list and the memo
+  objects.nodes.clear();
+  for (std::size_t i = 0; i < 3; ++i) objects.nodes.push_back(records[i]);
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow, {}, &memo);
+  EXPECT_EQ(index.snapshot.nodes.size(), 3U);
+  EXPECT_EQ(memo.lastHits(), 3U);
+  EXPECT_EQ(records[3].use_count(), 1);
+  EXPECT_EQ(records[0].use_count(), 3);
 }
 
 }  // namespace
