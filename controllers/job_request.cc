@@ -109,6 +109,18 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request,
   }
   if (request.ntasksPerNode) {
     result.tasksPerNode = *request.ntasksPerNode;
+    // -n 16 --ntasks-per-node=8: cons_tres places at most 8 tasks on a node, so the 16 take two
+    // nodes however few -N asked for; within a -N range, or without -N, that is the minimum.
+    if (request.ntasks && *request.ntasksPerNode > 0) {
+      const std::uint64_t needed =
+          (*request.ntasks + *request.ntasksPerNode - 1) / *request.ntasksPerNode;
+      if (!request.nodes) {
+        result.minNodes = static_cast<std::uint32_t>(std::min<std::uint64_t>(needed, UINT32_MAX));
+        result.maxNodes = std::max(result.maxNodes, result.minNodes);
+      } else if (needed > result.minNodes && needed <= result.maxNodes) {
+        result.minNodes = static_cast<std::uint32_t>(needed);
+      }
+    }
   } else if (request.ntasks) {
     // Tasks spread over the minimum node count, as Slurm lays them out by default (block).
     result.tasksPerNode = (*request.ntasks + result.minNodes - 1) / result.minNodes;

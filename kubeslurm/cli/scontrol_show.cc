@@ -195,12 +195,19 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   const std::int64_t minNodes = q.nodes ? q.nodes->min : 1;
   const std::int64_t numNodes =
       pending || s.nodeList.empty() ? minNodes : slurm::countHosts(s.nodeList);
+  // A pending job's NumNodes is pack_job's estimate (job_mgr.c, before any node count is
+  // guessed): with --ntasks-per-node, its tasks over that, rounded down, and at least what -N
+  // asked. TRES keeps the request's own minimum (details->min_nodes).
+  std::int64_t shownNodes = numNodes;
+  if (pending && q.ntasks && q.ntasksPerNode && *q.ntasksPerNode > 0) {
+    shownNodes = std::max<std::int64_t>(minNodes, *q.ntasks / *q.ntasksPerNode);
+  }
   // job_info.c _sprint_range: a pending job that asked for nodes prints min-max, where -N 4 asked
   // for at most 4 too ("4-4"); one that did not, or --nodes=0 (no maximum), prints its count.
-  std::string nodesText = std::to_string(numNodes);
+  std::string nodesText = std::to_string(shownNodes);
   const std::uint32_t maxNodes = q.nodes ? q.nodes->max.value_or(q.nodes->min) : 0;
   if (pending && q.nodes && maxNodes > 0) {
-    nodesText = std::to_string(q.nodes->min) + "-" + std::to_string(maxNodes);
+    nodesText = std::to_string(shownNodes) + "-" + std::to_string(maxNodes);
   }
   const std::int64_t tasks =
       q.ntasks ? *q.ntasks : (q.ntasksPerNode ? *q.ntasksPerNode : 1) * numNodes;

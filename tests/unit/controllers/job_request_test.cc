@@ -67,6 +67,30 @@ TEST(NodeRequest, TasksDriveGpusPerTaskAndCpus) {
   EXPECT_EQ(nodes->cpuMillisPerNode, 24000U);
 }
 
+// -n 16 --ntasks-per-node=8 is 16 tasks at most 8 to a node: two nodes, not eight tasks on one
+// (cons_tres caps a node's tasks at ntasks_per_node; slurmctld's record shows NumNodes=2, pinned
+// by the slurmctld differential test's tasks_and_tasks_per_node case).
+TEST(NodeRequest, TasksOverTasksPerNodeSetTheNodeCount) {
+  slurm::JobRequest request;
+  request.ntasks = 16;
+  request.ntasksPerNode = 8;
+  auto nodes = nodeRequest(request, kNoDefaults);
+  ASSERT_TRUE(nodes.isOk());
+  EXPECT_EQ(nodes->minNodes, 2U);
+  EXPECT_EQ(nodes->maxNodes, 2U);
+  EXPECT_EQ(nodes->tasksPerNode, 8U);
+
+  request.ntasks = 17;  // a third node for the seventeenth task
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->minNodes, 3U);
+
+  // Within a -N range the tasks raise the minimum; a range they do not fit is left as asked.
+  request.nodes = slurm::NodeRange{2, 4};
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->minNodes, 3U);
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->maxNodes, 4U);
+  request.nodes = slurm::NodeRange{1, std::nullopt};
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->minNodes, 1U);
+}
+
 TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {
   slurm::JobRequest request;
   request.nodes = slurm::NodeRange{2, std::nullopt};
