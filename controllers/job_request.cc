@@ -64,6 +64,75 @@ class FirstSeen {
 
 }  // namespace
 
+ConstraintTerms constraintTerms(std::string_view constraint) {
+  ConstraintTerms out;
+  std::string feature;
+  int bracket = 0;
+  int paren = 0;
+  int brackets = 0;
+  bool sealed =
+      false;  // the name ended at ']', ')' or '*': what follows up to an operator is not read
+  // A term ends at an operator; one with no name before it is build_feature_list's failure.
+  const auto endTerm = [&]() {
+    if (feature.empty()) return false;
+    out.features.push_back(std::move(feature));
+    feature.clear();
+    sealed = false;
+    return true;
+  };
+  for (std::size_t i = 0; i < constraint.size() && out.wellFormed; ++i) {
+    const char c = constraint[i];
+    switch (c) {
+      case '&':
+      case ',':
+        out.wellFormed = endTerm();
+        break;
+      case '|':
+        out.onlyAnd = false;
+        out.wellFormed = endTerm();
+        break;
+      case '*': {
+        out.onlyAnd = false;
+        std::size_t digits = i + 1;
+        while (digits < constraint.size() && constraint[digits] >= '0' &&
+               constraint[digits] <= '9') {
+          ++digits;
+        }
+        const auto count = parseInteger<std::int64_t>(constraint.substr(i + 1, digits - i - 1));
+        out.wellFormed = !feature.empty() && paren == 0 && count && *count > 0;
+        sealed = true;
+        i = digits - 1;
+        break;
+      }
+      case '[':
+        out.onlyAnd = false;
+        out.wellFormed = feature.empty() && bracket == 0 && ++brackets == 1;
+        ++bracket;
+        break;
+      case ']':
+        out.wellFormed = bracket == 1 && !feature.empty();
+        sealed = true;
+        bracket = 0;
+        break;
+      case '(':
+        out.onlyAnd = false;
+        out.wellFormed = feature.empty() && paren == 0;
+        ++paren;
+        break;
+      case ')':
+        out.wellFormed = paren == 1 && !feature.empty();
+        sealed = true;
+        paren = 0;
+        break;
+      default:
+        if (!sealed) feature += c;
+    }
+  }
+  if (!feature.empty()) out.features.push_back(std::move(feature));
+  if (bracket != 0 || paren != 0) out.wellFormed = false;
+  return out;
+}
+
 std::vector<std::string> gpuTypeFeatures(std::string_view typeLabel, std::string_view product) {
   FirstSeen out;
   const bool listed = typeLabel.find_first_not_of(" ,") != std::string_view::npos;
@@ -225,14 +294,16 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   if (!excluded.isOk()) return excluded.status();
   job.excludedNodes = std::move(excluded).value();
   if (!request.constraint.empty()) {
-    // Slurm's AND form ("a&b"); OR and counts are left to a later slice.
-    std::string_view rest = request.constraint;
-    while (!rest.empty()) {
-      const std::size_t amp = rest.find('&');
-      job.constraints.emplace_back(rest.substr(0, amp));
-      if (amp == std::string_view::npos) break;
-      rest.remove_prefix(amp + 1);
+    // Slurm's AND form ("a&b", "a,b"). OR, matching OR and counts are refused at submission
+    // (submission_rules.h); a job that skipped the webhook is held with the reason rather than
+    // left waiting for a node with a feature named "a|b".
+    ConstraintTerms terms = constraintTerms(request.constraint);
+    if (!terms.wellFormed || !terms.onlyAnd) {
+      return invalidArgument(
+          std::string(kInvalidFeature) +
+          (terms.wellFormed ? " (kubeslurm plans only features joined by &)" : ""));
     }
+    job.constraints = std::move(terms.features);
   }
   for (std::string& type : requiredGpuTypeFeatures(request)) {
     job.constraints.push_back(std::move(type));

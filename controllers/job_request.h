@@ -79,6 +79,18 @@ StatusOr<std::vector<podspec::ContainerMount>> containerMounts(const slurm::JobR
 
 // slurmctld's refusal of a node name the cluster does not have (ESLURM_INVALID_NODE_NAME).
 inline constexpr std::string_view kInvalidNodeName = "Invalid node name specified";
+// slurmctld's refusal of a --constraint it cannot read, or that names a feature no node has
+// (ESLURM_INVALID_FEATURE).
+inline constexpr std::string_view kInvalidFeature = "Invalid feature specification";
+
+// A --constraint as slurmctld's build_feature_list reads it (job_scheduler.c): ',' is '&' ("a
+// common error"), and '|', '[...]', '(...)' and '*N' make OR, matching-OR and counted terms.
+struct ConstraintTerms {
+  std::vector<std::string> features;  // every feature it names, in order
+  bool wellFormed = true;             // as build_feature_list parses it
+  bool onlyAnd = true;                // features joined by '&' alone: the form the core plans
+};
+ConstraintTerms constraintTerms(std::string_view constraint);
 
 // `clusterNodes`: how many nodes the cluster has. A --nodelist or --exclude of more hosts than
 // that names a node that does not exist: kInvalidArgument, kInvalidNodeName, found without

@@ -98,23 +98,7 @@ core::Node coreNode(const api::Node& node) {
     out.taints.push_back(core::Taint{taint.key, taint.value, taint.effect});
   }
   out.state = nodeState(node);
-  const auto& labels = node.metadata.labels;
-  if (auto it = labels.find(std::string(kFeaturesLabel)); it != labels.end()) {
-    out.features = splitCommaList(it->second);
-  }
-  const auto product = labels.find(std::string(kGpuProductLabel));
-  if (product != labels.end() && !product->second.empty()) {
-    if (std::find(out.features.begin(), out.features.end(), product->second) ==
-        out.features.end()) {
-      out.features.push_back(product->second);
-    }
-  }
-  const auto types = labels.find(std::string(kGpuTypeLabel));
-  for (std::string& feature :
-       gpuTypeFeatures(types == labels.end() ? std::string_view() : types->second,
-                       product == labels.end() ? std::string_view() : product->second)) {
-    out.features.push_back(std::move(feature));
-  }
+  out.features = nodeFeatures(node);
   return out;
 }
 
@@ -179,6 +163,27 @@ std::int32_t exitStatusOf(std::string_view text) {
 }
 
 }  // namespace
+
+std::vector<std::string> nodeFeatures(const api::Node& node) {
+  std::vector<std::string> features;
+  const auto& labels = node.metadata.labels;
+  if (auto it = labels.find(std::string(kFeaturesLabel)); it != labels.end()) {
+    features = splitCommaList(it->second);
+  }
+  const auto product = labels.find(std::string(kGpuProductLabel));
+  if (product != labels.end() && !product->second.empty()) {
+    if (std::find(features.begin(), features.end(), product->second) == features.end()) {
+      features.push_back(product->second);
+    }
+  }
+  const auto types = labels.find(std::string(kGpuTypeLabel));
+  for (std::string& feature :
+       gpuTypeFeatures(types == labels.end() ? std::string_view() : types->second,
+                       product == labels.end() ? std::string_view() : product->second)) {
+    features.push_back(std::move(feature));
+  }
+  return features;
+}
 
 // The nodes translated, by the record's address. An entry holds its record, so no other record
 // can have that address while the entry lives. A build stamps the entries it uses; those it did

@@ -102,6 +102,10 @@ class SnapshotMemo {
   std::unique_ptr<Nodes> nodes_;
 };
 
+// A node's features as --constraint matches them: kFeaturesLabel's list (slurm.conf's
+// Features=), the GPU product label, and the node's GPU types (gpuTypeFeatures).
+std::vector<std::string> nodeFeatures(const api::Node& node);
+
 // `memo`, when given, carries translations from one build to the next (one build at a time).
 SnapshotIndex buildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options,
                             core::Time now, const JobHolds& holds = {},

@@ -9,6 +9,7 @@
 #include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "kubeslurm/access/identity.h"
+#include "kubeslurm/base/text.h"
 #include "kubeslurm/podspec/pod_policy.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -144,6 +145,20 @@ std::optional<AdmissionResponse> checkShape(const api::SlurmJobObject& job,
       return refuse(what(*problem, std::string(field) + " names more hosts than the cluster has"));
     }
   }
+  return std::nullopt;
+}
+
+std::optional<AdmissionResponse> checkNamedNodes(const api::SlurmJobObject& job,
+                                                 const SubmissionContext& context) {
+  const slurm::JobRequest& r = job.request;
+  if (r.nodeList.empty() && r.excludeList.empty() && r.constraint.empty()) return std::nullopt;
+  if (!context.nodes) {
+    // Without the node cache only the form is checked, which namedNodesProblem reads first.
+    const ConstraintTerms terms = constraintTerms(r.constraint);
+    if (terms.wellFormed && terms.onlyAnd) return std::nullopt;
+    return refuse(namedNodesProblem(r, NodeCatalog{}).value_or(std::string(kInvalidFeature)));
+  }
+  if (auto problem = namedNodesProblem(r, context.nodes())) return refuse(*problem);
   return std::nullopt;
 }
 
@@ -301,6 +316,7 @@ AdmissionResponse validateCreate(const api::SlurmJobObject& job, const Admission
                              " is for administrators"));
     }
   }
+  if (auto refused = checkNamedNodes(job, context)) return *refused;
   if (auto refused = checkPlacementRights(job, request, context)) return *refused;
   if (auto refused = checkPods(job, request, context, checks, /*templateChanged=*/true)) {
     return *refused;
@@ -340,6 +356,38 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
 }
 
 }  // namespace
+
+// --nodelist and --exclude name nodes of the cluster, and --constraint features some node has,
+// in the form the core plans (job_mgr.c _valid_node_list and job_scheduler.c build_feature_list
+// refuse the rest at submission; the slurmctld differential test pins the words).
+std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
+                                             const NodeCatalog& catalog) {
+  const ConstraintTerms terms = constraintTerms(request.constraint);
+  if (!terms.wellFormed) {
+    return what(kInvalidFeature, "--constraint " + quoteForDiagnostic(request.constraint, 64));
+  }
+  if (!terms.onlyAnd)
+    return what(kInvalidFeature, "kubeslurm plans only features joined by & or ,");
+  for (const auto& [list, field] :
+       {std::pair{&request.nodeList, "--nodelist"}, std::pair{&request.excludeList, "--exclude"}}) {
+    if (list->empty()) continue;
+    // checkShape bounded the list by the cluster's size before it is expanded here.
+    auto hosts = slurm::expandHostlist(*list);
+    if (!hosts.isOk()) continue;  // a malformed list: the operator reports Slurm's diagnostic
+    for (const std::string& host : *hosts) {
+      if (!catalog.names.contains(host)) {
+        return what(kInvalidNodeName,
+                    std::string(field) + ": no node " + quoteForDiagnostic(host, 64));
+      }
+    }
+  }
+  for (const std::string& feature : terms.features) {
+    if (!catalog.features.contains(feature)) {
+      return what(kInvalidFeature, "no node has feature " + quoteForDiagnostic(feature, 64));
+    }
+  }
+  return std::nullopt;
+}
 
 AdmissionResponse mutateSlurmJob(const AdmissionRequest& request,
                                  const SubmissionContext& context) {

@@ -11,7 +11,10 @@
 //             default partition, as Slurm records it at submission.
 //   validate  the object decodes; sizes within Slurm's limits (script, template, environment:
 //             "Pathname of a file, directory or other parameter too long"); hostlists no larger
-//             than the cluster ("Invalid node name specified"); spec.user/submitter are the
+//             than the cluster ("Invalid node name specified"); every host of --nodelist and
+//             --exclude is a node of the cluster ("Invalid node name specified") and every
+//             feature of --constraint one some node has, in the form kubeslurm plans: features
+//             joined by & or , ("Invalid feature specification"); spec.user/submitter are the
 //             stamped identity; no array-task labels, annotations or SlurmJob owners (only the
 //             operator makes tasks); --priority and a negative --nice need the admin verb
 //             ("Access/permission denied"); the partition exists; the account exists and admits
@@ -33,6 +36,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,9 +48,16 @@
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/base/status.h"
+#include "kubeslurm/slurm/sbatch_options.h"
 #include "kubeslurm/webhook/admission_review.h"
 
 namespace kubeslurm::controllers {
+
+// The cluster's nodes as --nodelist, --exclude and --constraint name them.
+struct NodeCatalog {
+  std::set<std::string> names;
+  std::set<std::string> features;  // every node's (nodeFeatures)
+};
 
 struct SubmissionLimits {
   std::size_t maxScriptBytes = std::size_t{1} << 20;  // fits etcd's 1.5 MiB with room to spare
@@ -60,6 +73,9 @@ struct SubmissionContext {
   std::string operatorUser;  // the operator's own user name: its writes are trusted
   AdmissionOptions admission;
   SubmissionLimits limits;
+  // Asked only for a job that names nodes or features: at 5,000 nodes a catalog costs a walk of
+  // the node cache. Unset: names and features are not checked.
+  std::function<NodeCatalog()> nodes;
 };
 
 // The questions only the API server can answer.
@@ -79,6 +95,12 @@ inline constexpr std::string_view kAdminVerb = "admin";
 
 webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& request,
                                           const SubmissionContext& context);
+// What slurmctld says of a job whose --nodelist or --exclude names a host `catalog` does not
+// have, or whose --constraint it cannot read or names a feature no node has (job_mgr.c
+// _valid_node_list, job_scheduler.c build_feature_list); or of a --constraint in a form the core
+// does not plan (OR, matching OR, counts). nullopt when there is nothing to say.
+std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
+                                             const NodeCatalog& catalog);
 webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request,
                                             const SubmissionContext& context,
                                             SubmissionChecks& checks);

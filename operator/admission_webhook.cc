@@ -1,9 +1,13 @@
 #include "operator/admission_webhook.h"
 
 #include <map>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "controllers/cluster_view.h"
+#include "controllers/snapshot.h"
 #include "controllers/submission_rules.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/meta_v1.h"
@@ -44,6 +48,24 @@ std::vector<T> decodeAll(const kube::Informer& informer, Decode decode) {
   return out;
 }
 
+// The nodes the cache holds, by name and feature (held decoded, as the cluster view reads them).
+controllers::NodeCatalog nodeCatalog(const kube::Informer& nodes) {
+  controllers::NodeCatalog catalog;
+  for (const kube::ObjectPtr& object : nodes.store().list()) {
+    std::shared_ptr<api::Node> held = controllers::heldNode(object);
+    if (held == nullptr) {
+      auto decoded = api::decodeNode(*object);
+      if (!decoded.isOk()) continue;
+      held = std::make_shared<api::Node>(std::move(decoded).value());
+    }
+    catalog.names.insert(held->metadata.name);
+    for (std::string& feature : controllers::nodeFeatures(*held)) {
+      catalog.features.insert(std::move(feature));
+    }
+  }
+  return catalog;
+}
+
 }  // namespace
 
 SubmissionGate::SubmissionGate(WebhookSources sources, std::string operatorUsername,
@@ -66,8 +88,13 @@ webhook::AdmissionResponse SubmissionGate::withContext(const webhook::AdmissionR
       decodeAll<api::Partition>(sources_.partitions, api::decodePartition);
   const std::vector<api::Account> accounts =
       decodeAll<api::Account>(sources_.accounts, api::decodeAccount);
-  const controllers::SubmissionContext context{
-      partitions, accounts, sources_.nodes.store().size(), operatorUsername_, admission_, {}};
+  const controllers::SubmissionContext context{partitions,
+                                               accounts,
+                                               sources_.nodes.store().size(),
+                                               operatorUsername_,
+                                               admission_,
+                                               {},
+                                               [this] { return nodeCatalog(sources_.nodes); }};
   return decide(request, context);
 }
 

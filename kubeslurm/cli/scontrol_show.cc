@@ -264,7 +264,10 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
             : memory.perNodeMb > 0 ? "MinMemoryNode=" + slurm::formatMegabytes(memory.perNodeMb)
                                    : std::string("MinMemoryNode=0")) +
            " MinTmpDiskNode=0");
-  out.line("Features=" + orNull(q.constraint) + " DelayBoot=00:00:00");
+  // slurmctld's build_feature_list rewrites commas, "a common error", to '&' in the record.
+  std::string features = q.constraint;
+  std::replace(features.begin(), features.end(), ',', '&');
+  out.line("Features=" + orNull(features) + " DelayBoot=00:00:00");
   out.line("OverSubscribe=" + std::string(overSubscribeName(q.shared)) +
            " Contiguous=0 Licenses=(null) Network=(null)");
   out.line("Command=" + orNull(job.scriptPath));

@@ -87,8 +87,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   controllers::AdmissionOptions admission;
   admission.defaultImage = "busybox:1.36";
   admission.toolsImage = "kubeslurm/kubeslurm-tools:fuzz";
+  // Names and features for hostile --nodelist, --exclude and --constraint to be checked against.
+  const auto nodes = [] {
+    return controllers::NodeCatalog{{"gpu-1", "gpu-2", "gpu-3", "gpu-4"}, {"a100", "ib"}};
+  };
   const controllers::SubmissionContext context{
-      partitions(), accounts(), 4, "system:serviceaccount:kubeslurm:operator", admission, {}};
+      partitions(), accounts(), 4,    "system:serviceaccount:kubeslurm:operator",
+      admission,    {},         nodes};
   Checks checks;
 
   const webhook::AdmissionResponse mutated = controllers::mutateSlurmJob(*request, context);

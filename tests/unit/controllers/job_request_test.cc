@@ -1,6 +1,8 @@
 #include "controllers/job_request.h"
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +91,59 @@ TEST(NodeRequest, TasksOverTasksPerNodeSetTheNodeCount) {
   EXPECT_EQ(nodeRequest(request, kNoDefaults)->maxNodes, 4U);
   request.nodes = slurm::NodeRange{1, std::nullopt};
   EXPECT_EQ(nodeRequest(request, kNoDefaults)->minNodes, 1U);
+}
+
+// build_feature_list (job_scheduler.c): ',' is '&'; '|', '[...]', '(...)' and '*N' are forms
+// the core does not plan; an operator with no name before it, an unclosed bracket or a count
+// that is not positive is not read at all.
+TEST(ConstraintTerms, AsSlurmctldReadsThem) {
+  struct Case {
+    std::string text;
+    std::vector<std::string> features;
+    bool wellFormed;
+    bool onlyAnd;
+  };
+  const std::vector<Case> cases = {
+      {"a100", {"a100"}, true, true},
+      {"a100&ib", {"a100", "ib"}, true, true},
+      {"a100,ib", {"a100", "ib"}, true, true},
+      {"a100&", {"a100"}, true, true},   // slurmctld takes the trailing '&'
+      {"!a100", {"!a100"}, true, true},  // a name no node has: refused as an unknown feature
+      {"a100|ib", {"a100", "ib"}, true, false},
+      {"[a100|ib]", {"a100", "ib"}, true, false},
+      {"[a100|ib]&x", {"a100", "ib", "x"}, true, false},
+      {"a100*2", {"a100"}, true, false},
+      {"(a100|ib)&ib", {"a100", "ib", "ib"}, true, false},
+      {"&a100", {}, false, true},
+      {"a100&&ib", {"a100"}, false, true},
+      {"[a100", {"a100"}, false, false},
+      {"a100]", {}, false, true},
+      {"a100*0", {}, false, false},
+      {"(a100*2)", {}, false, false},
+      {"[a]&[b]", {"a"}, false, false},
+  };
+  for (const Case& c : cases) {
+    const ConstraintTerms terms = constraintTerms(c.text);
+    EXPECT_EQ(terms.wellFormed, c.wellFormed) << c.text;
+    if (!c.wellFormed) continue;
+    EXPECT_EQ(terms.features, c.features) << c.text;
+    EXPECT_EQ(terms.onlyAnd, c.onlyAnd) << c.text;
+  }
+}
+
+// The core is given the AND form only: an OR that skipped the webhook is a problem with the
+// reason, not a job waiting for a node with a feature named "a|b".
+TEST(CoreJob, ConstraintsAreTheAndFormsFeatures) {
+  slurm::JobRequest request;
+  request.constraint = "a100,ib";
+  auto job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(job->constraints, (std::vector<std::string>{"a100", "ib"}));
+  request.constraint = "a100|ib";
+  job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_FALSE(job.isOk());
+  EXPECT_EQ(job.status().message(),
+            "Invalid feature specification (kubeslurm plans only features joined by &)");
 }
 
 TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {

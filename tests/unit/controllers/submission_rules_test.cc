@@ -109,7 +109,7 @@ class SubmissionRules : public ::testing::Test {
 
   std::vector<api::Partition> partitions;
   std::vector<api::Account> accounts;
-  SubmissionContext context{partitions, accounts, 8, kOperator.user, {}, {}};
+  SubmissionContext context{partitions, accounts, 8, kOperator.user, {}, {}, {}};
   FakeChecks checks;
 };
 
@@ -276,6 +276,34 @@ TEST_F(SubmissionRules, ZeroNodesAreForASingleBatchJobOnly) {
   EXPECT_TRUE(validate(create({{"nodes", 0}})).allowed);
   expectRefused(validate(create({{"nodes", 0}, {"array", "0-3"}})),
                 "Node count specification invalid (spec.nodes 0 in a job array)");
+}
+
+// Slurm refuses a host or a feature the cluster does not have at submission (job_mgr.c
+// _valid_node_list, job_scheduler.c build_feature_list; the words are pinned against a real
+// slurmctld by the slurmctld differential test), and reads ',' as '&'.
+TEST_F(SubmissionRules, NodesAndFeaturesMustBeTheClusters) {
+  context.nodes = [] { return NodeCatalog{{"gpu-1", "gpu-2"}, {"a100", "ib"}}; };
+  EXPECT_TRUE(validate(create({{"nodeList", "gpu-[1-2]"}, {"exclude", "gpu-1"}})).allowed);
+  EXPECT_TRUE(validate(create({{"constraint", "a100&ib"}})).allowed);
+  EXPECT_TRUE(validate(create({{"constraint", "a100,ib"}})).allowed);
+  expectRefused(validate(create({{"nodeList", "gpu-[2-3]"}})),
+                "Invalid node name specified (--nodelist: no node \"gpu-3\")");
+  expectRefused(validate(create({{"exclude", "nosuch"}})),
+                "Invalid node name specified (--exclude: no node \"nosuch\")");
+  expectRefused(validate(create({{"constraint", "a100&A100"}})),
+                "Invalid feature specification (no node has feature \"A100\")");
+  expectRefused(validate(create({{"constraint", "!a100"}})), "no node has feature \"!a100\"");
+  expectRefused(validate(create({{"constraint", "&a100"}})),
+                "Invalid feature specification (--constraint \"&a100\")");
+  // Slurm plans these; the core does not yet, and a job must not wait for a node it cannot see.
+  expectRefused(validate(create({{"constraint", "a100|ib"}})),
+                "Invalid feature specification (kubeslurm plans only features joined by & or ,)");
+  expectRefused(validate(create({{"constraint", "[a100|ib]"}})), "joined by & or ,");
+
+  // Without the node cache the form is still checked, and the names are the operator's to find.
+  context.nodes = nullptr;
+  EXPECT_TRUE(validate(create({{"nodeList", "gpu-9"}, {"constraint", "x&y"}})).allowed);
+  expectRefused(validate(create({{"constraint", "a100*2"}})), "joined by & or ,");
 }
 
 TEST_F(SubmissionRules, WhatDoesNotDecodeIsRefusedWithTheDecodersWords) {
