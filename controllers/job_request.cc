@@ -70,8 +70,8 @@ ConstraintTerms constraintTerms(std::string_view constraint) {
   int bracket = 0;
   int paren = 0;
   int brackets = 0;
-  bool sealed =
-      false;  // the name ended at ']', ')' or '*': what follows up to an operator is not read
+  // The name ended at ']', ')' or '*': what follows it up to an operator is not read.
+  bool sealed = false;
   // A term ends at an operator; one with no name before it is build_feature_list's failure.
   const auto endTerm = [&]() {
     if (feature.empty()) return false;
@@ -301,7 +301,7 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
     if (!terms.wellFormed || !terms.onlyAnd) {
       return invalidArgument(
           std::string(kInvalidFeature) +
-          (terms.wellFormed ? " (kubeslurm plans only features joined by &)" : ""));
+          (terms.wellFormed ? " (kubeslurm plans only features joined by & or ,)" : ""));
     }
     job.constraints = std::move(terms.features);
   }

@@ -153,7 +153,7 @@ std::optional<AdmissionResponse> checkNamedNodes(const api::SlurmJobObject& job,
   const slurm::JobRequest& r = job.request;
   if (r.nodeList.empty() && r.excludeList.empty() && r.constraint.empty()) return std::nullopt;
   if (!context.nodes) {
-    // Without the node cache only the form is checked, which namedNodesProblem reads first.
+    // Without the node cache only the form is checked (namedNodesProblem reads it first).
     const ConstraintTerms terms = constraintTerms(r.constraint);
     if (terms.wellFormed && terms.onlyAnd) return std::nullopt;
     return refuse(namedNodesProblem(r, NodeCatalog{}).value_or(std::string(kInvalidFeature)));
@@ -366,12 +366,16 @@ std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
   if (!terms.wellFormed) {
     return what(kInvalidFeature, "--constraint " + quoteForDiagnostic(request.constraint, 64));
   }
-  if (!terms.onlyAnd)
+  if (!terms.onlyAnd) {
     return what(kInvalidFeature, "kubeslurm plans only features joined by & or ,");
+  }
   for (const auto& [list, field] :
        {std::pair{&request.nodeList, "--nodelist"}, std::pair{&request.excludeList, "--exclude"}}) {
     if (list->empty()) continue;
-    // checkShape bounded the list by the cluster's size before it is expanded here.
+    // A list of more hosts than the catalog has names one it does not have; it is not expanded.
+    if (hostlistTooLarge(*list, catalog.names.size())) {
+      return what(kInvalidNodeName, std::string(field) + " names more hosts than the cluster has");
+    }
     auto hosts = slurm::expandHostlist(*list);
     if (!hosts.isOk()) continue;  // a malformed list: the operator reports Slurm's diagnostic
     for (const std::string& host : *hosts) {

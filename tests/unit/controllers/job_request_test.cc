@@ -143,7 +143,7 @@ TEST(CoreJob, ConstraintsAreTheAndFormsFeatures) {
   job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
   ASSERT_FALSE(job.isOk());
   EXPECT_EQ(job.status().message(),
-            "Invalid feature specification (kubeslurm plans only features joined by &)");
+            "Invalid feature specification (kubeslurm plans only features joined by & or ,)");
 }
 
 TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {
