@@ -64,12 +64,85 @@ class FirstSeen {
 
 }  // namespace
 
+namespace {
+
+// The conjunctive form of a well-formed expression without brackets or counts, or none. A
+// parenthesis holds one level (build_feature_list refuses a second '('), so the expression is
+// operands (a feature, or a group of features with its own operators) joined by operators.
+std::optional<std::vector<std::vector<std::string>>> conjunctiveForm(std::string_view text) {
+  struct Operand {
+    std::vector<std::string> features;
+    char joinedBy = 0;  // the operators inside a group: '&', '|', or 0 for one feature
+  };
+  std::vector<Operand> operands;
+  std::vector<char> operators;
+  const auto isOperator = [](char c) { return c == '&' || c == ',' || c == '|'; };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    Operand operand;
+    if (text[i] == '(') {
+      const std::size_t close = text.find(')', i);
+      std::string_view group = text.substr(i + 1, close - i - 1);
+      std::string feature;
+      for (const char c : group) {
+        if (!isOperator(c)) {
+          feature += c;
+          continue;
+        }
+        const char op = c == '|' ? '|' : '&';
+        if (operand.joinedBy != 0 && operand.joinedBy != op) return std::nullopt;
+        operand.joinedBy = op;
+        operand.features.push_back(std::move(feature));
+        feature.clear();
+      }
+      operand.features.push_back(std::move(feature));
+      i = close + 1;
+      // build_feature_list skips what follows ')' up to the next operator; that is not planned.
+      if (i < text.size() && !isOperator(text[i])) return std::nullopt;
+    } else {
+      std::size_t end = i;
+      while (end < text.size() && !isOperator(text[end])) ++end;
+      operand.features.emplace_back(text.substr(i, end - i));
+      i = end;
+    }
+    operands.push_back(std::move(operand));
+    if (i < text.size()) operators.push_back(text[i] == '|' ? '|' : '&');
+    ++i;
+  }
+  // A trailing '&' (which slurmctld takes) leaves no operand after it.
+  if (operators.size() == operands.size() && !operators.empty()) operators.pop_back();
+  const bool anyOr = std::ranges::count(operators, '|') > 0;
+  const bool anyAnd = std::ranges::count(operators, '&') > 0;
+  std::vector<std::vector<std::string>> clauses;
+  if (anyOr && anyAnd) return std::nullopt;  // left to right in Slurm: not conjunctive
+  if (anyOr) {
+    // a|b|c: one clause, whose groups may only be ORs themselves.
+    clauses.emplace_back();
+    for (Operand& operand : operands) {
+      if (operand.joinedBy == '&') return std::nullopt;
+      for (std::string& f : operand.features) clauses.back().push_back(std::move(f));
+    }
+    return clauses;
+  }
+  for (Operand& operand : operands) {
+    if (operand.joinedBy == '|') {
+      clauses.push_back(std::move(operand.features));
+      continue;
+    }
+    for (std::string& f : operand.features) clauses.push_back({std::move(f)});
+  }
+  return clauses;
+}
+
+}  // namespace
+
 ConstraintTerms constraintTerms(std::string_view constraint) {
   ConstraintTerms out;
   std::string feature;
   int bracket = 0;
   int paren = 0;
   int brackets = 0;
+  bool counted = false;
   // The name ended at ']', ')' or '*': what follows it up to an operator is not read.
   bool sealed = false;
   // A term ends at an operator; one with no name before it is build_feature_list's failure.
@@ -85,14 +158,11 @@ ConstraintTerms constraintTerms(std::string_view constraint) {
     switch (c) {
       case '&':
       case ',':
-        out.wellFormed = endTerm();
-        break;
       case '|':
-        out.onlyAnd = false;
         out.wellFormed = endTerm();
         break;
       case '*': {
-        out.onlyAnd = false;
+        counted = true;
         std::size_t digits = i + 1;
         while (digits < constraint.size() && constraint[digits] >= '0' &&
                constraint[digits] <= '9') {
@@ -105,7 +175,6 @@ ConstraintTerms constraintTerms(std::string_view constraint) {
         break;
       }
       case '[':
-        out.onlyAnd = false;
         out.wellFormed = feature.empty() && bracket == 0 && ++brackets == 1;
         ++bracket;
         break;
@@ -115,7 +184,6 @@ ConstraintTerms constraintTerms(std::string_view constraint) {
         bracket = 0;
         break;
       case '(':
-        out.onlyAnd = false;
         out.wellFormed = feature.empty() && paren == 0;
         ++paren;
         break;
@@ -130,6 +198,12 @@ ConstraintTerms constraintTerms(std::string_view constraint) {
   }
   if (!feature.empty()) out.features.push_back(std::move(feature));
   if (bracket != 0 || paren != 0) out.wellFormed = false;
+  if (out.wellFormed && brackets == 0 && !counted &&
+      constraint.find_first_not_of("&,|()") != std::string_view::npos) {
+    out.clauses = conjunctiveForm(constraint);
+  } else if (out.wellFormed && constraint.empty()) {
+    out.clauses.emplace();
+  }
   return out;
 }
 
@@ -294,16 +368,22 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   if (!excluded.isOk()) return excluded.status();
   job.excludedNodes = std::move(excluded).value();
   if (!request.constraint.empty()) {
-    // Slurm's AND form ("a&b", "a,b"). OR, matching OR and counts are refused at submission
-    // (submission_rules.h); a job that skipped the webhook is held with the reason rather than
-    // left waiting for a node with a feature named "a|b".
+    // "a&b", "a,b", "a|b", "(a|b)&c". Matching OR, counts and unparenthesized mixes are refused
+    // at submission (submission_rules.h); a job that skipped the webhook is held with the reason
+    // rather than left waiting for a node with a feature named "[a|b]".
     ConstraintTerms terms = constraintTerms(request.constraint);
-    if (!terms.wellFormed || !terms.onlyAnd) {
+    if (!terms.clauses) {
       return invalidArgument(
           std::string(kInvalidFeature) +
-          (terms.wellFormed ? " (kubeslurm plans only features joined by & or ,)" : ""));
+          (terms.wellFormed ? " (" + std::string(kUnplannedConstraint) + ")" : ""));
     }
-    job.constraints = std::move(terms.features);
+    for (std::vector<std::string>& clause : *terms.clauses) {
+      if (clause.size() == 1) {
+        job.constraints.push_back(std::move(clause.front()));
+      } else {
+        job.constraintAnyOf.push_back(std::move(clause));
+      }
+    }
   }
   for (std::string& type : requiredGpuTypeFeatures(request)) {
     job.constraints.push_back(std::move(type));

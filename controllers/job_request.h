@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,9 +89,16 @@ inline constexpr std::string_view kInvalidFeature = "Invalid feature specificati
 struct ConstraintTerms {
   std::vector<std::string> features;  // every feature it names, in order
   bool wellFormed = true;             // as build_feature_list parses it
-  bool onlyAnd = true;                // features joined by '&' alone: the form the core plans
+  // The expression as the core plans it, in conjunctive form: every node of the job has one
+  // feature of each clause ("a&b": {a},{b}; "a|b": {a,b}; "(a|b)&c": {a,b},{c}). None for the
+  // forms the core does not plan: matching OR ("[a|b]", one feature for all nodes), counts
+  // ("a*2"), and '&' and '|' mixed outside parentheses (which Slurm reads left to right).
+  std::optional<std::vector<std::vector<std::string>>> clauses;
 };
 ConstraintTerms constraintTerms(std::string_view constraint);
+// What a job whose --constraint is in a form the core does not plan is told.
+inline constexpr std::string_view kUnplannedConstraint =
+    "kubeslurm does not plan [a|b], a*N, or & and | mixed outside parentheses";
 
 // `clusterNodes`: how many nodes the cluster has. A --nodelist or --exclude of more hosts than
 // that names a node that does not exist: kInvalidArgument, kInvalidNodeName, found without

@@ -155,7 +155,7 @@ std::optional<AdmissionResponse> checkNamedNodes(const api::SlurmJobObject& job,
   if (!context.nodes) {
     // Without the node cache only the form is checked (namedNodesProblem reads it first).
     const ConstraintTerms terms = constraintTerms(r.constraint);
-    if (terms.wellFormed && terms.onlyAnd) return std::nullopt;
+    if (terms.clauses) return std::nullopt;
     return refuse(namedNodesProblem(r, NodeCatalog{}).value_or(std::string(kInvalidFeature)));
   }
   if (auto problem = namedNodesProblem(r, context.nodes())) return refuse(*problem);
@@ -366,9 +366,7 @@ std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
   if (!terms.wellFormed) {
     return what(kInvalidFeature, "--constraint " + quoteForDiagnostic(request.constraint, 64));
   }
-  if (!terms.onlyAnd) {
-    return what(kInvalidFeature, "kubeslurm plans only features joined by & or ,");
-  }
+  if (!terms.clauses) return what(kInvalidFeature, kUnplannedConstraint);
   for (const auto& [list, field] :
        {std::pair{&request.nodeList, "--nodelist"}, std::pair{&request.excludeList, "--exclude"}}) {
     if (list->empty()) continue;

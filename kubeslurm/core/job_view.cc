@@ -24,13 +24,18 @@ std::vector<NodeIndex> resolve(const ClusterState& state, const std::vector<std:
   return out;
 }
 
-bool hasFeatures(const Node& node, const std::vector<std::string>& constraints) {
-  return std::all_of(constraints.begin(), constraints.end(), [&](const std::string& f) {
-    return std::find(node.features.begin(), node.features.end(), f) != node.features.end();
-  });
-}
-
 }  // namespace
+
+bool hasJobFeatures(const Node& node, const Job& job) {
+  const auto has = [&node](const std::string& f) {
+    return std::find(node.features.begin(), node.features.end(), f) != node.features.end();
+  };
+  return std::all_of(job.constraints.begin(), job.constraints.end(), has) &&
+         std::all_of(job.constraintAnyOf.begin(), job.constraintAnyOf.end(),
+                     [&has](const std::vector<std::string>& clause) {
+                       return std::any_of(clause.begin(), clause.end(), has);
+                     });
+}
 
 JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint32_t partition,
                     Time now) {
@@ -51,7 +56,7 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
   v.required = resolve(state, job.requiredNodes, &v.unknownRequired);
   v.excluded = resolve(state, job.excludedNodes, nullptr);
   v.simple = v.required.empty() && v.excluded.empty() && v.unknownRequired.empty() &&
-             job.constraints.empty() && job.tolerations.empty() && tried.tolerations.empty() &&
+             !job.hasFeatureConstraints() && job.tolerations.empty() && tried.tolerations.empty() &&
              v.request.amount.gpus <= CapacityIndex::kTopBucket;
   return v;
 }
@@ -62,7 +67,7 @@ bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n)
   const Partition& partition = state.snapshot().partitions[job.partition];
   return node.state == NodeState::kUp &&
          toleratesAll(node.taints, j.tolerations, partition.tolerations) &&
-         hasFeatures(node, j.constraints) &&
+         hasJobFeatures(node, j) &&
          !std::binary_search(job.excluded.begin(), job.excluded.end(), n);
 }
 

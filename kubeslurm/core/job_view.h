@@ -34,6 +34,9 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
 // Whether node n may hold a rank of the job at all (state, taints, features, -x), regardless of
 // free capacity and of the main pass closing nodes.
 bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n);
+// Whether `node` has the features `job` asks for (-C): each of constraints, and one of each
+// constraintAnyOf clause.
+bool hasJobFeatures(const Node& node, const Job& job);
 inline bool nodeAllowed(const ClusterState& state, const JobView& job, NodeIndex n) {
   return job.simple ? state.usable(n) : nodeAllowedSlow(state, job, n);
 }

@@ -177,6 +177,10 @@ struct Job {
   std::vector<std::string> requiredNodes;  // -w (expanded)
   std::vector<std::string> excludedNodes;  // -x (expanded)
   std::vector<std::string> constraints;    // -C features, all required
+  // -C "a|b", "(a|b)&c": each of these needs one of its features on every node of the job
+  // (Slurm's OR without brackets: nodes may differ in which one they have).
+  std::vector<std::vector<std::string>> constraintAnyOf;
+  bool hasFeatureConstraints() const { return !constraints.empty() || !constraintAnyOf.empty(); }
   // Taints this job's pods tolerate: a node taint matches when the key is equal and the value
   // and effect are equal or empty here. Nodes with an untolerated NoSchedule or NoExecute taint
   // take none of its ranks.

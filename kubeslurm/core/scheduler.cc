@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kubeslurm/core/backfill.h"
+#include "kubeslurm/core/job_view.h"
 #include "kubeslurm/core/profile.h"
 #include "kubeslurm/slurm/hostlist.h"
 
@@ -326,13 +327,10 @@ bool Cycle::configFeasible(const JobView& view) const {
   for (NodeIndex n : state_.partition(view.partition).nodes) {
     const Node& node = snapshot_.nodes[n];
     if (!toAmount(node.allocatable).covers(view.request.amount)) continue;
-    if (!view.simple &&
-        (!toleratesAll(node.taints, job.tolerations,
-                       snapshot_.partitions[view.partition].tolerations) ||
-         std::binary_search(view.excluded.begin(), view.excluded.end(), n) ||
-         !std::all_of(job.constraints.begin(), job.constraints.end(), [&](const std::string& f) {
-           return std::find(node.features.begin(), node.features.end(), f) != node.features.end();
-         }))) {
+    if (!view.simple && (!toleratesAll(node.taints, job.tolerations,
+                                       snapshot_.partitions[view.partition].tolerations) ||
+                         std::binary_search(view.excluded.begin(), view.excluded.end(), n) ||
+                         !hasJobFeatures(node, job))) {
       continue;
     }
     if (++count >= view.minNodes) return true;

@@ -177,6 +177,7 @@ const std::vector<Case>& cases() {
       {"gpus_and_tasks_per_node", {"-N", "2", "--gpus-per-node=4", "--ntasks-per-node=4"}},
       {"features", {"-C", "a100&ib"}},
       {"features_with_a_comma", {"-C", "a100,ib"}},
+      {"features_or", {"-C", "(a100|ib)&ib"}},
   };
   return kCases;
 }
@@ -539,9 +540,10 @@ TEST_F(SlurmctldDiff, HeldJobRecordsMatchFieldByField) {
 
 // What slurmctld refuses at submission for the hosts and features a job names, against the
 // operator's admission rule (controllers::namedNodesProblem) with the rig's nodes: both refuse
-// with the same words, or both accept. The forms the core does not plan yet (OR, matching OR,
-// counts), which slurmctld accepts, are refused here with a word of why. Declared after the
-// records' test, whose dependencies name the rig's first job ids.
+// with the same words, or both accept. The forms the core does not plan yet (matching OR,
+// counts, '&' and '|' mixed outside parentheses), which slurmctld accepts, are refused here with
+// a word of why. Declared after the records' test, whose dependencies name the rig's first job
+// ids.
 TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
   ASSERT_EQ(startError_, "");
   const std::string script = (slurmctld_->workDir() / "x.sbatch").string();
@@ -549,7 +551,7 @@ TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
   controllers::NodeCatalog rig;
   for (int i = 1; i <= 8; ++i) rig.names.insert("gpu-node-00" + std::to_string(i));
   rig.features = {"a100", "ib"};
-  const std::set<std::string> unplanned = {"a100|ib", "[a100|ib]", "a100*2", "(a100|ib)&ib"};
+  const std::set<std::string> unplanned = {"[a100|ib]", "a100*2", "a100&ib|a100"};
   const std::vector<std::vector<std::string>> probes = {{"-w", "gpu-node-[001-002]"},
                                                         {"-w", "gpu-node-001,nosuch"},
                                                         {"-w", "gpu-node-[001-009]"},
@@ -567,7 +569,9 @@ TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
                                                         {"-C", "a100|ib"},
                                                         {"-C", "[a100|ib]"},
                                                         {"-C", "a100*2"},
-                                                        {"-C", "(a100|ib)&ib"}};
+                                                        {"-C", "(a100|ib)&ib"},
+                                                        {"-C", "a100&ib|a100"},
+                                                        {"-C", "(a100|nosuch)"}};
   const std::string failed = "sbatch: error: Batch job submission failed: ";
   for (const std::vector<std::string>& options : probes) {
     SCOPED_TRACE(options[0] + " " + options[1]);
@@ -584,8 +588,8 @@ TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
       EXPECT_EQ(real.rc, 0) << real.err;
       ASSERT_TRUE(ours.has_value());
       EXPECT_EQ(*ours,
-                "Invalid feature specification (kubeslurm plans only features joined by "
-                "& or ,)");
+                "Invalid feature specification (kubeslurm does not plan [a|b], a*N, or & and | "
+                "mixed outside parentheses)");
       continue;
     }
     if (real.rc == 0) {

@@ -1,6 +1,7 @@
 #include "controllers/job_request.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,57 +94,73 @@ TEST(NodeRequest, TasksOverTasksPerNodeSetTheNodeCount) {
   EXPECT_EQ(nodeRequest(request, kNoDefaults)->minNodes, 1U);
 }
 
-// build_feature_list (job_scheduler.c): ',' is '&'; '|', '[...]', '(...)' and '*N' are forms
-// the core does not plan; an operator with no name before it, an unclosed bracket or a count
-// that is not positive is not read at all.
+// build_feature_list (job_scheduler.c): ',' is '&'; an operator with no name before it, an
+// unclosed bracket or a count that is not positive is not read at all. The core plans the
+// conjunctive forms: every node has one feature of each clause.
 TEST(ConstraintTerms, AsSlurmctldReadsThem) {
+  using Clauses = std::vector<std::vector<std::string>>;
   struct Case {
     std::string text;
-    std::vector<std::string> features;
     bool wellFormed;
-    bool onlyAnd;
+    std::optional<Clauses> clauses;  // none: a form the core does not plan
   };
   const std::vector<Case> cases = {
-      {"a100", {"a100"}, true, true},
-      {"a100&ib", {"a100", "ib"}, true, true},
-      {"a100,ib", {"a100", "ib"}, true, true},
-      {"a100&", {"a100"}, true, true},   // slurmctld takes the trailing '&'
-      {"!a100", {"!a100"}, true, true},  // a name no node has: refused as an unknown feature
-      {"a100|ib", {"a100", "ib"}, true, false},
-      {"[a100|ib]", {"a100", "ib"}, true, false},
-      {"[a100|ib]&x", {"a100", "ib", "x"}, true, false},
-      {"a100*2", {"a100"}, true, false},
-      {"(a100|ib)&ib", {"a100", "ib", "ib"}, true, false},
-      {"&a100", {}, false, true},
-      {"a100&&ib", {"a100"}, false, true},
-      {"[a100", {"a100"}, false, false},
-      {"a100]", {}, false, true},
-      {"a100*0", {}, false, false},
-      {"(a100*2)", {}, false, false},
-      {"[a]&[b]", {"a"}, false, false},
+      {"a100", true, Clauses{{"a100"}}},
+      {"a100&ib", true, Clauses{{"a100"}, {"ib"}}},
+      {"a100,ib", true, Clauses{{"a100"}, {"ib"}}},
+      {"a100&", true, Clauses{{"a100"}}},   // slurmctld takes the trailing '&'
+      {"!a100", true, Clauses{{"!a100"}}},  // a name no node has: refused at submission
+      {"a100|ib", true, Clauses{{"a100", "ib"}}},
+      {"a100|ib|h100", true, Clauses{{"a100", "ib", "h100"}}},
+      {"(a100|h100)&ib", true, Clauses{{"a100", "h100"}, {"ib"}}},
+      {"ib&(a100|h100)", true, Clauses{{"ib"}, {"a100", "h100"}}},
+      {"(a100&ib)&x", true, Clauses{{"a100"}, {"ib"}, {"x"}}},
+      {"(a100|h100)|x", true, Clauses{{"a100", "h100", "x"}}},
+      {"a100&ib|x", true, std::nullopt},  // left to right in Slurm: (a100&ib)|x
+      {"(a100&ib)|x", true, std::nullopt},
+      {"(a100|ib)x&c", true, std::nullopt},
+      {"[a100|ib]", true, std::nullopt},
+      {"[a100|ib]&x", true, std::nullopt},
+      {"a100*2", true, std::nullopt},
+      {"", true, Clauses{}},
+      {"&a100", false, std::nullopt},
+      {"a100&&ib", false, std::nullopt},
+      {"[a100", false, std::nullopt},
+      {"a100]", false, std::nullopt},
+      {"a100*0", false, std::nullopt},
+      {"(a100*2)", false, std::nullopt},
+      {"(a|b", false, std::nullopt},
+      {"[a]&[b]", false, std::nullopt},
   };
   for (const Case& c : cases) {
     const ConstraintTerms terms = constraintTerms(c.text);
     EXPECT_EQ(terms.wellFormed, c.wellFormed) << c.text;
-    if (!c.wellFormed) continue;
-    EXPECT_EQ(terms.features, c.features) << c.text;
-    EXPECT_EQ(terms.onlyAnd, c.onlyAnd) << c.text;
+    EXPECT_EQ(terms.clauses, c.clauses) << c.text;
   }
+  EXPECT_EQ(constraintTerms("(a100|ib)&ib").features,
+            (std::vector<std::string>{"a100", "ib", "ib"}));
 }
 
-// The core is given the AND form only: an OR that skipped the webhook is a problem with the
-// reason, not a job waiting for a node with a feature named "a|b".
-TEST(CoreJob, ConstraintsAreTheAndFormsFeatures) {
+// The core is given the conjunctive form; a form it does not plan that skipped the webhook is a
+// problem with the reason, not a job waiting for a node with a feature named "[a|b]".
+TEST(CoreJob, ConstraintsAreTheConjunctiveForm) {
   slurm::JobRequest request;
   request.constraint = "a100,ib";
   auto job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
   ASSERT_TRUE(job.isOk()) << job.status().toString();
   EXPECT_EQ(job->constraints, (std::vector<std::string>{"a100", "ib"}));
-  request.constraint = "a100|ib";
+  EXPECT_TRUE(job->constraintAnyOf.empty());
+  request.constraint = "(a100|h100)&ib";
+  job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(job->constraints, (std::vector<std::string>{"ib"}));
+  EXPECT_EQ(job->constraintAnyOf, (std::vector<std::vector<std::string>>{{"a100", "h100"}}));
+  request.constraint = "[a100|ib]";
   job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
   ASSERT_FALSE(job.isOk());
   EXPECT_EQ(job.status().message(),
-            "Invalid feature specification (kubeslurm plans only features joined by & or ,)");
+            "Invalid feature specification (kubeslurm does not plan [a|b], a*N, or & and | mixed "
+            "outside parentheses)");
 }
 
 TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {

@@ -295,15 +295,19 @@ TEST_F(SubmissionRules, NodesAndFeaturesMustBeTheClusters) {
   expectRefused(validate(create({{"constraint", "!a100"}})), "no node has feature \"!a100\"");
   expectRefused(validate(create({{"constraint", "&a100"}})),
                 "Invalid feature specification (--constraint \"&a100\")");
+  EXPECT_TRUE(validate(create({{"constraint", "a100|ib"}})).allowed);
+  EXPECT_TRUE(validate(create({{"constraint", "(a100|ib)&ib"}})).allowed);
+  expectRefused(validate(create({{"constraint", "a100|A100"}})), "no node has feature \"A100\"");
   // Slurm plans these; the core does not yet, and a job must not wait for a node it cannot see.
-  expectRefused(validate(create({{"constraint", "a100|ib"}})),
-                "Invalid feature specification (kubeslurm plans only features joined by & or ,)");
-  expectRefused(validate(create({{"constraint", "[a100|ib]"}})), "joined by & or ,");
+  expectRefused(validate(create({{"constraint", "[a100|ib]"}})),
+                "Invalid feature specification (kubeslurm does not plan [a|b], a*N, or & and | "
+                "mixed outside parentheses)");
+  expectRefused(validate(create({{"constraint", "a100&ib|a100"}})), "kubeslurm does not plan");
 
   // Without the node cache the form is still checked, and the names are the operator's to find.
   context.nodes = nullptr;
   EXPECT_TRUE(validate(create({{"nodeList", "gpu-9"}, {"constraint", "x&y"}})).allowed);
-  expectRefused(validate(create({{"constraint", "a100*2"}})), "joined by & or ,");
+  expectRefused(validate(create({{"constraint", "a100*2"}})), "kubeslurm does not plan");
 }
 
 TEST_F(SubmissionRules, WhatDoesNotDecodeIsRefusedWithTheDecodersWords) {

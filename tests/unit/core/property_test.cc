@@ -44,6 +44,7 @@ class RandomCluster {
       if (chance(0.15))
         n.foreignUsed = {static_cast<std::uint32_t>(pick(1, n.allocatable.gpus)), 4000, 0};
       if (chance(0.3)) n.features = {"ib"};
+      if (chance(0.2)) n.features.push_back("nvlink");
       if (chance(0.05)) n.taints = {{"dedicated", "x", "NoSchedule"}};
       s.nodes.push_back(n);
     }
@@ -161,6 +162,7 @@ class RandomCluster {
     if (chance(0.05)) j.requiredNodes = {s.nodes[pick(0, nodes - 1)].name};
     if (chance(0.05)) j.excludedNodes = {s.nodes[pick(0, nodes - 1)].name, "no-such-node"};
     if (chance(0.03)) j.constraints = {"ib"};
+    if (chance(0.03)) j.constraintAnyOf = {{"ib", "nvlink"}};  // -C "ib|nvlink"
     if (chance(0.03)) j.tolerations = {{"dedicated", "", ""}};
     if (chance(0.05)) j.maxNodes = j.minNodes + static_cast<std::uint32_t>(pick(0, 3));
     if (chance(0.03)) j.timeLimit = chance(0.5) ? kUnlimited : 0;
@@ -270,6 +272,14 @@ void checkGangs(const Snapshot& s, const Plan& plan) {
       ASSERT_TRUE(toleratesAll(node.taints, j.tolerations)) << "job " << j.id;
       for (const std::string& f : j.constraints) {
         ASSERT_NE(std::find(node.features.begin(), node.features.end(), f), node.features.end());
+      }
+      for (const std::vector<std::string>& clause : j.constraintAnyOf) {
+        ASSERT_TRUE(std::any_of(clause.begin(), clause.end(),
+                                [&](const std::string& f) {
+                                  return std::find(node.features.begin(), node.features.end(), f) !=
+                                         node.features.end();
+                                }))
+            << "job " << j.id;
       }
       ASSERT_EQ(std::find(j.excludedNodes.begin(), j.excludedNodes.end(), node.name),
                 j.excludedNodes.end());
