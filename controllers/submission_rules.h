@@ -13,9 +13,9 @@
 //             "Pathname of a file, directory or other parameter too long"); hostlists no larger
 //             than the cluster ("Invalid node name specified"); every host of --nodelist and
 //             --exclude is a node of the cluster ("Invalid node name specified") and every
-//             feature of --constraint one some node has, in the form kubeslurm plans: features
-//             joined by & or , ("Invalid feature specification"); spec.user/submitter are the
-//             stamped identity; no array-task labels, annotations or SlurmJob owners (only the
+//             feature of --constraint one some node has, in a form the core plans (a&b, a|b,
+//             (a|b)&c: ConstraintTerms) ("Invalid feature specification"); spec.user/submitter are
+//             the stamped identity; no array-task labels, annotations or SlurmJob owners (only the
 //             operator makes tasks); --priority and a negative --nice need the admin verb
 //             ("Access/permission denied"); the partition exists; the account exists and admits
 //             the submitter, and the partition admits the account ("Invalid account or
@@ -98,7 +98,8 @@ webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& reque
 // What slurmctld says of a job whose --nodelist or --exclude names a host `catalog` does not
 // have, or whose --constraint it cannot read or names a feature no node has (job_mgr.c
 // _valid_node_list, job_scheduler.c build_feature_list); or of a --constraint in a form the core
-// does not plan (OR, matching OR, counts). nullopt when there is nothing to say.
+// does not plan (matching OR, counts, & and | mixed outside parentheses). nullopt when there is
+// nothing to say.
 std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
                                              const NodeCatalog& catalog);
 webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request,

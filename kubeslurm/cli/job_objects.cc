@@ -66,6 +66,7 @@ PartitionDefaults partitionDefaults(const kube::Json& list) {
   if (out.defaultPartition.empty() && partitions.size() == 1) {
     out.defaultPartition = partitions.front().metadata.name;
   }
+  out.partitions = std::move(partitions);
   return out;
 }
 

@@ -43,6 +43,7 @@ struct PartitionDefaults {
   std::string defaultPartition;  // shown for a job that names none
   std::map<std::string, slurm::TimeLimit> defaultTime;
   std::map<std::string, api::PartitionMemory> memory;
+  std::vector<api::Partition> partitions;  // those that decode, by name
 };
 
 // From a PartitionList (controllers/snapshot.cc jobPartition's rule): the partition marked

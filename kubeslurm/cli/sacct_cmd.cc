@@ -6,6 +6,7 @@
 #include <map>
 #include <ostream>
 #include <utility>
+#include <vector>
 
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/api/slurmjob.h"
@@ -20,11 +21,13 @@
 namespace kubeslurm::cli {
 namespace {
 
-void addPartitions(const kube::Json& list, SacctContext& context) {
+// The partitions' defaults into `context`; returns the partitions, decoded.
+std::vector<api::Partition> addPartitions(const kube::Json& list, SacctContext& context) {
   PartitionDefaults defaults = partitionDefaults(list);
   context.defaultPartition = std::move(defaults.defaultPartition);
   context.partitionDefaultTime = std::move(defaults.defaultTime);
   context.partitionMemory = std::move(defaults.memory);
+  return std::move(defaults.partitions);
 }
 
 // Whether a live job holds all of each node's memory (no memory of its own, no default of its
@@ -43,16 +46,13 @@ bool holdsWholeNodes(const std::vector<api::SlurmJobObject>& jobs, const SacctCo
 
 // Each partition's first node's memory, as the operator charges a job that holds all of each
 // node's memory.
-void addNodeMemory(kube::Reader& reader, const kube::Json& partitionList, SacctContext& context) {
+void addNodeMemory(kube::Reader& reader, const std::vector<api::Partition>& partitions,
+                   SacctContext& context) {
   auto nodes = loadNodes(reader);
-  if (!nodes.isOk() || !partitionList.contains("items") || !partitionList["items"].is_array()) {
-    return;
-  }
-  for (const kube::Json& item : partitionList["items"]) {
-    auto partition = api::decodePartition(item);
-    if (!partition.isOk()) continue;
-    if (const auto mb = firstNodeMemoryMb(partition->spec, *nodes)) {
-      context.nodeMemoryMb[partition->metadata.name] = *mb;
+  if (!nodes.isOk()) return;
+  for (const api::Partition& partition : partitions) {
+    if (const auto mb = firstNodeMemoryMb(partition.spec, *nodes)) {
+      context.nodeMemoryMb[partition.metadata.name] = *mb;
     }
   }
 }
@@ -145,11 +145,12 @@ int runSacctWith(const std::vector<std::string>& args, CliIo& io, const Connecto
   }
   auto partitions =
       kube::listAll(*session->reader, kube::resources::partitions(), "", kube::ListOptions{});
-  if (partitions.isOk()) addPartitions(*partitions, context);
+  std::vector<api::Partition> decoded;
+  if (partitions.isOk()) decoded = addPartitions(*partitions, context);
 
   const std::vector<api::SlurmJobObject> objects = decodeJobList(*jobs);
   if (partitions.isOk() && holdsWholeNodes(objects, context)) {
-    addNodeMemory(*session->reader, *partitions, context);
+    addNodeMemory(*session->reader, decoded, context);
   }
   const std::vector<accounting::JobRecord> records =
       allRecords(objects, parse, context, *session, *schedulerFlags, queries, io);
