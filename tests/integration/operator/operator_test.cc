@@ -164,11 +164,15 @@ class OperatorIT : public ::testing::Test {
 
   json job(const std::string& name) { return kubectlJson("-n " + ns_ + " get sj " + name); }
 
-  std::string state(const std::string& name) {
+  // A string field of the job's status; "" while the job cannot be read (a kubectl call can fail
+  // for a moment on a loaded machine, and a poll must wait on, not throw).
+  std::string statusField(const std::string& name, const std::string& field) {
     const json j = job(name);
-    if (!j.is_object() || !j.contains("status")) return "";
-    return j["status"].value("state", "");
+    if (!j.is_object() || !j.contains("status") || !j["status"].is_object()) return "";
+    return j["status"].value(field, "");
   }
+
+  std::string state(const std::string& name) { return statusField(name, "state"); }
 
   // Waits for `wanted`; on timeout, fails with the job's last status.
   ::testing::AssertionResult reaches(const std::string& name, const std::string& wanted,
@@ -425,15 +429,13 @@ TEST_F(OperatorIT, DependencyChainAfterFailure) {
   const std::string onFailure = dependant("cleanup", "afternotok");
   const std::string onSuccess = dependant("next", "afterok");
   const std::string either = dependant("report", "afterany");
-  ASSERT_TRUE(
-      waitUntil([&] { return job(onSuccess)["status"].value("reason", "") == "Dependency"; }, 20s))
+  ASSERT_TRUE(waitUntil([&] { return statusField(onSuccess, "reason") == "Dependency"; }, 20s))
       << job(onSuccess).dump();
   ASSERT_TRUE(reaches(failing, "FAILED", 30s));
   ASSERT_TRUE(reaches(onFailure, "COMPLETED", 30s));
   ASSERT_TRUE(reaches(either, "COMPLETED", 30s));
   EXPECT_TRUE(waitUntil(
-      [&] { return job(onSuccess)["status"].value("reason", "") == "DependencyNeverSatisfied"; },
-      15s))
+      [&] { return statusField(onSuccess, "reason") == "DependencyNeverSatisfied"; }, 15s))
       << job(onSuccess).dump();
   EXPECT_EQ(state(onSuccess), "PENDING");
 }
@@ -602,8 +604,8 @@ TEST_F(OperatorIT, AJobOfSeveralPartitionsRunsInTheOneWhereItFits) {
                                    "  script: |\n    #!/bin/sh\n    true\n");
   ASSERT_TRUE(waitUntil(
       [&] {
-        return job(held)["status"].value("partition", "") == small + ",batch" &&
-               job(plain)["status"].value("partition", "") == "batch";
+        return statusField(held, "partition") == small + ",batch" &&
+               statusField(plain, "partition") == "batch";
       },
       30s))
       << job(held).dump() << job(plain).dump();
