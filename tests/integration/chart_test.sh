@@ -502,7 +502,7 @@ can no update networkpolicies.networking.k8s.io -n team-a
 can no delete secrets -n team-a;              can no update secrets -n team-a
 can yes create events -n team-a;              can yes patch events -n team-a
 can yes list slurmjobs.kubeslurm.io -A;       can yes watch slurmjobs.kubeslurm.io -A
-for v in create patch delete; do can yes "$v" slurmjobs.kubeslurm.io -n team-a; done
+for v in get create patch delete; do can yes "$v" slurmjobs.kubeslurm.io -n team-a; done
 can yes update slurmjobs.kubeslurm.io --subresource=status -n team-a
 can yes patch slurmjobs.kubeslurm.io --subresource=status -n team-a
 can yes update slurmjobs.kubeslurm.io --subresource=finalizers -n team-a
