@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "controllers/arrays.h"
 #include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "kubeslurm/base/text.h"
@@ -17,6 +18,11 @@ const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::str
     if (jobKey(job) == key) return &job;
   }
   return nullptr;
+}
+
+bool hasPodTemplate(const api::SlurmJobObject& job) {
+  const api::Json* spec = job.raw->contains("spec") ? &(*job.raw)["spec"] : nullptr;
+  return spec != nullptr && spec->is_object() && spec->contains("podTemplate");
 }
 
 const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
@@ -152,14 +158,20 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   gang.image =
       !job.request.container.image.empty() ? job.request.container.image : options.defaultImage;
   gang.script = job.script;
+  if (job.script.empty() && !hasPodTemplate(job)) {
+    // A task made without a copy of its array's script reads the array's: the one its
+    // controller reference names, with that uid (arrayTaskOf), never one a label points at.
+    if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
+      gang.script = std::string(kScriptNotCached);
+      gang.scriptSourceName = task->arrayName;
+      gang.scriptSourceUid = task->arrayUid;
+    }
+  }
   gang.toolsImage = options.toolsImage;
   gang.scriptArgs = job.scriptArgs;
   gang.workDir = job.request.workDir;
   gang.containerWorkdir = job.request.container.workdir;
-  if (job.raw->contains("spec") && (*job.raw)["spec"].is_object() &&
-      (*job.raw)["spec"].contains("podTemplate")) {
-    gang.podTemplate = (*job.raw)["spec"]["podTemplate"];
-  }
+  if (hasPodTemplate(job)) gang.podTemplate = (*job.raw)["spec"]["podTemplate"];
   // The partition's pod policy holds the template to its Pod Security level and lists
   // (security review C1): the operator creates these pods, so it checks what a tenant put in.
   auto policy = podspec::podPolicyOf(partition);

@@ -129,6 +129,9 @@ json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId) {
   // The array's spec as its codec writes it: a cached array's `raw` holds only what the codec
   // does not model (holdSlurmJob, cluster_view.h).
   json spec = api::encodeSlurmJob(array)["spec"];
+  // No copy of the script: a 1 MiB script in a 1,000-task array would be 1 GB in etcd. The
+  // task's gang reads its array's (gangFor), as Slurm's tasks share their array's script.
+  spec.erase("script");
   return json{{"apiVersion", std::string(api::kSlurmJobApiVersion)},
               {"kind", std::string(api::kSlurmJobKind)},
               {"metadata",

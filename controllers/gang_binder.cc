@@ -421,7 +421,10 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
   if (input.nodes.empty()) return invalidArgument("a gang needs at least one node");
   podspec::GangInput gang = input;
   if (!gang.podTemplate && gang.script == kScriptNotCached) {
-    auto script = readBatchScript(reader_, gang.namespaceName, gang.jobName, gang.jobUid);
+    const bool ownScript = gang.scriptSourceName.empty();
+    auto script = readBatchScript(reader_, gang.namespaceName,
+                                  ownScript ? gang.jobName : gang.scriptSourceName,
+                                  ownScript ? gang.jobUid : gang.scriptSourceUid);
     if (!script.isOk()) return script.status();
     gang.script = std::move(script).value();
   }

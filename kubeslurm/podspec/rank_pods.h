@@ -73,6 +73,11 @@ struct GangInput {
 
   std::string image;   // required unless the pod template names one
   std::string script;  // the batch script (rank 0); empty with a pod template
+  // The SlurmJob (name, uid) whose spec.script `script` is, when the caller holds a stand-in for
+  // it and reads it before the pods are made: an array task's array (tasks carry no copy of the
+  // script). Empty: the job itself.
+  std::string scriptSourceName;
+  std::string scriptSourceUid;
   std::vector<std::string> scriptArgs;
   std::string workDir;
   std::string containerWorkdir;  // Pyxis --container-workdir: where the rank's container starts

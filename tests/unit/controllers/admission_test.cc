@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "controllers/job_object.h"
+
 namespace kubeslurm::controllers {
 namespace {
 
@@ -229,6 +231,32 @@ TEST(Admission, RendezvousSettingsAndArrayTasks) {
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MIN"), "0");
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MAX"), "6");
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_STEP"), "2");
+}
+
+// Tasks are made without a copy of their array's script (arrayTaskObject): the gang reads the
+// array's, the one the task's controller reference names with that uid. A task made with a
+// script (before tasks shared their array's) runs its own.
+TEST(Admission, ATaskWithoutAScriptRunsItsArrays) {
+  // A null in the merge patch removes the field.
+  const Admitted task = admit(
+      cluster({{"array", "0-3"}, {"script", nullptr}}, {{"arrayJobId", 40}, {"arrayTaskId", 2}}));
+  EXPECT_EQ(task.gang.script, kScriptNotCached);
+  EXPECT_EQ(task.gang.scriptSourceName, "train");
+  EXPECT_EQ(task.gang.scriptSourceUid, "uid-train");
+
+  const Admitted copied =
+      admit(cluster({{"array", "0-3"}}, {{"arrayJobId", 40}, {"arrayTaskId", 2}}));
+  EXPECT_EQ(copied.gang.script, "#!/bin/bash\nsrun torchrun train.py\n");
+  EXPECT_TRUE(copied.gang.scriptSourceName.empty());
+
+  // An ordinary job without a script (the webhook refuses one) has no array to read from.
+  const ClusterObjects plain = cluster({{"script", nullptr}});
+  const SnapshotIndex index = buildSnapshot(plain, SnapshotOptions{}, kNow);
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  const podspec::GangInput gang = ok(gangForStart(plan.starts[0], index, plain, options()));
+  EXPECT_TRUE(gang.script.empty());
+  EXPECT_TRUE(gang.scriptSourceName.empty());
 }
 
 TEST(Admission, ARequeuedJobStartsItsNextAttempt) {

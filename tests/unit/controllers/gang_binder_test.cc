@@ -312,6 +312,32 @@ TEST(GangBinderTest, RankZeroRunsTheScriptReadFromTheJobNotTheCachedStandIn) {
   EXPECT_EQ(cluster.gets, 1);
 }
 
+// An array's task carries no copy of the script: its rank 0 runs the array's, read from the
+// array the gang names, and only while that array is the one with the named uid.
+TEST(GangBinderTest, ATasksRankZeroRunsItsArraysScript) {
+  FakeCluster cluster;
+  cluster.put(
+      kube::resources::slurmJobs(),
+      Json{{"apiVersion", "kubeslurm.io/v1alpha1"},
+           {"kind", "SlurmJob"},
+           {"metadata", {{"name", "sweep"}, {"namespace", "team-a"}, {"uid", "uid-sweep"}}},
+           {"spec",
+            {{"jobName", "sweep"}, {"array", "0-9"}, {"script", "#!/bin/sh\necho shard\n"}}}});
+  podspec::GangInput gang = gangOf(1);
+  gang.script = std::string(kScriptNotCached);
+  gang.scriptSourceName = "sweep";
+  gang.scriptSourceUid = "uid-another-sweep";
+  GangBinder binder(cluster, cluster, cluster);
+  EXPECT_EQ(binder.admit(gang, KnownPods::kNone).code(), StatusCode::kAborted);
+  EXPECT_TRUE(cluster.writesSnapshot().empty());
+
+  gang.scriptSourceUid = "uid-sweep";
+  ASSERT_TRUE(binder.admit(gang, KnownPods::kNone).isOk());
+  const auto rank0 = cluster.pod("train-0");
+  ASSERT_TRUE(rank0.has_value());
+  EXPECT_NE(rank0->dump().find("echo shard"), std::string::npos) << rank0->dump(1);
+}
+
 // A job deleted and submitted again under its name since the plan is another job: nothing is
 // written for the one planned, and a job gone is reported as gone.
 TEST(GangBinderTest, AReplacedOrDeletedJobGetsNoPods) {
