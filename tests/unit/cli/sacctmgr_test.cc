@@ -5,7 +5,6 @@
 // capture's database and must print the captured stdout, stderr and exit code byte for byte,
 // except where a case says why not.
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/sacctmgr_format.h"
+#include "tests/unit/cli/captured_runs.h"
 #include "tests/unit/cli/cli_test_util.h"
 #include "tests/unit/cli/fake_cluster.h"
 
@@ -23,54 +23,14 @@ namespace kubeslurm::cli {
 namespace {
 
 using nlohmann::json;
+using testing::Captured;
 using testing::FakeCli;
 using testing::FakeCluster;
-
-struct Captured {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
-
-// The capture's "### <command> (rc=N)" sections: stdout, then "--- stderr", then stderr, then
-// one blank line. A command run more than once (before and after a change) has a section per run.
-std::map<std::string, std::vector<Captured>> loadCapture() {
-  std::ifstream file(std::string(KUBESLURM_SOURCE_DIR) +
-                     "/tests/integration/slurm_diff/sacctmgr/sacctmgr-22.05.8.txt");
-  std::map<std::string, std::vector<Captured>> sections;
-  std::string line;
-  std::string command;
-  Captured current;
-  bool inErr = false;
-  const auto finish = [&] {
-    if (command.empty()) return;
-    // The blank line that ends a section is the capture's, not the command's.
-    std::string& last = inErr ? current.err : current.out;
-    if (!last.empty() && last.back() == '\n') last.pop_back();
-    sections[command].push_back(current);
-    command.clear();
-  };
-  while (std::getline(file, line)) {
-    if (line.rfind("### ", 0) == 0) {
-      finish();
-      const std::size_t rc = line.rfind(" (rc=");
-      command = line.substr(4, rc - 4);
-      current = Captured{std::stoi(line.substr(rc + 5)), "", ""};
-      inErr = false;
-    } else if (line.rfind("######## ", 0) == 0) {
-      finish();
-    } else if (!command.empty() && line == "--- stderr") {
-      inErr = true;
-    } else if (!command.empty()) {
-      (inErr ? current.err : current.out) += line + "\n";
-    }
-  }
-  finish();
-  return sections;
-}
+using testing::loadCapture;
 
 const std::map<std::string, std::vector<Captured>>& captureRuns() {
-  static const std::map<std::string, std::vector<Captured>> kCapture = loadCapture();
+  static const std::map<std::string, std::vector<Captured>> kCapture =
+      loadCapture("tests/integration/slurm_diff/sacctmgr/sacctmgr-22.05.8.txt");
   return kCapture;
 }
 
