@@ -123,21 +123,19 @@ void addInto(TresSeconds& total, const TresSeconds& more) {
 
 }  // namespace
 
-std::vector<AccountUsageRow> accountUsageTree(const std::vector<AssociationUsage>& usage,
-                                              const std::vector<AccountEdge>& accounts,
-                                              const std::vector<std::string>& subtrees) {
-  const std::string root = "root";
-  // Each account's parent, every chain ending at root: an unknown parent, or a chain that does
-  // not reach root within as many steps as there are accounts (a cycle), is cut to root. One
-  // pass does: an account checked earlier reaches root, and cutting a later one only shortens
+std::map<std::string, std::string> accountParents(const std::vector<AccountEdge>& accounts,
+                                                  const std::vector<std::string>& extra) {
+  const std::string root = kRootAccount;
+  // One pass cuts every chain that does not reach root within as many steps as there are
+  // accounts: an account checked earlier reaches root, and cutting a later one only shortens
   // the chains through it.
   std::map<std::string, std::string> parentOf;
   for (const AccountEdge& a : accounts) {
     if (a.name == root) continue;
     parentOf.try_emplace(a.name, a.parent.empty() ? root : a.parent);
   }
-  for (const AssociationUsage& u : usage) {
-    if (u.account != root) parentOf.try_emplace(u.account, root);
+  for (const std::string& account : extra) {
+    if (account != root) parentOf.try_emplace(account, root);
   }
   for (auto& [name, parent] : parentOf) {
     if (parent != root && !parentOf.contains(parent)) parent = root;
@@ -151,6 +149,17 @@ std::vector<AccountUsageRow> accountUsageTree(const std::vector<AssociationUsage
     }
     if (at != root || steps > parentOf.size()) parent = root;
   }
+  return parentOf;
+}
+
+std::vector<AccountUsageRow> accountUsageTree(const std::vector<AssociationUsage>& usage,
+                                              const std::vector<AccountEdge>& accounts,
+                                              const std::vector<std::string>& subtrees) {
+  const std::string root = kRootAccount;
+  std::vector<std::string> charged;
+  charged.reserve(usage.size());
+  for (const AssociationUsage& u : usage) charged.push_back(u.account);
+  const std::map<std::string, std::string> parentOf = accountParents(accounts, charged);
   // Usage up the tree, users under their account.
   std::map<std::string, TresSeconds> subtreeUsage;
   std::map<std::string, std::map<std::string, TresSeconds>> usersOf;

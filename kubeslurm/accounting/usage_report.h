@@ -60,6 +60,14 @@ struct AccountEdge {
   std::string parent;
 };
 
+inline constexpr const char* kRootAccount = "root";
+
+// Each account's parent, every chain ending at root ("root" itself has none): the Account
+// objects' edges, and `extra` accounts (those runs were charged to) that no object names under
+// root. An unknown parent, or a chain that does not reach root (a cycle), is cut to root.
+std::map<std::string, std::string> accountParents(const std::vector<AccountEdge>& accounts,
+                                                  const std::vector<std::string>& extra);
+
 // A line of sreport's `cluster AccountUtilizationByUser`: an account (`user` empty) with what its
 // whole subtree used, or one user's association under `account`.
 struct AccountUsageRow {

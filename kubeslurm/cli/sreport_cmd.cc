@@ -1,7 +1,8 @@
 // `sreport`: usage from the operator's accounting store (through its query API), with the live
 // SlurmJobs' records in place of the same runs' (a running job's usage so far), and the Account
-// objects for the association tree, printed through sreport_format.h. The Proper Name column is the
-// login host's GECOS name of each user, as sreport's getpwnam gives it.
+// objects for the association tree, printed through sreport_format.h; the job report gets the
+// records themselves. The Proper Name column is the login host's GECOS name of each user, as
+// sreport's getpwnam gives it.
 #include <map>
 #include <string>
 #include <utility>
@@ -113,9 +114,15 @@ int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connec
   for (auto& [run, record] : byRun) records.push_back(std::move(record));
 
   SreportData data;
-  data.usage = accounting::associationUsage(records, window, context.now);
-  data.properNames = properNames(data.usage);
-  if (parse.request->report == SreportReport::kAccountUtilizationByUser) {
+  const SreportReport report = parse.request->report;
+  if (report == SreportReport::kJobSizesByAccount) {
+    data.records = std::move(records);
+  } else {
+    data.usage = accounting::associationUsage(records, window, context.now);
+    data.properNames = properNames(data.usage);
+  }
+  if (report == SreportReport::kAccountUtilizationByUser ||
+      (report == SreportReport::kJobSizesByAccount && !parse.request->flatView)) {
     // The association tree: the Account objects (cluster-scoped), each under its parent.
     auto accounts =
         kube::listAll(*session->reader, kube::resources::accounts(), "", kube::ListOptions{});

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "kubeslurm/accounting/job_sizes.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/cli/print_fields.h"
@@ -32,7 +33,8 @@ constexpr std::string_view kUsage =
     "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
     "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
     "     -Q or --quiet: equivalent to \"quiet\" command\n"
-    "     -t <time_format>: Second, Minute or Hour (the percentage formats are not kept)\n"
+    "     -t <time_format>: Second, Minute or Hour; Percent, SecPer, MinPer or HourPer for\n"
+    "        the job report (the others need the cluster's capacity, which is not kept)\n"
     "     -T or --tres: comma separated list of TRES, or 'ALL' for all TRES\n"
     "     -s or --sort: Name or Time\n"
     "     -V or --version: equivalent to \"version\" command\n"
@@ -43,7 +45,10 @@ constexpr std::string_view kUsage =
     "     cluster AccountUtilizationByUser [Start=] [End=] [Users=] [Accounts=] [Tree]\n"
     "                   [Format=<fields>]\n"
     "     cluster UserUtilizationByAccount [Start=] [End=] [Users=] [Accounts=] [Format=]\n"
-    "     (the other cluster reports and the job and reservation reports are not made by\n"
+    "     job SizesByAccount [Start=] [End=] [Users=] [Accounts=] [Partitions=] [Jobs=]\n"
+    "                   [Grouping=<bounds>|individual] [PrintJobCount] [FlatView]\n"
+    "                   [AcctAsParent] [Format=<fields>]\n"
+    "     (the other cluster and job reports and the reservation reports are not made by\n"
     "     kubeslurm yet)\n";
 
 constexpr auto kLongOptions = std::to_array<LongOptionSpec>({
@@ -63,33 +68,33 @@ constexpr auto kLongOptions = std::to_array<LongOptionSpec>({
 
 // _set_time_format. Slurm prints an unknown format without a newline and goes on with the one
 // it had.
-std::optional<CommandOutput> setTimeFormat(const std::string& text, SreportOptions& options,
-                                           std::string& err) {
-  for (const std::string_view percent : {"SecPer", "MinPer", "HourPer"}) {
-    if (abbreviates(text, percent, 6)) {
-      return failure(
-          "sreport: error: kubeslurm does not record the cluster's capacity over time, so it "
-          "reports no percentage of it; use -t Seconds, Minutes or Hours\n");
-    }
-  }
-  if (abbreviates(text, "Seconds", 1)) {
+void setTimeFormat(const std::string& text, SreportOptions& options, std::string& err) {
+  if (abbreviates(text, "SecPer", 6)) {
+    options.time = SreportTime::kSecondsPercent;
+  } else if (abbreviates(text, "MinPer", 6)) {
+    options.time = SreportTime::kMinutesPercent;
+  } else if (abbreviates(text, "HourPer", 6)) {
+    options.time = SreportTime::kHoursPercent;
+  } else if (abbreviates(text, "Seconds", 1)) {
     options.time = SreportTime::kSeconds;
   } else if (abbreviates(text, "Minutes", 1)) {
     options.time = SreportTime::kMinutes;
   } else if (abbreviates(text, "Hours", 1)) {
     options.time = SreportTime::kHours;
   } else if (abbreviates(text, "Percent", 1)) {
-    return setTimeFormat("SecPer", options, err);
+    options.time = SreportTime::kPercent;
   } else {
     err += "unknown time format " + text;
   }
-  return std::nullopt;
 }
 
 // _build_tres_list: the names -T lists that the cluster tracks, in the order given ("ALL": all
 // of them, by id); none is fatal.
 std::optional<CommandOutput> resolveTres(const std::string& list, SreportOptions& options) {
-  for (const std::string& token : splitCommaList(list)) {
+  // strtok_r leaves tres_str its first item, which the job report prints.
+  const std::vector<std::string> items = splitCommaList(list);
+  if (!items.empty()) options.tresText = items.front();
+  for (const std::string& token : items) {
     if (equalsIgnoreCase(token, "ALL")) {
       options.tres.assign(kKnownTres.begin(), kKnownTres.end());
       break;
@@ -161,6 +166,80 @@ void parseConditions(const std::vector<std::string>& words, const SreportContext
   }
 }
 
+// job_reports.c _set_cond: its words, and what kubeslurm cannot select by said and left out.
+void parseJobConditions(const std::vector<std::string>& words, const SreportContext& context,
+                        SreportRequest& request, std::string& err, int& exitCode) {
+  const auto lowered = [](const std::string& list) {
+    std::vector<std::string> items = splitCommaList(list);
+    for (std::string& item : items) item = lowercaseAscii(item);
+    return items;
+  };
+  for (const std::string& word : words) {
+    const std::size_t equals = word.find('=');
+    const bool hasValue = equals != std::string::npos;
+    const std::string name = hasValue ? word.substr(0, equals) : word;
+    const std::string value = hasValue ? word.substr(equals + 1) : word;
+    if (!hasValue && abbreviates(name, "all_clusters", 1)) continue;
+    if (!hasValue && abbreviates(name, "AcctAsParent", 2)) {
+      request.accountsAsParents = true;
+    } else if (!hasValue && abbreviates(name, "PrintJobCount", 2)) {
+      request.printJobCount = true;
+    } else if (!hasValue && abbreviates(name, "FlatView", 2)) {
+      request.flatView = true;
+    } else if (!hasValue || abbreviates(name, "Clusters", 1)) {
+      for (std::string& cluster : lowered(value)) request.clusters.push_back(std::move(cluster));
+    } else if (abbreviates(name, "Accounts", 2) || abbreviates(name, "Acct", 4)) {
+      for (std::string& account : lowered(value)) request.accounts.push_back(std::move(account));
+    } else if (abbreviates(name, "Associations", 2) || abbreviates(name, "Gid", 2) ||
+               abbreviates(name, "Nodes", 1)) {
+      err +=
+          "sreport: error: kubeslurm keeps no association ids or group ids, and does not "
+          "select runs by node: " +
+          word + " is left out\n";
+      exitCode = 1;
+    } else if (abbreviates(name, "End", 1)) {
+      request.end = conditionTime(value, context, err);
+    } else if (abbreviates(name, "Format", 2)) {
+      for (std::string& field : splitCommaList(value)) request.format.push_back(std::move(field));
+    } else if (abbreviates(name, "grouping", 2)) {
+      if (!value.empty() && (value[0] == 'i' || value[0] == 'I')) {
+        request.individual = true;
+      } else {
+        // slurm_addto_char_list: lower-cased, each item once.
+        for (std::string& item : splitCommaList(value)) {
+          item = lowercaseAscii(item);
+          if (std::find(request.grouping.begin(), request.grouping.end(), item) ==
+              request.grouping.end()) {
+            request.grouping.push_back(std::move(item));
+          }
+        }
+      }
+    } else if (abbreviates(name, "Jobs", 1)) {
+      // As Slurm reads the list: an id counts only when a comma follows it ("Jobs=5" selects
+      // every job, "Jobs=5,6" job 5), and a step's ".N" is dropped.
+      std::string_view rest = value;
+      for (std::size_t comma = rest.find(','); comma != std::string_view::npos;
+           comma = rest.find(',')) {
+        std::string item(rest.substr(0, comma));
+        rest.remove_prefix(comma + 1);
+        item.erase(0, item.find_first_not_of(" \t\n\v\f\r"));
+        if (!item.empty()) request.jobIds.push_back(std::atoi(item.c_str()));
+      }
+    } else if (abbreviates(name, "Partitions", 2)) {
+      for (std::string& p : lowered(value)) request.partitions.push_back(std::move(p));
+    } else if (abbreviates(name, "Start", 1)) {
+      request.start = conditionTime(value, context, err);
+    } else if (abbreviates(name, "Users", 1)) {
+      for (std::string& user : lowered(value)) request.users.push_back(std::move(user));
+    } else if (abbreviates(name, "Wckeys", 2)) {
+      request.wckeys = true;
+    } else {
+      err += " Unknown condition: " + word + "\nUse keyword set to modify value\n";
+      exitCode = 1;
+    }
+  }
+}
+
 // cluster_reports.c's reports by name (sreport.c _cluster_rep: "A...", "UserUtilizationByA..."
 // or "UA...", "Ut...", "W...", "UserUtilizationByW..." or "UW...").
 std::optional<SreportReport> clusterReport(const std::string& word, std::string& notMade,
@@ -201,8 +280,8 @@ void parseCommand(const std::vector<std::string>& words, const SreportContext& c
   };
   const auto notMade = [&](const std::string& what) {
     parse.exit = failure("sreport: error: kubeslurm does not make the " + what +
-                         " report yet; it makes user TopUsage, cluster AccountUtilizationByUser "
-                         "and cluster UserUtilizationByAccount\n");
+                         " report yet; it makes user TopUsage, cluster AccountUtilizationByUser, "
+                         "cluster UserUtilizationByAccount and job SizesByAccount\n");
   };
   if (abbreviates(keyword, "help", 2)) {
     parse.exit = CommandOutput{std::string(kUsage), "", 0};
@@ -227,8 +306,24 @@ void parseCommand(const std::vector<std::string>& words, const SreportContext& c
       return;
     }
     request.report = *report;
-  } else if (abbreviates(keyword, "job", 1) || abbreviates(keyword, "reservation", 2) ||
-             abbreviates(keyword, "resv", 2)) {
+  } else if (abbreviates(keyword, "job", 1)) {
+    if (words.size() < 2) return tooFew();
+    // sreport.c _job_rep: "Sizes" was the report's first name, so one letter will do.
+    const std::string& name = words[1];
+    if (abbreviates(name, "SizesByAccount", 1)) {
+      request.report = SreportReport::kJobSizesByAccount;
+      parseJobConditions({words.begin() + 2, words.end()}, context, request, err, exitCode);
+      parse.request = std::move(request);
+      return;
+    }
+    if (abbreviates(name, "SizesByWcKey", 8) || abbreviates(name, "SizesByAccountAndWcKey", 15)) {
+      return notMade("job " + name);
+    }
+    parse.exit = failure("Not valid report " + name +
+                         "\nValid job reports are, \"SizesByAccount, SizesByAccountAndWcKey, and  "
+                         "SizesByWckey\"\n");
+    return;
+  } else if (abbreviates(keyword, "reservation", 2) || abbreviates(keyword, "resv", 2)) {
     if (words.size() < 2) return tooFew();
     return notMade(keyword + " " + words[1]);
   } else {
@@ -259,6 +354,10 @@ enum class Field {
   kTresName,
   kUsed,
   kBlank,  // a cluster-report field that these reports leave empty (Allocated, Down, ...)
+  // The job report's fields that it prints with no value: print_fields_time and
+  // print_fields_uint given 0 ("00:00:00", "0").
+  kZeroDuration,
+  kZeroCount,
 };
 
 struct PrintField {
@@ -313,12 +412,33 @@ const std::vector<FieldSpec>& clusterFields() {
   return kFields;
 }
 
+// job_reports.c's; Wckey prints the line's account, User nothing.
+const std::vector<FieldSpec>& jobFields() {
+  static const std::vector<FieldSpec> kFields = {
+      {"Account", 1, {Field::kAccount, "Account", 9}},
+      {"Acct", 4, {Field::kAccount, "Account", 9}},
+      {"Cluster", 2, {Field::kCluster, "Cluster", 9}},
+      {"Duration", 1, {Field::kZeroDuration, "Duration", 12}},
+      {"JobCount", 2, {Field::kZeroCount, "Job Count", 9}},
+      {"NodeCount", 2, {Field::kZeroCount, "Node Count", 9}},
+      {"TresCount", 5, {Field::kZeroCount, "TRES Count", 10}},
+      {"CpuCount", 2, {Field::kZeroCount, "TRES Count", 10}},
+      {"count", 2, {Field::kZeroCount, "TRES Count", 10}},
+      {"User", 1, {Field::kBlank, "User", 9}},
+      {"Wckey", 1, {Field::kAccount, "Wckey", 9}},
+  };
+  return kFields;
+}
+
 // _setup_print_fields_list: each field's prefix, header and width ("%N" sets the width, "%-N"
 // left-aligns).
 std::vector<PrintField> printFields(const SreportRequest& request, std::string& err,
                                     int& exitCode) {
   const bool userReport = request.report == SreportReport::kUserTop;
-  const std::vector<FieldSpec>& specs = userReport ? userFields() : clusterFields();
+  const std::vector<FieldSpec>& specs = request.report == SreportReport::kJobSizesByAccount
+                                            ? jobFields()
+                                        : userReport ? userFields()
+                                                     : clusterFields();
   std::vector<PrintField> fields;
   for (std::string object : request.format) {
     int width = 0;
@@ -418,10 +538,7 @@ SreportParse parseSreportArgs(const std::vector<std::string>& args, const Srepor
         }
         break;
       case 't':
-        if (auto stop = setTimeFormat(value, o, err)) {
-          parse.exit = std::move(stop);
-          return parse;
-        }
+        setTimeFormat(value, o, err);
         break;
       case 'T':
         tres = value;
@@ -437,6 +554,12 @@ SreportParse parseSreportArgs(const std::vector<std::string>& args, const Srepor
     }
   }
   parseCommand(got.operands, context, parse, err, exitCode);
+  if (!parse.exit && parse.request && parse.request->report != SreportReport::kJobSizesByAccount &&
+      o.time >= SreportTime::kPercent) {
+    parse.exit = failure(
+        "sreport: error: kubeslurm does not record the cluster's capacity over time, so it "
+        "reports no percentage of it; use -t Seconds, Minutes or Hours\n");
+  }
   if (parse.exit) {
     parse.exit->err = err + parse.exit->err;
     return parse;
@@ -512,10 +635,197 @@ std::string joined(const std::vector<std::string>& accounts) {
   return text;
 }
 
+// slurmdb_report_print_time: `value` in the -t format, a percentage of `total` (1 when 0).
+std::string reportTimeText(std::uint64_t value, std::uint64_t total, SreportTime time) {
+  const double share = static_cast<double>(value) / static_cast<double>(total == 0 ? 1 : total);
+  std::array<char, 96> buffer{};
+  int written = 0;
+  switch (time) {
+    case SreportTime::kSeconds:
+    case SreportTime::kMinutes:
+    case SreportTime::kHours:
+      return usageText(value, time);
+    case SreportTime::kPercent:
+      written = std::snprintf(buffer.data(), buffer.size(), "%.2f%%", share * 100);
+      break;
+    case SreportTime::kSecondsPercent:
+      written = std::snprintf(buffer.data(), buffer.size(), "%llu(%.2f%%)",
+                              static_cast<unsigned long long>(value), share * 100);
+      break;
+    case SreportTime::kMinutesPercent:
+    case SreportTime::kHoursPercent: {
+      const double divisor = time == SreportTime::kHoursPercent ? 3600.0 : 60.0;
+      written = std::snprintf(buffer.data(), buffer.size(), "%.0f(%.2f%%)",
+                              static_cast<double>(value) / divisor, share * 100);
+      break;
+    }
+  }
+  return written < 0 ? "" : buffer.data();
+}
+
+const char* timeFormatName(SreportTime time) {
+  switch (time) {
+    case SreportTime::kSeconds:
+      return "Seconds";
+    case SreportTime::kMinutes:
+      return "Minutes";
+    case SreportTime::kHours:
+      return "Hours";
+    case SreportTime::kPercent:
+      return "Percentage of Total";
+    case SreportTime::kSecondsPercent:
+      return "Seconds/Percentage of Total";
+    case SreportTime::kMinutesPercent:
+      return "Minutes/Percentage of Total";
+    case SreportTime::kHoursPercent:
+      return "Hours/Percentage of Total";
+  }
+  return "Minutes";
+}
+
+// "250%20" -> 20: a Grouping= item's width (atoi after its '%'), 0 when none.
+int groupingWidth(const std::string& item) {
+  const std::size_t percent = item.find('%');
+  return percent == std::string::npos ? 0 : std::atoi(item.c_str() + percent + 1);
+}
+
+// job_reports.c _run_report: the header block, the columns (Format=, one per size bucket as
+// _setup_grouping_print_fields_list names them, "% of cluster") and a line per account.
+CommandOutput formatJobSizes(const SreportData& data, const SreportParse& parse,
+                             const SreportContext& context) {
+  const SreportOptions& o = parse.options;
+  SreportRequest request = *parse.request;
+  CommandOutput result;
+  result.err = parse.complaints;
+  result.exitCode = parse.exitCode;
+  if (request.format.empty()) request.format = {"Cl", "a"};
+  if (o.tres.size() > 1) {
+    result.err +=
+        " Job report only supports a single --tres type.\n"
+        " Generate a separate report for each TRES type.\n";
+    result.exitCode = 1;
+    return result;
+  }
+  accounting::JobSizesQuery query;
+  query.window = reportWindow(request, context);
+  query.tres = o.tres.empty() ? "cpu" : o.tres.front();
+  query.individual = request.individual;
+  if (request.grouping.empty()) request.grouping = {"50", "250", "500", "1000"};
+  query.grouping.clear();
+  for (const std::string& item : request.grouping) {
+    query.grouping.push_back(static_cast<std::uint32_t>(std::atol(item.c_str())));
+  }
+  query.flatView = request.flatView;
+  query.accountsAsParents = request.accountsAsParents && !request.flatView;
+  query.accounts = request.accounts;
+  query.users = request.users;
+  query.partitions = request.partitions;
+  query.jobIds = request.jobIds;
+  // Another cluster's runs, or runs with a wckey, are none of these.
+  const bool noRuns =
+      request.wckeys || (!request.clusters.empty() &&
+                         !selected(request.clusters, lowercaseAscii(context.clusterName)));
+  const accounting::JobSizesReport report =
+      accounting::jobSizesByAccount(noRuns ? std::vector<accounting::JobRecord>{} : data.records,
+                                    data.accounts, query, context.now);
+
+  std::vector<PrintField> fields = printFields(request, result.err, result.exitCode);
+  if (report.buckets.empty()) {
+    result.err += " We need a grouping list to set up the print.\n";
+    result.exitCode = 1;
+    return result;
+  }
+  const bool cpuUnits = o.tresText.empty() || equalsIgnoreCase(o.tresText, "cpu");
+  const std::string unit = cpuUnits ? "CPUs" : "TRES";
+  const bool withPercent = o.time == SreportTime::kSecondsPercent ||
+                           o.time == SreportTime::kMinutesPercent ||
+                           o.time == SreportTime::kHoursPercent;
+  std::vector<std::string> bucketNames;  // what the columns' names view
+  std::vector<int> bucketWidths;
+  for (std::size_t b = 0; b < report.buckets.size(); ++b) {
+    const accounting::JobSizeBucket& bucket = report.buckets[b];
+    std::string name;
+    if (request.individual) {
+      name = std::to_string(bucket.min) + " " + unit;
+    } else if (bucket.orMore) {
+      name = ">= " + std::to_string(bucket.min) + " " + unit;
+    } else {
+      name = std::to_string(bucket.min) + "-" + std::to_string(bucket.max) + " " + unit;
+    }
+    int width = withPercent ? 20 : 13;
+    if (!request.individual) {
+      // The last bound's width is also the ">=" bucket's.
+      const std::string& item = request.grouping[std::min(b, request.grouping.size() - 1)];
+      if (const int asked = groupingWidth(item); asked != 0) width = asked;
+    }
+    bucketNames.push_back(std::move(name));
+    bucketWidths.push_back(width);
+  }
+  std::vector<PrintColumn> columns = columnsOf(fields);
+  for (std::size_t b = 0; b < bucketNames.size(); ++b) {
+    columns.push_back({bucketNames[b], bucketWidths[b]});
+  }
+  columns.push_back({"% of cluster", 12});
+
+  std::string& out = result.out;
+  if (!o.noHeader) {
+    const std::string rule(80, '-');
+    out += rule + "\n";
+    out += "Job Sizes " + timeText(query.window.start, context) + " - " +
+           timeText(query.window.end - 1, context) + " (" +
+           std::to_string(query.window.end - query.window.start) + " secs)\n";
+    if (!o.tresText.empty()) out += "TRES type is " + o.tresText + "\n";
+    out += request.printJobCount ? std::string("Units are in number of jobs ran\n")
+                                 : std::string("Time reported in ") + timeFormatName(o.time) + "\n";
+    out += rule + "\n";
+    FieldPrinter(o.parsable).header(out, columns);
+  }
+  const FieldPrinter printer(o.parsable);
+  for (const accounting::AccountJobSizes& line : report.accounts) {
+    for (const PrintField& f : fields) {
+      switch (f.field) {
+        case Field::kAccount:
+          printer.cell(out, f.width, Overflow::kMark, line.account, false);
+          break;
+        case Field::kCluster:
+          printer.cell(out, f.width, Overflow::kMark, context.clusterName, false);
+          break;
+        case Field::kZeroDuration:
+          printer.cell(out, f.width, Overflow::kKeep, "00:00:00", false);
+          break;
+        case Field::kZeroCount:
+          printer.cell(out, f.width, Overflow::kKeep, "0", false);
+          break;
+        default:
+          printer.cell(out, f.width, Overflow::kMark, std::nullopt, false);
+          break;
+      }
+    }
+    for (std::size_t b = 0; b < report.buckets.size(); ++b) {
+      if (request.printJobCount) {
+        printer.cell(out, bucketWidths[b], Overflow::kKeep, std::to_string(line.runs[b]), false);
+      } else {
+        printer.cell(out, bucketWidths[b], Overflow::kCut,
+                     reportTimeText(line.tresSeconds[b], line.totalTresSeconds, o.time), false);
+      }
+    }
+    const std::uint64_t share = request.printJobCount ? line.totalRuns : line.totalTresSeconds;
+    const std::uint64_t whole =
+        request.printJobCount ? report.clusterRuns : report.clusterTresSeconds;
+    printer.cell(out, 12, Overflow::kCut, reportTimeText(share, whole, SreportTime::kPercent),
+                 true);
+    out += "\n";
+  }
+  return result;
+}
+
 }  // namespace
 
 CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
                             const SreportContext& context) {
+  if (parse.request->report == SreportReport::kJobSizesByAccount) {
+    return formatJobSizes(data, parse, context);
+  }
   const SreportOptions& o = parse.options;
   SreportRequest request = *parse.request;
   CommandOutput result;
@@ -597,6 +907,8 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
       case SreportReport::kUserUtilizationByAccount:
         out += "Cluster/User/Account Utilization " + span + "\n";
         break;
+      case SreportReport::kJobSizesByAccount:  // formatJobSizes
+        break;
     }
     const char* unit = o.time == SreportTime::kSeconds ? "Seconds"
                        : o.time == SreportTime::kHours ? "Hours"
@@ -658,6 +970,12 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
             break;
           case Field::kBlank:
             printer.cell(out, f.width, Overflow::kMark, std::nullopt, lastField);
+            break;
+          case Field::kZeroDuration:
+            printer.cell(out, f.width, Overflow::kKeep, "00:00:00", lastField);
+            break;
+          case Field::kZeroCount:
+            printer.cell(out, f.width, Overflow::kKeep, "0", lastField);
             break;
         }
       }

@@ -9,9 +9,11 @@
 //
 // Built: `user TopUsage`, `cluster AccountUtilizationByUser` and `cluster
 // UserUtilizationByAccount` (src/sreport/cluster_reports.c, src/api/cluster_report_functions.c,
-// slurmdb_tree_name_get). The other cluster reports and the job and reservation reports answer
-// that kubeslurm does not make them yet; the percentage time formats need the cluster's capacity
-// over time, which kubeslurm does not record, and are refused.
+// slurmdb_tree_name_get), and `job SizesByAccount` (src/sreport/job_reports.c,
+// kubeslurm/accounting/job_sizes.h). The other cluster and job reports and the reservation
+// reports answer that kubeslurm does not make them yet; the percentage time formats need the
+// cluster's capacity over time, which kubeslurm does not record, and are refused but for the job
+// report, whose percentages are of its own totals.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +22,23 @@
 #include <string>
 #include <vector>
 
+#include "kubeslurm/accounting/job_records.h"
 #include "kubeslurm/accounting/usage_report.h"
 #include "kubeslurm/cli/command_output.h"
 
 namespace kubeslurm::cli {
 
-enum class SreportTime { kSeconds, kMinutes, kHours };
+// -t: the whole-number formats, and the percentage ones (of an account's or a line's total),
+// which only the job report can print: the others need the cluster's capacity over time.
+enum class SreportTime {
+  kSeconds,
+  kMinutes,
+  kHours,
+  kPercent,
+  kSecondsPercent,
+  kMinutesPercent,
+  kHoursPercent,
+};
 
 struct SreportOptions {
   bool noHeader = false;    // -n
@@ -34,12 +47,16 @@ struct SreportOptions {
   bool sortByName = false;  // -s Name
   SreportTime time = SreportTime::kMinutes;
   std::vector<std::string> tres;  // -T (or $SREPORT_TRES), resolved; empty: cpu, "CPU" usage
+  // -T's first item as given, which the job report's header names ("TRES type is gres/gpu");
+  // empty without -T.
+  std::string tresText;
 };
 
 enum class SreportReport {
   kUserTop,                   // user TopUsage
   kAccountUtilizationByUser,  // cluster AccountUtilizationByUser
   kUserUtilizationByAccount,  // cluster UserUtilizationByAccount
+  kJobSizesByAccount,         // job SizesByAccount
 };
 
 // A report and its conditions.
@@ -55,6 +72,16 @@ struct SreportRequest {
   bool group = false;                 // group (user TopUsage): one line per user
   bool tree = false;                  // Tree (cluster reports): accounts indented by depth
   std::vector<std::string> format;    // Format=
+  // job SizesByAccount's (job_reports.c _set_cond).
+  std::vector<std::string> grouping;    // Grouping= items as given ("50", "250%20")
+  bool individual = false;              // Grouping=individual
+  bool flatView = false;                // FlatView
+  bool accountsAsParents = false;       // AcctAsParent
+  bool printJobCount = false;           // PrintJobCount
+  std::vector<std::string> clusters;    // Clusters= (or a bare word), lower-cased
+  std::vector<std::string> partitions;  // Partitions=
+  std::vector<std::int64_t> jobIds;     // Jobs=
+  bool wckeys = false;                  // Wckeys=: kubeslurm keeps none, so no run has one
 };
 
 struct SreportContext {
@@ -87,6 +114,7 @@ struct SreportData {
   std::vector<accounting::AssociationUsage> usage;
   std::vector<accounting::AccountEdge> accounts;
   std::map<std::string, std::string> properNames;
+  std::vector<accounting::JobRecord> records;  // the job report's runs (each run once)
 };
 CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
                             const SreportContext& context);

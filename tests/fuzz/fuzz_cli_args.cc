@@ -1,8 +1,8 @@
 // The Slurm commands' argument parsers and format strings (outside input: what a user types):
 // sprio, sshare, sacct, sinfo, squeue (with --me, -w hostlists, -i), sdiag, sreport (and the
-// TRES strings its usage reads), sacctmgr. The first byte picks the command (0 sprio, 1 sshare,
-// 2 sacct, 3 sinfo, 5 sdiag, 6 sreport, 7 sacctmgr, else squeue); the rest is the argument list,
-// one argument per line. Each parse that succeeds is
+// TRES strings its usage reads, and job records for its job report), sacctmgr. The first byte
+// picks the command (0 sprio, 1 sshare, 2 sacct, 3 sinfo, 5 sdiag, 6 sreport, 7 sacctmgr, else
+// squeue); the rest is the argument list, one argument per line. Each parse that succeeds is
 // also formatted against a small fixed state, so -o/--format strings, sort keys and -w
 // hostlists reach the formatters.
 #include <cstddef>
@@ -118,6 +118,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                       {"bob", "b", {{"cpu", 1}}}};
         for (const std::string& arg : args) {
           data.usage.push_back({"carol", arg, accounting::tresCounts(arg)});
+          // The job report's runs: each argument as an account and as an allocation.
+          accounting::JobRecord run;
+          run.jobId = static_cast<std::int64_t>(data.records.size());
+          run.user = "carol";
+          run.account = arg;
+          run.allocTres = arg + ",cpu=" + std::to_string(arg.size() * 97);
+          run.startTime = context.now - 3600 * static_cast<std::int64_t>(arg.size());
+          run.endTime = context.now - 60;
+          data.records.push_back(std::move(run));
         }
         // A tree with a cycle and an unknown parent.
         data.accounts = {{"a", ""}, {"b", "a"}, {"c", "d"}, {"d", "c"}, {"e", "nowhere"}};

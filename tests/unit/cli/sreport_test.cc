@@ -1,7 +1,10 @@
-// `sreport user TopUsage`: its output field for field (Slurm 22.05.8's user_reports.c user_top,
-// common.c's widths and time formats, print_fields.c), its conditions and complaints, and the
-// command reading the operator's store and the live jobs.
+// `sreport user TopUsage`, the cluster reports and `job SizesByAccount`: their output field for
+// field (Slurm 22.05.8's user_reports.c user_top, cluster_reports.c, job_reports.c, common.c's
+// widths and time formats, print_fields.c; the job report against a capture of the real
+// sreport), their conditions and complaints, and the command reading the operator's store and
+// the live jobs.
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,6 +14,7 @@
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/sreport_format.h"
 #include "kubeslurm/rpc/client.h"
+#include "tests/unit/cli/captured_runs.h"
 #include "tests/unit/cli/cli_test_util.h"
 #include "tests/unit/cli/fake_cluster.h"
 
@@ -39,7 +43,7 @@ CommandOutput report(const std::vector<std::string>& args, const SreportData& da
 CommandOutput topUsage(const std::vector<std::string>& args,
                        const std::vector<AssociationUsage>& usage,
                        const std::map<std::string, std::string>& names = {}) {
-  return report(args, SreportData{usage, {}, names});
+  return report(args, SreportData{usage, {}, names, {}});
 }
 
 const std::vector<AssociationUsage> kUsage = {
@@ -145,7 +149,9 @@ TEST(SreportTopUsage, Errors) {
             "Not valid report bogus\nValid cluster reports are, \"AccountUtilizationByUser\", "
             "\"UserUtilizationByAccount\", \"UserUtilizationByWckey\", \"Utilization\", and "
             "\"WCKeyUtilizationByUser\"\n");
-  EXPECT_NE(topUsage({"job", "SizesByAccount"}, kUsage).err.find("does not make the job"),
+  EXPECT_NE(topUsage({"job", "SizesByWckey"}, kUsage).err.find("does not make the job"),
+            std::string::npos);
+  EXPECT_NE(topUsage({"resv", "Utilization"}, kUsage).err.find("does not make the resv"),
             std::string::npos);
   EXPECT_EQ(topUsage({}, kUsage).exitCode, 1);
   EXPECT_EQ(topUsage({"-x"}, kUsage).err,
@@ -172,7 +178,7 @@ const std::vector<accounting::AccountEdge> kAccounts = {
 // Used's width from root's CPU seconds (cluster_reports.c, cluster_report_functions.c).
 TEST(SreportAccountUtilization, HierarchicalWithSubtreeUsage) {
   const CommandOutput out =
-      report({"cluster", "AccountUtilizationByUser"}, SreportData{kUsage, kAccounts, {}});
+      report({"cluster", "AccountUtilizationByUser"}, SreportData{kUsage, kAccounts, {}, {}});
   EXPECT_EQ(out.err, "");
   EXPECT_EQ(out.out,
             "--------------------------------------------------------------------------------\n"
@@ -195,7 +201,7 @@ TEST(SreportAccountUtilization, HierarchicalWithSubtreeUsage) {
 // its account (slurmdb_tree_name_get); Accounts= keeps a subtree, whose top then has no indent;
 // -T gres/gpu -t hours -P.
 TEST(SreportAccountUtilization, TreeSubtreeAndTres) {
-  const SreportData data{kUsage, kAccounts, {{"bob", "Bob Builder"}}};
+  const SreportData data{kUsage, kAccounts, {{"bob", "Bob Builder"}}, {}};
   EXPECT_EQ(report({"-n", "cluster", "Acc", "tree", "format=acc,login,used"}, data).out,
             "root                               8162 \n"
             " team                              8162 \n"
@@ -219,7 +225,7 @@ TEST(SreportAccountUtilization, TreeSubtreeAndTres) {
 // cluster UserUtilizationByAccount: one line per user and account, most CPU first.
 TEST(SreportUserUtilization, ByAccount) {
   const CommandOutput out =
-      report({"-t", "s", "cluster", "UserUtilizationByAccount"}, SreportData{kUsage, {}, {}});
+      report({"-t", "s", "cluster", "UserUtilizationByAccount"}, SreportData{kUsage, {}, {}, {}});
   EXPECT_EQ(out.out,
             "--------------------------------------------------------------------------------\n"
             "Cluster/User/Account Utilization 2026-11-20T00:00:00 - 2026-11-20T23:59:59 (86400 "
@@ -232,12 +238,12 @@ TEST(SreportUserUtilization, ByAccount) {
             "kubeslurm       bob                          team-b    28800        0 \n"
             "kubeslurm     alice                          team-b       90        0 \n");
   EXPECT_EQ(report({"-n", "-P", "cluster", "ua", "accounts=team-b", "format=login"},
-                   SreportData{kUsage, {}, {}})
+                   SreportData{kUsage, {}, {}, {}})
                 .out,
             "bob\nalice\n");
   // TopCount and group belong to user TopUsage.
-  EXPECT_EQ(report({"-n", "cluster", "ua", "group"}, SreportData{kUsage, {}, {}}).exitCode, 0);
-  EXPECT_EQ(report({"-n", "cluster", "ua", "topcount=1"}, SreportData{kUsage, {}, {}}).err,
+  EXPECT_EQ(report({"-n", "cluster", "ua", "group"}, SreportData{kUsage, {}, {}, {}}).exitCode, 0);
+  EXPECT_EQ(report({"-n", "cluster", "ua", "topcount=1"}, SreportData{kUsage, {}, {}, {}}).err,
             " Unknown condition: topcount=1\nUse keyword set to modify value\n");
 }
 
@@ -260,6 +266,73 @@ class StoredRecords final : public testing::NoQueries {
  private:
   std::shared_ptr<Store> store_;
 };
+
+// job SizesByAccount (job_reports.c, job_report_functions.c) against Slurm 22.05.8's sreport
+// over slurmdbd on MariaDB: tests/integration/slurm_diff/sreport/sreport-22.05.8.txt, made by
+// capture.sh beside it. Its database: research > team-a, team-b; ops; three jobs run by uid 0
+// from 2026-11-20T01:00:00Z, as these records.
+accounting::JobRecord sizedRun(std::int64_t id, const std::string& account,
+                               const std::string& allocTres, std::int64_t hours) {
+  constexpr std::int64_t kStart = FakeCli::kNow - 27 * kHourSeconds - 1800;  // 2026-11-20T01:00Z
+  accounting::JobRecord r;
+  r.jobId = id;
+  r.user = "root";
+  r.account = account;
+  r.partition = "debug";
+  r.eligibleTime = kStart;
+  r.startTime = kStart;
+  r.endTime = kStart + hours * kHourSeconds;
+  r.allocTres = allocTres;
+  r.state = "COMPLETED";
+  return r;
+}
+
+SreportData sizedRuns() {
+  SreportData data;
+  data.accounts = {{"research", ""}, {"team-a", "research"}, {"team-b", "research"}, {"ops", ""}};
+  data.records = {sizedRun(1, "team-a", "cpu=64,mem=500G,node=1,gres/gpu=8", 2),
+                  sizedRun(2, "team-b", "cpu=8,node=1,gres/gpu=1", 1),
+                  sizedRun(3, "ops", "cpu=16,node=1", 1)};
+  return data;
+}
+
+// Every captured sreport command, byte for byte: the header block and columns, root's line by
+// default (root's association holds every run), AcctAsParent, Accounts= (the outermost account
+// takes a run), FlatView, PrintJobCount, -T gres/gpu (buckets still by CPUs), the percentage
+// formats, Grouping= (widths, individual, bounds out of order counted twice), Jobs= (an id counts
+// only when a comma follows it), a bare cluster word, and the errors.
+TEST(SreportJobSizes, AsSlurmPrintsThem) {
+  const auto capture =
+      testing::loadCapture("tests/integration/slurm_diff/sreport/sreport-22.05.8.txt");
+  std::size_t compared = 0;
+  for (const auto& [command, runs] : capture) {
+    if (command.rfind("sreport ", 0) != 0) continue;
+    std::vector<std::string> args;
+    std::istringstream words(command.substr(8));
+    for (std::string word; words >> word;) args.push_back(word);
+    const CommandOutput out = report(args, sizedRuns());
+    EXPECT_EQ(out.out, runs.front().out) << command;
+    EXPECT_EQ(out.err, runs.front().err) << command;
+    EXPECT_EQ(out.exitCode, runs.front().code) << command;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 21U);
+}
+
+// What the capture cannot show: the wckey reports kubeslurm does not make, Wckeys= (no run has
+// one here), the refusal of percentages by the reports that need the cluster's capacity.
+TEST(SreportJobSizes, WhatKubeslurmDoesNotKeep) {
+  CommandOutput out = report({"job", "SizesByWcKey"}, sizedRuns());
+  EXPECT_EQ(out.exitCode, 1);
+  EXPECT_NE(out.err.find("does not make the job SizesByWcKey report"), std::string::npos);
+  EXPECT_EQ(report({"-n", "job", "sizes", "kubeslurm", "wckeys=x"}, sizedRuns()).out, "");
+  out = report({"-n", "-P", "job", "sizes", "nodes=gpu-1", "format=a"}, sizedRuns());
+  EXPECT_EQ(out.exitCode, 1);
+  EXPECT_NE(out.err.find("nodes=gpu-1 is left out"), std::string::npos);
+  EXPECT_EQ(out.out, "root|1440|7680|0|0|0|100.00%\n");
+  EXPECT_NE(report({"-t", "percent", "cluster", "a"}, sizedRuns()).err.find("no percentage"),
+            std::string::npos);
+}
 
 // The command: the store's records from the window's start, a live job's record in place of the
 // store's older one of the same run (its usage so far), the live jobs of the namespace.
@@ -343,6 +416,19 @@ TEST(SreportCmd, UsageFromTheStoreAndTheLiveJobs) {
   FakeCli failing;
   EXPECT_EQ(runSreportWith({"user", "top"}, failing.io(), fake.connector(), queries), 1);
   EXPECT_EQ(failing.out(), "");
+
+  // The job report gets the records themselves, and the tree.
+  store->failure.reset();
+  FakeCli sizes;
+  EXPECT_EQ(runSreportWith({"-n", "-P", "-t", "seconds", "job", "sizes", "AcctAsParent",
+                            "start=2026-11-21T00:30:00", "end=now", "format=a"},
+                           sizes.io(), fake.connector(), queries),
+            0);
+  EXPECT_EQ(sizes.err(), "");
+  // alice's whole run (8 h of 4 CPUs, not only its part of the window); bob's 300 s.
+  EXPECT_EQ(sizes.out(),
+            "team|300|0|0|0|0|0.26%\n"
+            "team-a|115200|0|0|0|0|99.74%\n");
 
   // No query API: sreport has nothing to read.
   FakeCli none;
