@@ -906,66 +906,121 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
 }
 
 void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, CycleReport& report) {
+  // What each array needs this cycle, then its task creates and cancel patches, many in flight at
+  // once (256 creates one after another held the loop for as many round trips), then its status.
+  struct Expansion {
+    const ArrayFamily* family = nullptr;
+    std::string key;
+    bool cancel = false;
+    bool allCreated = false;  // the TasksCreated condition was True as read
+    bool createsTasks = false;
+    std::size_t missing = 0;
+    std::size_t made = 0;  // created now, or found made already
+  };
+  struct TaskCreate {
+    std::size_t expansion = 0;
+    std::uint32_t task = 0;
+  };
+  const std::map<std::string, ArrayFamily> families = arrayFamilies(objects.jobs);
+  std::vector<Expansion> expansions;
+  std::vector<TaskCreate> creates;
+  std::vector<const api::SlurmJobObject*> cancels;
   std::size_t budget = options_.arrayTasksPerCycle;
-  for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
-    if (report.fenceClosed) return;
+  for (const auto& [key, family] : families) {
     const api::SlurmJobObject& array = *family.array;
     if (!array.status || !array.status->jobId || written_.contains(key)) continue;
-    const bool cancel = cancelRequested(array);
+    Expansion e{&family, key, cancelRequested(array), false, false, 0, 0};
     const json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
-    const bool allCreated = created != nullptr && created->value("status", "") == "True";
+    e.allCreated = created != nullptr && created->value("status", "") == "True";
     // Tasks are created until all have been once: one deleted by hand afterwards stays deleted
     // (Slurm has no way back for a task either), and an array being deleted gets no new ones.
-    bool createdAll = allCreated;
-    if (!allCreated && !jobMetadata(array).deletionTimestamp) {
+    // A cancelled array still gets every task, created cancelled: each ends CANCELLED as scancel
+    // of the array ends each of Slurm's tasks, and a dependency sees the array end.
+    if (!e.allCreated && !jobMetadata(array).deletionTimestamp) {
+      e.createsTasks = true;
       const std::vector<std::uint32_t> missing = missingTasks(family);
-      std::size_t made = 0;
-      // A cancelled array still gets every task, created cancelled: each ends CANCELLED as
-      // scancel of the array ends each of Slurm's tasks, and a dependency sees the array end.
-      for (std::uint32_t task : missing) {
+      e.missing = missing.size();
+      for (const std::uint32_t task : missing) {
         if (budget == 0) break;
-        if (!fenceOpen()) {
-          report.fenceClosed = true;
-          return;
-        }
-        json object = arrayTaskObject(array, task);
-        if (cancel) object["spec"]["cancel"] = true;
         --budget;
-        auto done = writer_.create(kube::resources::slurmJobs(), array.namespaceName, object);
-        if (done.isOk()) {
-          ++report.arrayTasksCreated;
-          ++made;
-        } else if (done.status().code() == StatusCode::kAlreadyExists) {
-          ++made;
-        } else {
-          report.errors.push_back("task " + std::to_string(task) + " of array " + key + ": " +
-                                  done.status().toString());
-        }
+        creates.push_back({expansions.size(), task});
       }
-      createdAll = made == missing.size();
     }
-    if (cancel) {
+    if (e.cancel) {
       for (const auto& [index, task] : family.tasks) {
         const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;
         if (cancelRequested(*task) || (state && slurm::isFinished(*state))) continue;
-        if (!fenceOpen()) {
-          report.fenceClosed = true;
-          return;
-        }
-        auto patched = writer_.patch(kube::resources::slurmJobs(), task->namespaceName, task->name,
-                                     json{{"spec", {{"cancel", true}}}});
-        if (!patched.isOk() && patched.status().code() != StatusCode::kNotFound) {
-          report.errors.push_back("cancel " + jobKey(*task) + ": " + patched.status().toString());
-        }
+        cancels.push_back(task);
       }
     }
+    expansions.push_back(std::move(e));
+  }
+
+  // A worker thread: nothing an object makes a library throw may end the operator. Empty: the
+  // fence was closed, nothing sent.
+  std::vector<std::optional<Status>> created(creates.size());
+  (void)kube::runBounded(
+      creates.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
+        if (!fenceOpen()) return Status::ok();
+        try {
+          const Expansion& e = expansions[creates[i].expansion];
+          json object = arrayTaskObject(*e.family->array, creates[i].task);
+          if (e.cancel) object["spec"]["cancel"] = true;
+          auto done =
+              writer_.create(kube::resources::slurmJobs(), e.family->array->namespaceName, object);
+          created[i] = done.isOk() ? Status::ok() : done.status();
+        } catch (const std::exception& ex) {
+          created[i] =
+              Status(StatusCode::kInternal, std::string("task create threw: ") + ex.what());
+        }
+        return Status::ok();
+      });
+  std::vector<std::optional<Status>> patched(cancels.size());
+  (void)kube::runBounded(
+      cancels.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
+        if (!fenceOpen()) return Status::ok();
+        try {
+          auto done = writer_.patch(kube::resources::slurmJobs(), cancels[i]->namespaceName,
+                                    cancels[i]->name, json{{"spec", {{"cancel", true}}}});
+          patched[i] = done.isOk() ? Status::ok() : done.status();
+        } catch (const std::exception& ex) {
+          patched[i] = Status(StatusCode::kInternal, std::string("cancel threw: ") + ex.what());
+        }
+        return Status::ok();
+      });
+  for (std::size_t i = 0; i < creates.size(); ++i) {
+    Expansion& e = expansions[creates[i].expansion];
+    if (!created[i]) {
+      report.fenceClosed = true;
+    } else if (created[i]->isOk()) {
+      ++report.arrayTasksCreated;
+      ++e.made;
+    } else if (created[i]->code() == StatusCode::kAlreadyExists) {
+      ++e.made;
+    } else {
+      report.errors.push_back("task " + std::to_string(creates[i].task) + " of array " + e.key +
+                              ": " + created[i]->toString());
+    }
+  }
+  for (std::size_t i = 0; i < cancels.size(); ++i) {
+    if (!patched[i]) {
+      report.fenceClosed = true;
+    } else if (!patched[i]->isOk() && patched[i]->code() != StatusCode::kNotFound) {
+      report.errors.push_back("cancel " + jobKey(*cancels[i]) + ": " + patched[i]->toString());
+    }
+  }
+  if (report.fenceClosed) return;
+
+  for (const Expansion& e : expansions) {
+    if (report.fenceClosed) return;
+    const api::SlurmJobObject& array = *e.family->array;
     // The cached tasks are all there will be only if the condition was already True as read:
     // tasks created this cycle are not in the cache yet.
-    const api::SlurmJobStatus next = arrayStatus(family, allCreated);
-    const bool markCreated = createdAll && !allCreated;
+    const api::SlurmJobStatus next = arrayStatus(*e.family, e.allCreated);
+    const bool markCreated = e.createsTasks && e.made == e.missing;
     if (next != *array.status || markCreated) {
       const std::size_t count =
-          array.request.array ? array.request.array->taskIds.size() : family.tasks.size();
+          array.request.array ? array.request.array->taskIds.size() : e.family->tasks.size();
       const auto conditions = [&](json& list) {
         if (markCreated) {
           setCondition(list, kTasksCreatedCondition, "True", "TasksCreated",

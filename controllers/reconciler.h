@@ -32,7 +32,8 @@
 // A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
 // Steps 2, 5 and 8 decide every job first, then send their status writes together
 // (sendStatusWrites, statusWriteParallelism in flight), then do what follows each write in job
-// order; step 7 admits admissionParallelism gangs at once, and a job whose admission runs is
+// order; step 3 likewise sends its task creates and cancels together before the arrays'
+// statuses; step 7 admits admissionParallelism gangs at once, and a job whose admission runs is
 // left out of steps 5 to 7 until its outcome is collected.
 // Every status write is a merge PATCH of /status carrying the cached resourceVersion (what
 // changed, not the spec and script a PUT would carry), so a write based on a stale read fails
@@ -89,8 +90,9 @@ struct ReconcilerOptions {
   // Called on an admission's worker when it ends, so that the loop runs the cycle that collects
   // it (a failed admission may change nothing the informers would report). Empty: nothing.
   std::function<void()> admissionEnded;
-  // Job status writes of one cycle step in flight at once: a burst of 200 submissions would
-  // otherwise wait for 200 round trips before the first of them is planned.
+  // Job status writes of one cycle step in flight at once, and array task creates and cancels:
+  // a burst of 200 submissions would otherwise wait for 200 round trips before the first of them
+  // is planned.
   std::size_t statusWriteParallelism = 16;
   // The leader-election fence, checked before every write (also handed to the binder).
   std::function<bool()> canWrite;

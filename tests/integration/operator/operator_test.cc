@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <random>
@@ -926,6 +927,59 @@ TEST_F(OperatorIT, CancellingTheArrayCancelsEveryTask) {
   for (const json& t : tasks()) exitCodes.insert(t["status"].value("exitCode", ""));
   EXPECT_EQ(exitCodes, (std::multiset<std::string>{"0:0", "0:0", "0:0", "0:15"}));
   ASSERT_TRUE(reaches(array, "CANCELLED", 20s));
+}
+
+// A 512-task array (the common batch-inference sweep): its task SlurmJobs are made 256 per
+// cycle, many creates in flight at once, and scancel of the array ends every one. The times are
+// reported, not asserted (the machine is shared).
+TEST_F(OperatorIT, AWideArrayIsMadeInAFewCyclesAndCancelledWhole) {
+  constexpr std::size_t kTasks = 512;
+  const auto submitted = std::chrono::steady_clock::now();
+  const std::string array = submit("shards", R"(  array: "0-511%1"
+  nodes: 1
+  gpusPerNode: 1
+  script: |
+    #!/bin/sh
+    sleep 600
+)");
+  ASSERT_FALSE(array.empty());
+  const auto tasks = [&] {
+    return kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
+        .value("items", json::array());
+  };
+  const auto count = [&](const std::string& state) {
+    std::size_t n = 0;
+    for (const json& t : tasks()) {
+      if (t.value("status", json::object()).value("state", "") == state) ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(waitUntil([&] { return tasks().size() == kTasks; }, 60s)) << tasks().size();
+  const auto made = std::chrono::steady_clock::now();
+  // No copy of the script in any task: they read the array's.
+  for (const json& t : tasks()) ASSERT_FALSE(t["spec"].contains("script")) << t.dump();
+  ASSERT_TRUE(waitUntil([&] { return count("RUNNING") == 1; }, 60s));
+  ASSERT_EQ(kubectl("-n " + ns_ + " patch sj " + array +
+                    " --type merge -p '{\"spec\":{\"cancel\":true}}'")
+                .exitCode,
+            0);
+  const auto cancelled = std::chrono::steady_clock::now();
+  ASSERT_TRUE(waitUntil([&] { return count("CANCELLED") == kTasks; }, 90s));
+  ASSERT_TRUE(reaches(array, "CANCELLED", 20s));
+  const auto seconds = [](auto from, auto to) {
+    return std::chrono::duration<double>(to - from).count();
+  };
+  std::cerr << "  array of " << kTasks << ": every task made " << seconds(submitted, made)
+            << " s after submission; every task CANCELLED "
+            << seconds(cancelled, std::chrono::steady_clock::now()) << " s after scancel\n";
+  // The cycles that made tasks, as the operator logged them (how long creating took).
+  std::istringstream log(OperatorEnvironment::primary().log());
+  for (std::string line; std::getline(log, line);) {
+    if (line.find(" 0 array tasks created") == std::string::npos &&
+        line.find("array tasks created") != std::string::npos) {
+      std::cerr << "  " << line.substr(line.find("cycle ")) << "\n";
+    }
+  }
 }
 
 // Slurm's time limit is in minutes (--time=1 is 60 s); at the limit the ranks get SIGTERM and,
