@@ -14,7 +14,8 @@
 // Where this differs from Slurm (docs/operator.md): Slurm splits a task off the array's record
 // when it starts and gives it a new id then (the last task keeps the array's id); here every task
 // is created at once with an id of its own, so ids are handed out at submission and the array's
-// record keeps the ArrayJobId for good. What squeue shows (`6_[2-7%2]`, `6_0`) is unchanged.
+// record keeps the ArrayJobId for good. What squeue shows (`6_[2-7%2]`, `6_0`) is unchanged:
+// tasks not created yet are shown pending from the array's record (cli/job_objects.h).
 #pragma once
 
 #include <cstdint>

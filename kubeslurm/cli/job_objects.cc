@@ -1,6 +1,7 @@
 #include "kubeslurm/cli/job_objects.h"
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "kubeslurm/api/kubeslurm_types.h"
@@ -46,6 +47,62 @@ std::string labelOf(const api::SlurmJobObject& job, std::string_view key) {
 
 bool isArrayParent(const api::SlurmJobObject& job) {
   return job.request.array.has_value() && labelOf(job, "kubeslurm.io/array-task").empty();
+}
+
+namespace {
+
+// spec.cancel, which scancel sets (controllers/job_status.h cancelRequested).
+bool cancelled(const api::SlurmJobObject& job) {
+  if (!job.raw->is_object()) return false;
+  const auto spec = job.raw->find("spec");
+  if (spec == job.raw->end() || !spec->is_object()) return false;
+  const auto cancel = spec->find("cancel");
+  return cancel != spec->end() && cancel->is_boolean() && cancel->get<bool>();
+}
+
+}  // namespace
+
+std::map<std::int64_t, UnmadeTasks> unmadeArrayTasks(const std::vector<api::SlurmJobObject>& jobs) {
+  std::map<std::int64_t, std::set<std::int64_t>> made;
+  for (const api::SlurmJobObject& job : jobs) {
+    if (!job.status || !job.status->jobId || !job.status->arrayJobId || !job.status->arrayTaskId ||
+        isArrayParent(job)) {
+      continue;
+    }
+    made[*job.status->arrayJobId].insert(*job.status->arrayTaskId);
+  }
+  std::map<std::int64_t, UnmadeTasks> out;
+  for (const api::SlurmJobObject& job : jobs) {
+    if (!job.status || !job.status->jobId || !isArrayParent(job)) continue;
+    const std::int64_t arrayId = *job.status->jobId;
+    const std::set<std::int64_t>& tasks = made[arrayId];
+    std::vector<std::uint32_t> unmade;
+    for (const std::uint32_t task : job.request.array->taskIds) {
+      if (!tasks.contains(task)) unmade.push_back(task);
+    }
+    if (unmade.empty()) continue;
+    // A cancelled array's tasks are made cancelled: none of them waits.
+    if (cancelled(job)) continue;
+    std::ranges::sort(unmade);
+    UnmadeTasks& entry = out[arrayId];
+    entry.taskIds = std::move(unmade);
+    entry.standIn = job;
+    api::SlurmJobStatus& status = *entry.standIn.status;
+    const bool arrayPending = api::jobStateOf(status) == slurm::JobState::kPending;
+    status.state = std::string(slurm::jobStateName(slurm::JobState::kPending));
+    status.stateCode = std::string(slurm::jobStateShortName(slurm::JobState::kPending));
+    if (!arrayPending) {
+      status.reason.clear();
+      status.reasonDetail.clear();
+    }
+    status.nodeList.clear();
+    status.startTime.reset();
+    status.endTime.reset();
+    status.exitCode.clear();
+    status.arrayJobId = arrayId;
+    status.arrayTaskId.reset();
+  }
+  return out;
 }
 
 PartitionDefaults partitionDefaults(const kube::Json& list) {

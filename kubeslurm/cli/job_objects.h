@@ -4,6 +4,7 @@
 // the Accounts of a list.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -38,6 +39,18 @@ std::string labelOf(const api::SlurmJobObject& job, std::string_view key);
 
 // An array's own SlurmJob (spec.array, and not one of its tasks): never a row of its own.
 bool isArrayParent(const api::SlurmJobObject& job);
+
+// The tasks of an array that have no SlurmJob with an id yet (the operator makes them 256 a
+// cycle): pending in the array's record, as Slurm's meta record holds its pending tasks, so that
+// squeue and scontrol show them from the moment sbatch printed the array's id.
+struct UnmadeTasks {
+  // The array's object as these tasks' stand-in: PENDING, on no node, its id the array job id
+  // (arrayTaskId unset), the reason the array's status gives while it is pending, else None.
+  api::SlurmJobObject standIn;
+  std::vector<std::uint32_t> taskIds;  // ascending
+};
+// Per array id, of the arrays among `jobs` that have an id and such tasks.
+std::map<std::int64_t, UnmadeTasks> unmadeArrayTasks(const std::vector<api::SlurmJobObject>& jobs);
 
 struct PartitionDefaults {
   std::string defaultPartition;  // shown for a job that names none

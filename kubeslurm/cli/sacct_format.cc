@@ -468,6 +468,28 @@ bool keep(const Row& row, const SacctOptions& o, const SacctContext& c, bool all
   return row.eligible != 0 && row.eligible < e && (row.end >= s || row.end == 0);
 }
 
+// The array's record standing for the tasks that have no record of their own yet: PENDING, with
+// those task ids; nullopt when there are none or the array has ended (a task deleted by hand is
+// not made again).
+std::optional<accounting::JobRecord> unmadeTasksRecord(const accounting::JobRecord& array,
+                                                       const std::set<std::int64_t>& made) {
+  if (accounting::runPhase(array.state) == 2) return std::nullopt;
+  auto spec = slurm::parseArraySpec(array.arrayTasks, slurm::kMaxMaxArraySize);
+  if (!spec.isOk()) return std::nullopt;
+  std::vector<std::uint32_t> unmade;
+  for (const std::uint32_t task : spec->taskIds) {
+    if (!made.contains(task)) unmade.push_back(task);
+  }
+  if (unmade.empty()) return std::nullopt;
+  accounting::JobRecord waiting = array;
+  waiting.arrayTasks = slurm::formatArrayTasks(unmade, std::nullopt, 0);
+  waiting.state = std::string(slurm::jobStateName(slurm::JobState::kPending));
+  waiting.startTime.reset();
+  waiting.endTime.reset();
+  waiting.exitCode = "0:0";
+  return waiting;
+}
+
 std::int64_t localMidnight(const SacctContext& context) {
   const std::int64_t local = context.now + context.utcOffsetSeconds;
   return local - (((local % 86400) + 86400) % 86400) - context.utcOffsetSeconds;
@@ -519,17 +541,28 @@ CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,
 
   // Arrays whose tasks exist are shown by their tasks; a requeued job by its last run unless
   // --duplicates asks for each (slurmdbd keeps a record per run, sacct shows the newest).
-  std::set<std::int64_t> arraysWithTasks;
+  // Tasks the operator has not made yet still wait in the array's record, as in Slurm's meta
+  // record, while the array has not ended.
+  std::map<std::int64_t, std::set<std::int64_t>> tasksOf;
   std::map<std::int64_t, std::int64_t> lastAttempt;
   for (const accounting::JobRecord& record : records) {
-    if (record.arrayJobId && record.arrayTaskId) arraysWithTasks.insert(*record.arrayJobId);
+    if (record.arrayJobId && record.arrayTaskId) {
+      tasksOf[*record.arrayJobId].insert(*record.arrayTaskId);
+    }
     std::int64_t& last = lastAttempt[record.jobId];
     last = std::max(last, record.attempt);
   }
   std::vector<Row> rows;
   for (const accounting::JobRecord& record : records) {
-    if (!record.arrayTasks.empty() && arraysWithTasks.contains(record.jobId)) continue;
     if (!o.duplicates && record.attempt != lastAttempt[record.jobId]) continue;
+    const auto tasks = tasksOf.find(record.jobId);
+    if (!record.arrayTasks.empty() && tasks != tasksOf.end()) {
+      std::optional<accounting::JobRecord> waiting = unmadeTasksRecord(record, tasks->second);
+      if (!waiting) continue;
+      Row row = rowOf(*waiting);
+      if (keep(row, o, context, allUsers, start, end)) rows.push_back(std::move(row));
+      continue;
+    }
     Row row = rowOf(record);
     if (keep(row, o, context, allUsers, start, end)) rows.push_back(std::move(row));
   }

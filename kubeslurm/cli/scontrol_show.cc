@@ -435,6 +435,27 @@ CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
     }
     records.push_back(record);
   }
+  // The tasks the operator has not made yet wait in the array's record (unmadeArrayTasks): one
+  // of them asked for by A_T is its own record, the others join the pending tasks'.
+  const std::map<std::int64_t, UnmadeTasks> unmade = unmadeArrayTasks(jobs);
+  std::map<std::int64_t, std::vector<std::uint32_t>> unmadeIds;
+  for (const auto& [arrayId, entry] : unmade) {
+    if (wanted && wanted->first != arrayId) continue;
+    if (wanted && wanted->second) {
+      if (std::ranges::find(entry.taskIds, *wanted->second) == entry.taskIds.end()) continue;
+      JobRecord record;
+      record.job = &entry.standIn;
+      record.jobId = arrayId;
+      record.arrayJobId = arrayId;
+      record.arrayTask = std::to_string(*wanted->second);
+      const auto t = throttles.find(arrayId);
+      if (t != throttles.end()) record.throttle = t->second;
+      records.push_back(record);
+      continue;
+    }
+    unmadeIds[arrayId] = entry.taskIds;
+    pendingTasks.try_emplace(arrayId);
+  }
   // The meta record of an array's pending tasks has the array's id and comes first of it.
   for (auto& entry : pendingTasks) {
     // A named copy, not a structured binding: clang 14 cannot capture those in a lambda.
@@ -443,9 +464,13 @@ CommandOutput formatShowJobs(const std::vector<api::SlurmJobObject>& jobs,
     std::vector<std::uint32_t> ids;
     ids.reserve(tasks.size());
     for (const auto* t : tasks) ids.push_back(static_cast<std::uint32_t>(*t->status->arrayTaskId));
+    const auto notMade = unmadeIds.find(arrayId);
+    if (notMade != unmadeIds.end()) {
+      ids.insert(ids.end(), notMade->second.begin(), notMade->second.end());
+    }
     std::ranges::sort(ids);
     JobRecord record;
-    record.job = tasks.front();
+    record.job = tasks.empty() ? &unmade.at(arrayId).standIn : tasks.front();
     record.jobId = arrayId;
     record.arrayJobId = arrayId;
     const auto t = throttles.find(arrayId);

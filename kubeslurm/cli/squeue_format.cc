@@ -862,6 +862,23 @@ CommandOutput formatSqueue(const std::vector<api::SlurmJobObject>& jobs,
     Row row = rowOf(*job, context, index);
     if (keep(row, effective)) rows.push_back(std::move(row));
   }
+  // The tasks the operator has not made yet wait in the array's record, with the reason of its
+  // tasks that wait (one reason, not "Priority,None", when they combine).
+  const std::map<std::int64_t, UnmadeTasks> unmade = unmadeArrayTasks(jobs);
+  for (const auto& [arrayId, entry] : unmade) {
+    Row standIn = rowOf(entry.standIn, context, index);
+    standIn.arrayJobId = arrayId;
+    const std::int64_t array = arrayId;
+    const auto waiting = std::ranges::find_if(rows, [array](const Row& r) {
+      return r.arrayJobId == array && r.arrayTaskId && r.state == JobState::kPending;
+    });
+    if (waiting != rows.end()) standIn.reason = waiting->reason;
+    for (const std::uint32_t task : entry.taskIds) {
+      Row row = standIn;
+      row.arrayTaskId = task;
+      if (keep(row, effective)) rows.push_back(std::move(row));
+    }
+  }
   // Every pending task is still in slurmctld's meta record, so they combine even for -r, which
   // then prints them one per line.
   combinePendingTasks(rows, throttles);

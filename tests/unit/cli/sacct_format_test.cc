@@ -175,6 +175,18 @@ TEST(SacctFormat, ArrayTasks) {
             "5_1|gpu-node-002\n5_1.batch|gpu-node-002\n");
   // Before the tasks exist, the array's record stands for them.
   EXPECT_EQ(run({arrayParent(9)}, {"-X", "-n", "-P", "-o", "jobid"}).out, "9_[0-2]\n");
+  // Tasks not made yet still wait in it, as in Slurm's meta record, while the array runs.
+  api::SlurmJobObject running = arrayParent(9);
+  running.status->state = "RUNNING";
+  running.status->startTime = kT0;
+  EXPECT_EQ(
+      run({running, task(10, 9, 0, "RUNNING")}, {"-X", "-n", "-P", "-o", "jobid,state,end"}).out,
+      "9_0|RUNNING|Unknown\n9_[1-2]|PENDING|Unknown\n");
+  // An array that ended leaves a task deleted by hand out.
+  api::SlurmJobObject ended = arrayParent(9);
+  ended.status->state = "COMPLETED";
+  EXPECT_EQ(run({ended, task(10, 9, 0, "COMPLETED")}, {"-X", "-n", "-P", "-o", "jobid"}).out,
+            "9_0\n");
 }
 
 // Reference: "sacct -j 99999 prints only the header, rc=0".

@@ -189,6 +189,36 @@ json arrayTask(std::int64_t id, std::int64_t task, const std::string& state) {
   return object;
 }
 
+// Tasks the operator has not made yet wait in the array's record: right after sbatch printed
+// the array's id, `scontrol show job` of it shows the whole array pending (it answered "Invalid
+// job id specified" before the tasks were made), and A_T of a task not made yet is that task.
+TEST(ScontrolShow, TasksNotYetMadeWaitInTheArraysRecord) {
+  json parent = api::encodeSlurmJob(referenceJob());
+  parent["metadata"]["name"] = "arr";
+  parent["spec"]["jobName"] = "arr";
+  parent["spec"]["array"] = "0-7%2";
+  parent["status"] = {{"jobId", 6}, {"state", "PENDING"}};
+  std::vector<api::SlurmJobObject> jobs = {*api::decodeSlurmJob(parent)};
+  std::string shown = formatShowJobs(jobs, partitions(), "6", context()).out;
+  EXPECT_EQ(shown.substr(0, shown.find('\n')),
+            "JobId=6 ArrayJobId=6 ArrayTaskId=0-7%2 ArrayTaskThrottle=2 JobName=arr");
+  EXPECT_NE(shown.find("JobState=PENDING Reason=None"), std::string::npos) << shown;
+  shown = formatShowJobs(jobs, partitions(), "6_5", context()).out;
+  EXPECT_EQ(shown.substr(0, shown.find('\n')),
+            "JobId=6 ArrayJobId=6 ArrayTaskId=5 ArrayTaskThrottle=2 JobName=arr");
+  EXPECT_EQ(formatShowJobs(jobs, partitions(), "6_9", context()).exitCode, 1);
+
+  // Tasks 0 and 1 run, 2 and 3 wait as made, 4-7 are not made yet: one record for 2-7.
+  jobs.push_back(*api::decodeSlurmJob(arrayTask(7, 0, "RUNNING")));
+  jobs.push_back(*api::decodeSlurmJob(arrayTask(8, 1, "RUNNING")));
+  jobs.push_back(*api::decodeSlurmJob(arrayTask(102, 2, "PENDING")));
+  jobs.push_back(*api::decodeSlurmJob(arrayTask(103, 3, "PENDING")));
+  shown = formatShowJobs(jobs, partitions(), "6", context()).out;
+  EXPECT_EQ(shown.substr(0, shown.find('\n')),
+            "JobId=6 ArrayJobId=6 ArrayTaskId=2-7%2 ArrayTaskThrottle=2 JobName=arr");
+  EXPECT_NE(shown.find("JobState=PENDING Reason=JobArrayTaskLimit"), std::string::npos) << shown;
+}
+
 // Reference "Job arrays": `scontrol show job 6 | head -1` is the meta record of the pending
 // tasks, "JobId=6 ArrayJobId=6 ArrayTaskId=2-7%2 ArrayTaskThrottle=2 JobName=arr"; job 7 is
 // task 0.

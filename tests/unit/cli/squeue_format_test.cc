@@ -202,6 +202,29 @@ TEST(SqueueFormat, ReferenceArrayOneLinePerTask) {
             "6_2 6 2\n6_3 6 3\n6_4 6 4\n6_5 6 5\n6_6 6 6\n6_7 6 7\n6_0 7 0\n6_1 8 1\n");
 }
 
+// Tasks the operator has not made yet (256 a cycle; none before the first cycle after sbatch)
+// wait in the array's record, as in Slurm's meta record: squeue shows the whole array from the
+// moment sbatch printed its id, with the reason its made tasks wait for.
+TEST(SqueueFormat, TasksNotYetMadeWaitInTheArraysRecord) {
+  std::vector<api::SlurmJobObject> jobs = arrayJobs();
+  jobs.erase(jobs.begin() + 5, jobs.end());  // tasks 4-7 not made yet
+  EXPECT_EQ(squeue({"-h", "-o", "%i %t %r"}, jobs).out,
+            "6_[2-7%2] PD JobArrayTaskLimit\n6_0 R None\n6_1 R None\n");
+  EXPECT_EQ(squeue({"-h", "-r", "-t", "PD", "-o", "%i %A"}, jobs).out,
+            "6_2 6\n6_3 6\n6_4 6\n6_5 6\n6_6 6\n6_7 6\n");
+  EXPECT_EQ(squeue({"-h", "-j", "6_5", "-o", "%i %t"}, jobs).out, "6_5 PD\n");
+  EXPECT_EQ(squeue({"-h", "-t", "R", "-o", "%i"}, jobs).out, "6_0\n6_1\n");
+
+  // Right after sbatch: the array has its id and no task yet.
+  const std::vector<api::SlurmJobObject> fresh = {jobs.front()};
+  EXPECT_EQ(squeue({"-h", "-o", "%i %t %r"}, fresh).out, "6_[0-7%2] PD None\n");
+  EXPECT_EQ(squeue({"-h", "-j", "6", "-o", "%i"}, fresh).out, "6_[0-7%2]\n");
+  // A cancelled array makes its tasks cancelled: none of them waits.
+  api::SlurmJobObject cancelled = jobs.front();
+  cancelled.raw.edit()["spec"]["cancel"] = true;
+  EXPECT_EQ(squeue({"-h"}, {cancelled}).out, "");
+}
+
 // -j A selects every task of array A; -j A_T one task (print.c _filter_job).
 TEST(SqueueFormat, JobSelectorsForArrays) {
   EXPECT_EQ(squeue({"-h", "-j", "6_1", "-o", "%i"}, arrayJobs()).out, "6_1\n");
@@ -214,7 +237,8 @@ TEST(SqueueFormat, JobSelectorsForArrays) {
 // (job_mgr.c, "This is the last task of the job array").
 TEST(SqueueFormat, SinglePendingTaskIsNotCollapsed) {
   std::vector<api::SlurmJobObject> jobs = arrayJobs();
-  jobs.resize(4);  // parent, 6_0, 6_1, 6_2
+  jobs.resize(4);  // parent, 6_0, 6_1, 6_2: an array of three
+  jobs.front().request.array = slurm::parseArraySpec("0-2%2").value();
   EXPECT_EQ(squeue({"-h", "-t", "PD", "-o", "%i"}, jobs).out, "6_2\n");
 }
 
