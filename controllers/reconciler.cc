@@ -915,7 +915,8 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     bool allCreated = false;  // the TasksCreated condition was True as read
     bool createsTasks = false;
     std::size_t missing = 0;
-    std::size_t made = 0;  // created now, or found made already
+    std::size_t made = 0;                       // created now, or found made already
+    std::vector<std::uint32_t> cancelledTasks;  // spec.cancelTasks, ascending
   };
   struct TaskCreate {
     std::size_t expansion = 0;
@@ -929,7 +930,7 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
   for (const auto& [key, family] : families) {
     const api::SlurmJobObject& array = *family.array;
     if (!array.status || !array.status->jobId || written_.contains(key)) continue;
-    Expansion e{&family, key, cancelRequested(array), false, false, 0, 0};
+    Expansion e{&family, key, cancelRequested(array), false, false, 0, 0, {}};
     const json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
     e.allCreated = created != nullptr && created->value("status", "") == "True";
     // Tasks are created until all have been once: one deleted by hand afterwards stays deleted
@@ -946,12 +947,14 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
         creates.push_back({expansions.size(), task});
       }
     }
-    if (e.cancel) {
-      for (const auto& [index, task] : family.tasks) {
-        const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;
-        if (cancelRequested(*task) || (state && slurm::isFinished(*state))) continue;
-        cancels.push_back(task);
-      }
+    // scancel of the array, or of tasks the CLI found not made yet (spec.cancelTasks): a task
+    // made since gets spec.cancel too.
+    e.cancelledTasks = api::cancelledArrayTasks(array);
+    for (const auto& [index, task] : family.tasks) {
+      if (!e.cancel && !std::ranges::binary_search(e.cancelledTasks, index)) continue;
+      const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;
+      if (cancelRequested(*task) || (state && slurm::isFinished(*state))) continue;
+      cancels.push_back(task);
     }
     expansions.push_back(std::move(e));
   }
@@ -965,7 +968,9 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
         try {
           const Expansion& e = expansions[creates[i].expansion];
           json object = arrayTaskObject(*e.family->array, creates[i].task);
-          if (e.cancel) object["spec"]["cancel"] = true;
+          if (e.cancel || std::ranges::binary_search(e.cancelledTasks, creates[i].task)) {
+            object["spec"]["cancel"] = true;
+          }
           auto done =
               writer_.create(kube::resources::slurmJobs(), e.family->array->namespaceName, object);
           created[i] = done.isOk() ? Status::ok() : done.status();

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kubeslurm/base/arithmetic.h"
+#include "kubeslurm/slurm/array_spec.h"
 #include "kubeslurm/slurm/time_format.h"
 
 namespace kubeslurm::api {
@@ -776,6 +777,25 @@ void dropModelledFields(nlohmann::json& object) {
   };
   drop("spec", kSpecKeys);
   drop("status", kStatusKeys);
+}
+
+std::vector<std::uint32_t> cancelledArrayTasks(const SlurmJobObject& array) {
+  const nlohmann::json& raw = *array.raw;
+  if (!raw.is_object()) return {};
+  const auto spec = raw.find("spec");
+  if (spec == raw.end() || !spec->is_object()) return {};
+  const auto text = spec->find(std::string(kCancelTasksField));
+  if (text == spec->end() || !text->is_string()) return {};
+  // Ids past the array's last task are none of its tasks: the whole list is then invalid.
+  const std::uint32_t bound = array.request.array && !array.request.array->taskIds.empty()
+                                  ? array.request.array->taskIds.back() + 1
+                                  : 0;
+  if (bound == 0) return {};
+  auto tasks = slurm::parseArraySpec(text->get_ref<const std::string&>(), bound);
+  if (!tasks.isOk()) return {};
+  std::vector<std::uint32_t> ids = std::move(tasks->taskIds);
+  std::ranges::sort(ids);
+  return ids;
 }
 
 slurm::JobState jobStateOf(const SlurmJobStatus& status) {

@@ -153,6 +153,13 @@ void dropModelledFields(nlohmann::json& object);
 // The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
 slurm::JobState jobStateOf(const SlurmJobStatus& status);
 
+// spec.cancelTasks of an array: the tasks `scancel A_T` cancelled before the operator made
+// them, in sbatch --array's index syntax ("5,10-20"); the operator makes them cancelled. Not
+// modelled by the codec (it stays in a cached job's raw, as spec.cancel does).
+inline constexpr std::string_view kCancelTasksField = "cancelTasks";
+// Its task ids, ascending; none when absent or not a valid index list.
+std::vector<std::uint32_t> cancelledArrayTasks(const SlurmJobObject& array);
+
 // The partition squeue, scontrol and sacct show for a job: the one it started in
 // (status.partition) once it has, else what it asked for (sbatch -p a,b shows "a,b" while
 // pending, as slurmctld's job record does), else `defaultPartition`.

@@ -76,9 +76,13 @@ std::map<std::int64_t, UnmadeTasks> unmadeArrayTasks(const std::vector<api::Slur
     if (!job.status || !job.status->jobId || !isArrayParent(job)) continue;
     const std::int64_t arrayId = *job.status->jobId;
     const std::set<std::int64_t>& tasks = made[arrayId];
+    // Tasks scancel cancelled before they were made are made cancelled: none of them waits.
+    const std::vector<std::uint32_t> cancelledTasks = api::cancelledArrayTasks(job);
     std::vector<std::uint32_t> unmade;
     for (const std::uint32_t task : job.request.array->taskIds) {
-      if (!tasks.contains(task)) unmade.push_back(task);
+      if (!tasks.contains(task) && !std::ranges::binary_search(cancelledTasks, task)) {
+        unmade.push_back(task);
+      }
     }
     if (unmade.empty()) continue;
     // A cancelled array's tasks are made cancelled: none of them waits.

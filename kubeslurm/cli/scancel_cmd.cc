@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <istream>
+#include <map>
 #include <ostream>
 #include <set>
 
@@ -288,6 +289,48 @@ class Canceller {
     return 1;
   }
 
+  // Tasks of `array` it has not made yet: added to its spec.cancelTasks, which the operator
+  // makes cancelled. The patch carries the array's resourceVersion, so that two scancels of
+  // different tasks do not overwrite each other's list: on a conflict the array is read again
+  // (a list by name, which a tenant may do) and the union sent again. 0, or 1 after an API
+  // error (reported here).
+  int cancelUnmade(const api::SlurmJobObject& array, const std::vector<std::uint32_t>& tasks,
+                   const std::string& idText) {
+    api::SlurmJobObject current = array;
+    Status failure = Status::ok();
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      std::vector<std::uint32_t> all = api::cancelledArrayTasks(current);
+      all.insert(all.end(), tasks.begin(), tasks.end());
+      std::ranges::sort(all);
+      all.erase(std::unique(all.begin(), all.end()), all.end());
+      nlohmann::json body = {
+          {"spec", {{api::kCancelTasksField, slurm::formatArrayTasks(all, std::nullopt, 0)}}}};
+      const std::string version = current.raw->value("metadata", nlohmann::json::object())
+                                      .value("resourceVersion", std::string());
+      if (!version.empty()) body["metadata"]["resourceVersion"] = version;
+      auto patched = session_.writer->patch(kube::resources::slurmJobs(), array.namespaceName,
+                                            array.name, body);
+      if (patched.isOk()) return 0;
+      failure = patched.status();
+      if (failure.code() != StatusCode::kAborted) break;
+      kube::ListOptions byName;
+      byName.fieldSelector = "metadata.name=" + array.name;
+      auto listed = kube::listAll(*session_.reader, kube::resources::slurmJobs(),
+                                  array.namespaceName, byName);
+      if (!listed.isOk()) {
+        failure = listed.status();
+        break;
+      }
+      std::vector<api::SlurmJobObject> found = decodeJobList(*listed);
+      if (found.empty()) break;
+      current = std::move(found.front());
+    }
+    io_.err << "scancel: error: Kill job error on job id " << idText << ": " << failure.message()
+            << "\n";
+    rc = std::max(rc, 1);
+    return 1;
+  }
+
   // The slurmctld outcome of one record: already done, or cancelled now.
   int cancel(const api::SlurmJobObject& job, const std::string& idText) {
     if (finished(job)) return kAlreadyDone;
@@ -304,6 +347,13 @@ class Canceller {
 // scancel.c _signal_job_by_str: each id as a string, as slurmctld's job_str_signal takes it.
 void cancelByIds(const std::vector<api::SlurmJobObject>& jobs, const ScancelOptions& o,
                  Canceller& canceller) {
+  const std::map<std::int64_t, UnmadeTasks> unmade = unmadeArrayTasks(jobs);
+  // The tasks not made yet that the ids name, per array: one patch each, after the others.
+  struct UnmadeCancel {
+    std::string idText;  // the first id that named one, for an error
+    std::vector<std::uint32_t> tasks;
+  };
+  std::map<std::int64_t, UnmadeCancel> unmadeCancels;
   for (const JobSpec& spec : o.jobs) {
     canceller.announce(spec.text);
     int code = 0;
@@ -330,7 +380,11 @@ void cancelByIds(const std::vector<api::SlurmJobObject>& jobs, const ScancelOpti
         code = signalled == 0 ? kInvalidJobId : (done == signalled ? kAlreadyDone : 0);
       }
     } else {
-      // job_str_signal's task list: each task on its own, the worst outcome kept.
+      // job_str_signal's task list: each task on its own, the worst outcome kept. A task the
+      // operator has not made yet is in the array's record, as in Slurm's meta record: the array
+      // is told to make it cancelled (one patch for all of them).
+      const auto notMade = unmade.find(spec.jobId);
+      std::vector<std::uint32_t> unmadeNamed;
       for (const std::int64_t t : spec.tasks) {
         const api::SlurmJobObject* task = nullptr;
         for (const api::SlurmJobObject& job : jobs) {
@@ -339,14 +393,32 @@ void cancelByIds(const std::vector<api::SlurmJobObject>& jobs, const ScancelOpti
             task = &job;
           }
         }
+        if (task == nullptr && notMade != unmade.end() &&
+            std::ranges::binary_search(notMade->second.taskIds, t)) {
+          unmadeNamed.push_back(static_cast<std::uint32_t>(t));
+          continue;
+        }
         const int c = task == nullptr ? kInvalidJobId : canceller.cancel(*task, spec.text);
         code = std::max(code, c);
+      }
+      if (!unmadeNamed.empty()) {
+        UnmadeCancel& pending = unmadeCancels[spec.jobId];
+        if (pending.idText.empty()) pending.idText = spec.text;
+        pending.tasks.insert(pending.tasks.end(), unmadeNamed.begin(), unmadeNamed.end());
       }
     }
     if (code > 0) {
       canceller.report(spec.text, code,
                        code == kAlreadyDone ? "Job/step already completing or completed"
                                             : "Invalid job id specified");
+    }
+  }
+  for (const auto& [arrayId, cancel] : unmadeCancels) {
+    const auto array = unmade.find(arrayId);
+    // The stand-in is the array's object (its raw spec and resourceVersion) with a pending
+    // status. An API error is reported there, as a task's is by cancel().
+    if (array != unmade.end()) {
+      (void)canceller.cancelUnmade(array->second.standIn, cancel.tasks, cancel.idText);
     }
   }
 }

@@ -929,6 +929,35 @@ TEST_F(OperatorIT, CancellingTheArrayCancelsEveryTask) {
   ASSERT_TRUE(reaches(array, "CANCELLED", 20s));
 }
 
+// Tasks scancel cancelled before the operator made them (spec.cancelTasks, which the CLI
+// writes for `scancel A_T` of such a task) are made cancelled and never run; the others run.
+TEST_F(OperatorIT, TasksCancelledBeforeTheyWereMadeAreMadeCancelled) {
+  const std::string array = submit("picked", R"(  array: "0-3"
+  cancelTasks: "1-2"
+  nodes: 1
+  gpusPerNode: 1
+  script: |
+    #!/bin/sh
+    sleep 1
+)");
+  ASSERT_FALSE(array.empty());
+  std::map<std::int64_t, std::string> states;
+  const auto read = [&] {
+    states.clear();
+    for (const json& t : kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
+                             .value("items", json::array())) {
+      const json status = t.value("status", json::object());
+      states[status.value("arrayTaskId", std::int64_t{-1})] = status.value("state", "");
+    }
+    return states == std::map<std::int64_t, std::string>{
+                         {0, "COMPLETED"}, {1, "CANCELLED"}, {2, "CANCELLED"}, {3, "COMPLETED"}};
+  };
+  ASSERT_TRUE(waitUntil(read, 60s)) << json(states).dump();
+  for (const std::string task : {"-1", "-2"}) {
+    EXPECT_TRUE(rankPods(array + task).empty()) << "cancelled task " << task << " ran";
+  }
+}
+
 // A 512-task array (the common batch-inference sweep): its task SlurmJobs are made 256 per
 // cycle, many creates in flight at once, and scancel of the array ends every one. The times are
 // reported, not asserted (the machine is shared).

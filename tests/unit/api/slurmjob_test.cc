@@ -291,4 +291,25 @@ TEST(RecordedMemory, HugeFiguresSaturate) {
 }
 
 }  // namespace
+// spec.cancelTasks (scancel of tasks not made yet): the ids, ascending; nothing for a missing,
+// malformed or out-of-range list, or on a job that is no array.
+TEST(CancelledArrayTasks, ReadsTheIndexListOfTheArraysTasks) {
+  const auto withCancelTasks = [](const nlohmann::json& text, const char* array) {
+    nlohmann::json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+                             {"kind", "SlurmJob"},
+                             {"metadata", {{"name", "arr"}, {"namespace", "default"}}},
+                             {"spec", {{"script", "#!/bin/sh\ntrue\n"}}}};
+    if (array != nullptr) object["spec"]["array"] = array;
+    if (!text.is_null()) object["spec"]["cancelTasks"] = text;
+    return *decodeSlurmJob(object);
+  };
+  EXPECT_EQ(cancelledArrayTasks(withCancelTasks("9,2-3", "0-9")),
+            (std::vector<std::uint32_t>{2, 3, 9}));
+  EXPECT_TRUE(cancelledArrayTasks(withCancelTasks(nullptr, "0-9")).empty());
+  EXPECT_TRUE(cancelledArrayTasks(withCancelTasks("x", "0-9")).empty());
+  EXPECT_TRUE(cancelledArrayTasks(withCancelTasks("10", "0-9")).empty());
+  EXPECT_TRUE(cancelledArrayTasks(withCancelTasks(5, "0-9")).empty());
+  EXPECT_TRUE(cancelledArrayTasks(withCancelTasks("1", nullptr)).empty());
+}
+
 }  // namespace kubeslurm::api

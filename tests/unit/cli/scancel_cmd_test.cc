@@ -131,6 +131,30 @@ TEST(ScancelCmd, ArraysAndTasks) {
   EXPECT_EQ(cli.err(), "");
 }
 
+// A task the operator has not made yet is in the array's record, as in Slurm's meta record:
+// scancel A_T tells the array to make it cancelled (spec.cancelTasks, kept with what it held),
+// one patch per array for every such task the ids name; made tasks are cancelled on their
+// objects.
+TEST(ScancelCmd, TasksNotYetMadeAreCancelledThroughTheArray) {
+  FakeCluster fake;
+  json array = arrayParent(5, "RUNNING");
+  array["spec"]["array"] = "0-9";
+  array["spec"]["cancelTasks"] = "9";
+  fake.objects["slurmjobs"] = {array, arrayTask(6, 5, 0, "RUNNING"), arrayTask(7, 5, 1, "PENDING")};
+  FakeCli cli;
+  EXPECT_EQ(run(fake, cli, {"5_[1-3]", "5_7"}), 0);
+  ASSERT_EQ(fake.patches.size(), 2U);
+  EXPECT_EQ(fake.patches[0].object, "default/arr-1");
+  EXPECT_EQ(fake.patches[1].object, "default/arr");
+  EXPECT_EQ(fake.patches[1].body, (json{{"spec", {{"cancelTasks", "2-3,7,9"}}}}));
+  EXPECT_EQ(cli.err(), "");
+  // A task the array does not have is no job, as before.
+  FakeCli unknown;
+  EXPECT_EQ(run(fake, unknown, {"-v", "5_12"}), 0);
+  EXPECT_NE(unknown.err().find("Invalid job id specified"), std::string::npos);
+  EXPECT_EQ(fake.patches.size(), 2U);
+}
+
 // opt.c _opt_verify and _xlate_job_step_ids.
 TEST(ScancelCmd, ArgumentErrors) {
   FakeCluster fake = cluster();

@@ -219,10 +219,14 @@ TEST(SqueueFormat, TasksNotYetMadeWaitInTheArraysRecord) {
   const std::vector<api::SlurmJobObject> fresh = {jobs.front()};
   EXPECT_EQ(squeue({"-h", "-o", "%i %t %r"}, fresh).out, "6_[0-7%2] PD None\n");
   EXPECT_EQ(squeue({"-h", "-j", "6", "-o", "%i"}, fresh).out, "6_[0-7%2]\n");
-  // A cancelled array makes its tasks cancelled: none of them waits.
+  // A cancelled array makes its tasks cancelled: none of them waits; nor do the tasks scancel
+  // cancelled before they were made (spec.cancelTasks).
   api::SlurmJobObject cancelled = jobs.front();
   cancelled.raw.edit()["spec"]["cancel"] = true;
   EXPECT_EQ(squeue({"-h"}, {cancelled}).out, "");
+  api::SlurmJobObject someCancelled = jobs.front();
+  someCancelled.raw.edit()["spec"]["cancelTasks"] = "1-2,6";
+  EXPECT_EQ(squeue({"-h", "-o", "%i"}, {someCancelled}).out, "6_[0,3-5,7%2]\n");
 }
 
 // -j A selects every task of array A; -j A_T one task (print.c _filter_job).
