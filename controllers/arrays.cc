@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "controllers/job_object.h"
+#include "controllers/job_status.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/slurm/names.h"
@@ -169,6 +170,26 @@ std::vector<std::uint32_t> missingTasks(const ArrayFamily& family) {
     if (!family.tasks.contains(id)) missing.push_back(id);
   }
   return missing;
+}
+
+std::vector<std::uint32_t> tasksToMake(const ArrayFamily& family, bool arrayCancelled,
+                                       const std::vector<std::uint32_t>& cancelledTasks,
+                                       std::size_t waitingLimit) {
+  std::size_t waiting = 0;
+  for (const auto& [index, task] : family.tasks) {
+    const std::optional<slurm::JobState> state = stateOf(*task);
+    if ((!state || *state == slurm::JobState::kPending) && !cancelRequested(*task)) ++waiting;
+  }
+  std::vector<std::uint32_t> make;
+  for (const std::uint32_t task : missingTasks(family)) {
+    if (arrayCancelled || std::ranges::binary_search(cancelledTasks, task)) {
+      make.push_back(task);
+    } else if (waiting < waitingLimit) {
+      make.push_back(task);
+      ++waiting;
+    }
+  }
+  return make;
 }
 
 api::SlurmJobStatus arrayStatus(const ArrayFamily& family, bool allCreated) {

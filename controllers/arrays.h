@@ -7,15 +7,17 @@
 // SlurmJob per task index, `<array>-<index>`, with the array's spec but not its script (a task's
 // gang reads its array's: admission.cc gangFor), labels that name the array and the index, the
 // ArrayJobId and the array's submit time as annotations, and an owner reference (controller) to
-// the array, so that deleting the array deletes its tasks. A child is
-// an ordinary job from then on: its own job id, priority, gang and status; the core's
-// arrayMaxRunning applies the %N throttle across the children of one ArrayJobId.
+// the array, so that deleting the array deletes its tasks. A child is an ordinary job from then
+// on: its own job id, priority, gang and status; the core's arrayMaxRunning applies the %N
+// throttle across the children of one ArrayJobId.
 //
-// Where this differs from Slurm (docs/operator.md): Slurm splits a task off the array's record
-// when it starts and gives it a new id then (the last task keeps the array's id); here every task
-// is created at once with an id of its own, so ids are handed out at submission and the array's
-// record keeps the ArrayJobId for good. What squeue shows (`6_[2-7%2]`, `6_0`) is unchanged:
-// tasks not created yet are shown pending from the array's record (cli/job_objects.h).
+// Slurm keeps a pending array as one record and splits a task off when it starts. Here at most
+// ReconcilerOptions::arrayWaitingTasks made tasks of an array wait at once (tasksToMake); the
+// rest wait in the array's record, which the CLI shows as their pending record
+// (cli/job_objects.h) and the snapshot lists as unplanned. Where this differs from Slurm
+// (docs/operator.md): a task gets its own id when it is made, not when it starts, and the
+// array's record keeps the ArrayJobId for good (Slurm's last task takes it). What squeue shows
+// (`6_[2-7%2]`, `6_0`) is Slurm's.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,15 @@ std::map<std::string, ArrayFamily> arrayFamilies(const Jobs& jobs) {
 
 // The task indexes of the array that have no SlurmJob yet.
 std::vector<std::uint32_t> missingTasks(const ArrayFamily& family);
+
+// The tasks to make now, ascending: as Slurm keeps a pending array's tasks in one record and
+// splits a task off when it starts, an array has at most `waitingLimit` made tasks waiting
+// (pending, or without an id yet, and not cancelled); the tasks scancel cancelled before they
+// were made (`cancelledTasks`, spec.cancelTasks; every task of a cancelled array) are made at
+// once, cancelled, since they end at once.
+std::vector<std::uint32_t> tasksToMake(const ArrayFamily& family, bool arrayCancelled,
+                                       const std::vector<std::uint32_t>& cancelledTasks,
+                                       std::size_t waitingLimit);
 
 // The array's condition, True once every task has been created: from then on a task that is
 // gone (deleted by hand) is not created again, and the array ends when the tasks left end.

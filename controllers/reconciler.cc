@@ -937,11 +937,14 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     // (Slurm has no way back for a task either), and an array being deleted gets no new ones.
     // A cancelled array still gets every task, created cancelled: each ends CANCELLED as scancel
     // of the array ends each of Slurm's tasks, and a dependency sees the array end.
+    e.cancelledTasks = api::cancelledArrayTasks(array);
     if (!e.allCreated && !jobMetadata(array).deletionTimestamp) {
       e.createsTasks = true;
-      const std::vector<std::uint32_t> missing = missingTasks(family);
-      e.missing = missing.size();
-      for (const std::uint32_t task : missing) {
+      e.missing = missingTasks(family).size();
+      // The tasks waiting as SlurmJobs stay few (arrayWaitingTasks); the rest wait in the
+      // array's record, where the CLI shows them and the snapshot lists them as unplanned.
+      for (const std::uint32_t task :
+           tasksToMake(family, e.cancel, e.cancelledTasks, options_.arrayWaitingTasks)) {
         if (budget == 0) break;
         --budget;
         creates.push_back({expansions.size(), task});
@@ -949,7 +952,6 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     }
     // scancel of the array, or of tasks the CLI found not made yet (spec.cancelTasks): a task
     // made since gets spec.cancel too.
-    e.cancelledTasks = api::cancelledArrayTasks(array);
     for (const auto& [index, task] : family.tasks) {
       if (!e.cancel && !std::ranges::binary_search(e.cancelledTasks, index)) continue;
       const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;

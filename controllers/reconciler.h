@@ -122,6 +122,11 @@ struct ReconcilerOptions {
   // Array tasks created per cycle (all arrays together): a 1,000-task array takes a few cycles
   // rather than one cycle of 1,000 creates that would hold up every other job's start.
   std::size_t arrayTasksPerCycle = 256;
+  // Made tasks of one array that may wait (pending) at once: the others wait in the array's
+  // record until these start, as Slurm's meta record holds them, so that ten 10,000-task arrays
+  // are not 100,000 SlurmJobs in etcd and in every cycle. At least the backfill's 20 per array
+  // (Slurm's bf_max_job_array_resv), and as many as a cycle makes.
+  std::size_t arrayWaitingTasks = 256;
 };
 
 // A SlurmJob whose object does not decode (a spec a user wrote by hand, e.g. timeLimit "xx").

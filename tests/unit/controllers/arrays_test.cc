@@ -54,14 +54,15 @@ api::SlurmJobObject task(std::uint32_t index, std::int64_t id, const std::string
   return ok(api::decodeSlurmJob(object));
 }
 
-// The operator's cache holds an array decoded, with as JSON only what the codec does not model
-// (holdSlurmJob): its tasks get the array's spec all the same.
 // The array's spec without its script: tasks share their array's (a 1 MiB script in a 1,000-task
 // array would otherwise be 1 GB in etcd).
 json specWithoutScript(json spec) {
   spec.erase("script");
   return spec;
 }
+
+// The operator's cache holds an array decoded, with as JSON only what the codec does not model
+// (holdSlurmJob): its tasks get the array's spec all the same.
 
 TEST(ArrayTask, OfACachedArrayHasTheWholeSpecButTheScript) {
   const kube::ObjectPtr held = holdSlurmJob(arrayObject());
@@ -160,6 +161,26 @@ ArrayFamily familyOf(const api::SlurmJobObject& array, const std::vector<api::Sl
   family.array = &array;
   for (const api::SlurmJobObject& t : ts) family.tasks.emplace(arrayTaskOf(t)->taskId, &t);
   return family;
+}
+
+// At most `waitingLimit` made tasks wait (pending or without an id, not cancelled); the others
+// wait in the array's record. Tasks scancel cancelled before they were made are made at once.
+TEST(TasksToMake, FewWaitAsSlurmJobsAndCancelledOnesAreMadeAtOnce) {
+  const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject("0-9")));
+  json cancelling = arrayTaskObject(array, 2);
+  cancelling["spec"]["cancel"] = true;
+  cancelling["status"] = {
+      {"jobId", 9}, {"state", "PENDING"}, {"arrayJobId", 6}, {"arrayTaskId", 2}};
+  const std::vector<api::SlurmJobObject> made = {task(0, 7, "RUNNING"), task(1, 8, "PENDING"),
+                                                 ok(api::decodeSlurmJob(cancelling)),
+                                                 task(3, 10, "", {{"jobId", nullptr}})};
+  const ArrayFamily family = familyOf(array, made);
+  // 1 and 3 wait: room for two more under a limit of 4.
+  EXPECT_EQ(tasksToMake(family, false, {}, 4), (std::vector<std::uint32_t>{4, 5}));
+  EXPECT_EQ(tasksToMake(family, false, {}, 2), (std::vector<std::uint32_t>{}));
+  EXPECT_EQ(tasksToMake(family, false, {7, 9}, 2), (std::vector<std::uint32_t>{7, 9}));
+  EXPECT_EQ(tasksToMake(family, false, {7}, 3), (std::vector<std::uint32_t>{4, 7}));
+  EXPECT_EQ(tasksToMake(family, true, {}, 0), (std::vector<std::uint32_t>{4, 5, 6, 7, 8, 9}));
 }
 
 TEST(ArrayStatus, PendingTakesTheLowestPendingTasksReasonRunningTheEarliestStart) {
