@@ -44,8 +44,16 @@ std::pair<std::int64_t, std::int64_t> exitCodeOf(const std::string& text) {
 const json* member(const json& object, std::string_view name) {
   if (!object.is_object()) return nullptr;
   const auto& members = object.get_ref<const json::object_t&>();
-  auto it = members.find(std::string(name));
+  // The map's comparator is transparent: no key is built per lookup (this runs for every array
+  // job several times a cycle).
+  auto it = members.find(name);
   return it == members.end() ? nullptr : &it->second;
+}
+
+// A string member, or nullptr.
+const std::string* stringAt(const json& object, std::string_view name) {
+  const json* value = member(object, name);
+  return value != nullptr && value->is_string() ? &value->get_ref<const std::string&>() : nullptr;
 }
 
 // metadata.<key> of a cached object, or nullptr.
@@ -86,11 +94,14 @@ std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
   const json* owners = metadataMember(*job.raw, "ownerReferences");
   if (owners == nullptr || !owners->is_array()) return std::nullopt;
   for (const json& owner : *owners) {
-    if (api::stringMember(owner, "kind") != api::kSlurmJobKind ||
-        api::stringMember(owner, "name") != *array || !isController(owner)) {
+    const std::string* kind = stringAt(owner, "kind");
+    const std::string* name = stringAt(owner, "name");
+    if (kind == nullptr || *kind != api::kSlurmJobKind || name == nullptr || *name != *array ||
+        !isController(owner)) {
       continue;
     }
-    return ArrayTaskRef{*array, api::stringMember(owner, "uid"), *index};
+    const std::string* uid = stringAt(owner, "uid");
+    return ArrayTaskRef{*array, uid != nullptr ? *uid : std::string(), *index};
   }
   return std::nullopt;
 }

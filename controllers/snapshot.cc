@@ -549,17 +549,24 @@ class Builder {
     // (id, job): sorting the ids beside the pointers keeps 50,000 comparisons in cache.
     std::vector<std::pair<std::int64_t, const api::SlurmJobObject*>> jobs;
     jobs.reserve(objects_.jobs.size());
-    bool anyArray = false;
+    // The arrays, and the tasks with ids of each (by namespace and array name): read once per
+    // job, as a cycle with 100 pending arrays has tens of thousands of tasks.
+    std::vector<const api::SlurmJobObject*> arrays;
+    MadeTasks madeTasks;
     for (const api::SlurmJobObject& job : objects_.jobs) {
       if (!job.status || !job.status->jobId) continue;
-      // An array's own object is never scheduled: its tasks are (controllers/arrays.h).
-      if (job.request.array && isArrayParent(job)) {
-        anyArray = true;
-        continue;
+      if (job.request.array) {
+        std::optional<ArrayTaskRef> task = arrayTaskOf(job);
+        // An array's own object is never scheduled: its tasks are (controllers/arrays.h).
+        if (!task) {
+          arrays.push_back(&job);
+          continue;
+        }
+        madeTasks[{job.namespaceName, std::move(task->arrayName)}].push_back(task->taskId);
       }
       jobs.emplace_back(*job.status->jobId, &job);
     }
-    if (anyArray) addUnmaterializedTasks();
+    if (!arrays.empty()) addUnmaterializedTasks(arrays, madeTasks);
     out_.snapshot.jobs.reserve(jobs.size());
     // Oldest id first: of two objects claiming one id (which invariant 5 forbids) the one seen
     // first keeps it, whatever order the informer listed them in.
@@ -607,19 +614,19 @@ class Builder {
     }
   }
 
-  // Tasks of an array that have no job of their own yet (being created, or waiting for an id)
-  // are pending as far as a dependency on the array can tell: `afterok:<ArrayJobId>` must not
-  // see a half-created array as the whole of it, nor a missing task as one that is gone.
-  void addUnmaterializedTasks() {
-    for (const auto& [key, family] : arrayFamilies(objects_.jobs)) {
-      const api::SlurmJobObject& array = *family.array;
-      if (!array.status || !array.status->jobId || *array.status->jobId <= 0) continue;
-      const auto arrayId = static_cast<core::JobId>(*array.status->jobId);
-      for (std::uint32_t task : array.request.array->taskIds) {
-        auto child = family.tasks.find(task);
-        if (child != family.tasks.end() && child->second->status && child->second->status->jobId) {
-          continue;
-        }
+  // Tasks of an array that have no job with an id yet (not made, being created, or waiting for
+  // an id) are pending as far as a dependency on the array can tell: `afterok:<ArrayJobId>` must
+  // not see a partly made array as the whole of it, nor a missing task as one that is gone.
+  using MadeTasks = std::map<std::pair<std::string_view, std::string>, std::vector<std::uint32_t>>;
+  void addUnmaterializedTasks(const std::vector<const api::SlurmJobObject*>& arrays,
+                              MadeTasks& madeTasks) {
+    for (const api::SlurmJobObject* array : arrays) {
+      if (*array->status->jobId <= 0) continue;
+      const auto arrayId = static_cast<core::JobId>(*array->status->jobId);
+      std::vector<std::uint32_t>& made = madeTasks[{array->namespaceName, array->name}];
+      std::ranges::sort(made);
+      for (const std::uint32_t task : array->request.array->taskIds) {
+        if (std::ranges::binary_search(made, task)) continue;
         core::UnplannedJob u;
         u.id = arrayId;
         u.arrayJobId = arrayId;

@@ -4,7 +4,12 @@
 //
 //   build/bin/operator_cache_bench [--nodes 5000] [--jobs 50000] [--repeats 5]
 //                                  [--stores baseline,lean,held]   (which stores to measure)
+//                                  [--arrays 0 --array-tasks 1000 --array-made 256]
 //
+// --arrays adds that many pending arrays of --array-tasks one-GPU tasks each, of which
+// --array-made are made as SlurmJobs (pending; the operator's default keeps 256 waiting, all of
+// them made is how it kept arrays before): the cycle with many pending arrays, and what their
+// task objects cost.
 // The cluster: every node as a v1.20 kubelet reports it (images, nodeInfo, heartbeats); gangs of
 // 4 x 8 GPUs running on three quarters of the nodes, each with its rank pods as the operator
 // makes them; one 1-GPU inference pod per 5 nodes on the rest; the other jobs pending (60%) or
@@ -42,6 +47,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "controllers/arrays.h"
 #include "controllers/cluster_view.h"
 #include "controllers/snapshot.h"
 #include "kubeslurm/api/slurmjob.h"
@@ -210,6 +216,54 @@ struct Cluster {
   std::vector<std::string> nodes, pods, jobs, partitions;  // as the API server sends them
 };
 
+// `arrays` pending arrays of `tasks` tasks, `made` of them as task SlurmJobs (PENDING, with ids),
+// as the API server sends them.
+void addArrays(Cluster& c, int arrays, int tasks, int made) {
+  std::string script = "#!/bin/bash\n#SBATCH --gres=gpu:1\n";
+  while (script.size() < 1024) script += "srun python infer.py --shard $SLURM_ARRAY_TASK_ID\n";
+  slurm::SbatchContext context;
+  context.now = kNow - 3600;
+  context.cwd = "/home/alice";
+  const std::string range = "0-" + std::to_string(tasks - 1);
+  const slurm::SbatchParseResult parsed = slurm::parseSbatch(
+      {"-J", "shards", "-p", "gpu", "-t", "1:00:00", "--array", range, "infer.sh"}, script,
+      context);
+  const api::SlurmJobObject submitted =
+      api::slurmJobFromInvocation(*parsed.invocation, "team-a", "alice");
+  std::int64_t nextId = 2'000'000;
+  for (int a = 0; a < arrays; ++a) {
+    api::SlurmJobObject array = submitted;
+    array.name = "shards-" + std::to_string(a);
+    api::SlurmJobStatus status;
+    status.jobId = nextId++;
+    status.state = "PENDING";
+    status.stateCode = "PD";
+    status.reason = "Priority";
+    status.submitTime = kNow - 3600;
+    array.status = status;
+    Json parent = api::encodeSlurmJob(array);
+    parent["metadata"]["uid"] = "array-uid-" + std::to_string(a);
+    parent["metadata"]["resourceVersion"] = std::to_string(nextId);
+    parent["metadata"]["creationTimestamp"] = "2026-11-20T09:00:00Z";
+    c.jobs.push_back(parent.dump());
+    const api::SlurmJobObject decoded = *api::decodeSlurmJob(parent);
+    for (int t = 0; t < std::min(made, tasks); ++t) {
+      Json task = arrayTaskObject(decoded, static_cast<std::uint32_t>(t));
+      task["metadata"]["uid"] = "task-uid-" + std::to_string(a) + "-" + std::to_string(t);
+      task["metadata"]["resourceVersion"] = std::to_string(nextId);
+      task["metadata"]["creationTimestamp"] = "2026-11-20T09:00:01Z";
+      task["status"] = {{"jobId", nextId++},
+                        {"state", "PENDING"},
+                        {"stateCode", "PD"},
+                        {"reason", "Priority"},
+                        {"arrayJobId", *status.jobId},
+                        {"arrayTaskId", t},
+                        {"submitTime", "2026-11-20T09:00:00Z"}};
+      c.jobs.push_back(task.dump());
+    }
+  }
+}
+
 Cluster makeCluster(int nodeCount, int jobCount) {
   Cluster c;
   for (int i = 0; i < nodeCount; ++i) c.nodes.push_back(kubeletNode(i).dump());
@@ -377,6 +431,9 @@ int run(int argc, char** argv) {
   int nodeCount = 5000;
   int jobCount = 50000;
   int repeats = 5;
+  int arrays = 0;
+  int arrayTasks = 1000;
+  int arrayMade = 256;
   std::string stores = "baseline,lean,held";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -388,9 +445,17 @@ int run(int argc, char** argv) {
     if (flag == "--nodes") nodeCount = std::max(value, 4);
     if (flag == "--jobs") jobCount = std::max(value, 1);
     if (flag == "--repeats") repeats = std::max(value, 1);
+    if (flag == "--arrays") arrays = std::max(value, 0);
+    if (flag == "--array-tasks") arrayTasks = std::max(value, 1);
+    if (flag == "--array-made") arrayMade = std::max(value, 0);
   }
   std::cerr << "generating " << nodeCount << " nodes and " << jobCount << " SlurmJobs\n";
-  const Cluster cluster = makeCluster(nodeCount, jobCount);
+  Cluster cluster = makeCluster(nodeCount, jobCount);
+  if (arrays > 0) {
+    std::cerr << "and " << arrays << " pending arrays of " << arrayTasks << " tasks, "
+              << std::min(arrayMade, arrayTasks) << " of each made\n";
+    addArrays(cluster, arrays, arrayTasks, arrayMade);
+  }
   std::int64_t textBytes = 0;
   for (const auto* list : {&cluster.nodes, &cluster.pods, &cluster.jobs}) {
     for (const std::string& text : *list) textBytes += static_cast<std::int64_t>(text.size());
