@@ -19,6 +19,13 @@ namespace {
 
 CommandOutput failure(std::string err) { return CommandOutput{"", std::move(err), 1}; }
 
+// The number a text starts with, 0 when none, as Slurm's atoi reads its report arguments.
+std::int64_t leadingNumber(const char* text) {
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  return end == text ? 0 : value;
+}
+
 // The TRES slurmdbd tracks for a GPU cluster (its tres table, by id), as -T names them.
 constexpr auto kKnownTres = std::to_array<std::string_view>(
     {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages", "gres/gpu"});
@@ -223,7 +230,7 @@ void parseJobConditions(const std::vector<std::string>& words, const SreportCont
         std::string item(rest.substr(0, comma));
         rest.remove_prefix(comma + 1);
         item.erase(0, item.find_first_not_of(" \t\n\v\f\r"));
-        if (!item.empty()) request.jobIds.push_back(std::atoi(item.c_str()));
+        if (!item.empty()) request.jobIds.push_back(leadingNumber(item.c_str()));
       }
     } else if (abbreviates(name, "Partitions", 2)) {
       for (std::string& p : lowered(value)) request.partitions.push_back(std::move(p));
@@ -686,7 +693,8 @@ const char* timeFormatName(SreportTime time) {
 // "250%20" -> 20: a Grouping= item's width (atoi after its '%'), 0 when none.
 int groupingWidth(const std::string& item) {
   const std::size_t percent = item.find('%');
-  return percent == std::string::npos ? 0 : std::atoi(item.c_str() + percent + 1);
+  return percent == std::string::npos ? 0
+                                      : static_cast<int>(leadingNumber(item.c_str() + percent + 1));
 }
 
 // job_reports.c _run_report: the header block, the columns (Format=, one per size bucket as
@@ -713,7 +721,7 @@ CommandOutput formatJobSizes(const SreportData& data, const SreportParse& parse,
   if (request.grouping.empty()) request.grouping = {"50", "250", "500", "1000"};
   query.grouping.clear();
   for (const std::string& item : request.grouping) {
-    query.grouping.push_back(static_cast<std::uint32_t>(std::atol(item.c_str())));
+    query.grouping.push_back(static_cast<std::uint32_t>(leadingNumber(item.c_str())));
   }
   query.flatView = request.flatView;
   query.accountsAsParents = request.accountsAsParents && !request.flatView;
