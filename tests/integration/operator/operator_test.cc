@@ -187,6 +187,19 @@ class OperatorIT : public ::testing::Test {
            << "; status: " << (j.is_object() && j.contains("status") ? j["status"].dump() : "none");
   }
 
+  // The task SlurmJobs of an array, and how many of them are in `state`.
+  json arrayTasks(const std::string& array) {
+    return kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
+        .value("items", json::array());
+  }
+  std::size_t arrayTasksIn(const std::string& array, const std::string& state) {
+    std::size_t n = 0;
+    for (const json& t : arrayTasks(array)) {
+      if (t.value("status", json::object()).value("state", "") == state) ++n;
+    }
+    return n;
+  }
+
   json rankPods(const std::string& name) {
     const json list = kubectlJson("-n " + ns_ + " get pods -l kubeslurm.io/job-name=" + name);
     return list.is_object() ? list.value("items", json::array()) : json::array();
@@ -904,17 +917,8 @@ TEST_F(OperatorIT, CancellingTheArrayCancelsEveryTask) {
     sleep 600
 )");
   ASSERT_FALSE(array.empty());
-  const auto tasks = [&] {
-    return kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
-        .value("items", json::array());
-  };
-  const auto count = [&](const std::string& state) {
-    std::size_t n = 0;
-    for (const json& t : tasks()) {
-      if (t.value("status", json::object()).value("state", "") == state) ++n;
-    }
-    return n;
-  };
+  const auto tasks = [&] { return arrayTasks(array); };
+  const auto count = [&](const std::string& state) { return arrayTasksIn(array, state); };
   ASSERT_TRUE(waitUntil([&] { return count("RUNNING") == 1 && count("PENDING") == 3; }, 60s))
       << tasks().dump();
   ASSERT_TRUE(reaches(array, "RUNNING", 10s));
@@ -974,17 +978,8 @@ TEST_F(OperatorIT, AWideArrayWaitsMostlyInItsRecordAndIsCancelledWhole) {
     sleep 600
 )");
   ASSERT_FALSE(array.empty());
-  const auto tasks = [&] {
-    return kubectlJson("-n " + ns_ + " get sj -l kubeslurm.io/array-job=" + array)
-        .value("items", json::array());
-  };
-  const auto count = [&](const std::string& state) {
-    std::size_t n = 0;
-    for (const json& t : tasks()) {
-      if (t.value("status", json::object()).value("state", "") == state) ++n;
-    }
-    return n;
-  };
+  const auto tasks = [&] { return arrayTasks(array); };
+  const auto count = [&](const std::string& state) { return arrayTasksIn(array, state); };
   constexpr std::size_t kWaiting = 256;  // ReconcilerOptions::arrayWaitingTasks
   ASSERT_TRUE(waitUntil([&] { return tasks().size() >= kWaiting; }, 60s)) << tasks().size();
   const auto made = std::chrono::steady_clock::now();

@@ -143,3 +143,16 @@ cap() {
 # name derived from the command text
 capc() { local n; n=$(printf '%s' "$1" | sed -e 's/[^A-Za-z0-9.=,%+-]/_/g'); cap "$n" "timeout 60 $1"; }
 
+# A fresh rig under $R: the previous database and outputs wiped, munge, MariaDB and slurmdbd
+# started, and all three stopped when the calling script exits.
+start_rig() {
+  trap stop_all EXIT
+  stop_all
+  rm -rf "$OUT" "$R/log" "$R/run" "$R/mysql" "$R/ALL.txt" "$R/mysql.sock"
+  mkdir -p "$OUT"
+  write_confs
+  start_munge || exit 1
+  init_mysql
+  start_mysql
+  start_slurmdbd || exit 1
+}

@@ -16,15 +16,7 @@ R=${R:-/tmp/sacctmgr-ref}
 source "$(dirname "${BASH_SOURCE[0]}")/../slurmdbd_rig.sh"
 
 # ---------------------------------------------------------------- main
-trap stop_all EXIT
-stop_all
-rm -rf $OUT $R/log $R/run $R/mysql $R/ALL.txt $R/mysql.sock
-mkdir -p $OUT
-write_confs
-start_munge || exit 1
-init_mysql
-start_mysql
-start_slurmdbd || exit 1
+start_rig
 
 echo "== populate"
 capc 'sacctmgr -i add cluster kubeslurm'
