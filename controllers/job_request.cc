@@ -377,13 +377,25 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
           std::string(kInvalidFeature) +
           (terms.wellFormed ? " (" + std::string(kUnplannedConstraint) + ")" : ""));
     }
+    // Each feature once, and no OR clause that a required feature already satisfies: the core
+    // checks every alternative on every node each cycle, and the CRD lets -C be 1,024
+    // characters of them.
     for (std::vector<std::string>& clause : *terms.clauses) {
+      std::ranges::sort(clause);
+      clause.erase(std::unique(clause.begin(), clause.end()), clause.end());
       if (clause.size() == 1) {
-        job.constraints.push_back(std::move(clause.front()));
-      } else {
+        if (std::ranges::find(job.constraints, clause.front()) == job.constraints.end()) {
+          job.constraints.push_back(std::move(clause.front()));
+        }
+      } else if (std::ranges::find(job.constraintAnyOf, clause) == job.constraintAnyOf.end()) {
         job.constraintAnyOf.push_back(std::move(clause));
       }
     }
+    std::erase_if(job.constraintAnyOf, [&job](const std::vector<std::string>& clause) {
+      return std::ranges::any_of(clause, [&job](const std::string& feature) {
+        return std::ranges::find(job.constraints, feature) != job.constraints.end();
+      });
+    });
   }
   for (std::string& type : requiredGpuTypeFeatures(request)) {
     job.constraints.push_back(std::move(type));

@@ -155,6 +155,12 @@ TEST(CoreJob, ConstraintsAreTheConjunctiveForm) {
   ASSERT_TRUE(job.isOk()) << job.status().toString();
   EXPECT_EQ(job->constraints, (std::vector<std::string>{"ib"}));
   EXPECT_EQ(job->constraintAnyOf, (std::vector<std::vector<std::string>>{{"a100", "h100"}}));
+  // Each feature once; an OR clause a required feature satisfies asks nothing more.
+  request.constraint = "ib&ib&(h100|a100|h100)&(a100|h100)&(ib|roce)";
+  job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(job->constraints, (std::vector<std::string>{"ib"}));
+  EXPECT_EQ(job->constraintAnyOf, (std::vector<std::vector<std::string>>{{"a100", "h100"}}));
   request.constraint = "[a100|ib]";
   job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
   ASSERT_FALSE(job.isOk());
