@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -61,10 +62,6 @@ class FirstSeen {
   std::unordered_set<std::string> seen_;
   std::vector<std::string> order_;
 };
-
-}  // namespace
-
-namespace {
 
 // The conjunctive form of a well-formed expression without brackets or counts, or none. A
 // parenthesis holds one level (build_feature_list refuses a second '('), so the expression is
@@ -379,23 +376,27 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
     }
     // Each feature once, and no OR clause that a required feature already satisfies: the core
     // checks every alternative on every node each cycle, and the CRD lets -C be 1,024
-    // characters of them.
+    // characters of them (sets, so the work stays proportional to them, as FirstSeen's).
+    FirstSeen requiredFeatures;
+    std::set<std::vector<std::string>> alternatives;
     for (std::vector<std::string>& clause : *terms.clauses) {
       std::ranges::sort(clause);
       clause.erase(std::unique(clause.begin(), clause.end()), clause.end());
       if (clause.size() == 1) {
-        if (std::ranges::find(job.constraints, clause.front()) == job.constraints.end()) {
-          job.constraints.push_back(std::move(clause.front()));
-        }
-      } else if (std::ranges::find(job.constraintAnyOf, clause) == job.constraintAnyOf.end()) {
-        job.constraintAnyOf.push_back(std::move(clause));
+        requiredFeatures.add(std::move(clause.front()));
+      } else {
+        alternatives.insert(std::move(clause));
       }
     }
-    std::erase_if(job.constraintAnyOf, [&job](const std::vector<std::string>& clause) {
-      return std::ranges::any_of(clause, [&job](const std::string& feature) {
-        return std::ranges::find(job.constraints, feature) != job.constraints.end();
-      });
-    });
+    job.constraints = requiredFeatures.take();
+    const std::unordered_set<std::string> requiredSet(job.constraints.begin(),
+                                                      job.constraints.end());
+    for (const std::vector<std::string>& clause : alternatives) {
+      if (std::ranges::none_of(clause,
+                               [&](const std::string& f) { return requiredSet.contains(f); })) {
+        job.constraintAnyOf.push_back(clause);
+      }
+    }
   }
   for (std::string& type : requiredGpuTypeFeatures(request)) {
     job.constraints.push_back(std::move(type));
