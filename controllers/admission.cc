@@ -20,11 +20,6 @@ const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::str
   return nullptr;
 }
 
-bool hasPodTemplate(const api::SlurmJobObject& job) {
-  const api::Json* spec = job.raw->contains("spec") ? &(*job.raw)["spec"] : nullptr;
-  return spec != nullptr && spec->is_object() && spec->contains("podTemplate");
-}
-
 const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
   for (const core::Job& job : snapshot.jobs) {
     if (job.id == id) return &job;
@@ -158,7 +153,8 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   gang.image =
       !job.request.container.image.empty() ? job.request.container.image : options.defaultImage;
   gang.script = job.script;
-  if (job.script.empty() && !hasPodTemplate(job)) {
+  const api::Json* podTemplate = api::specMember(job, "podTemplate");
+  if (job.script.empty() && podTemplate == nullptr) {
     // A task made without a copy of its array's script reads the array's: the one its
     // controller reference names, with that uid (arrayTaskOf), never one a label points at.
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {
@@ -171,7 +167,7 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   gang.scriptArgs = job.scriptArgs;
   gang.workDir = job.request.workDir;
   gang.containerWorkdir = job.request.container.workdir;
-  if (hasPodTemplate(job)) gang.podTemplate = (*job.raw)["spec"]["podTemplate"];
+  if (podTemplate != nullptr) gang.podTemplate = *podTemplate;
   // The partition's pod policy holds the template to its Pod Security level and lists
   // (security review C1): the operator creates these pods, so it checks what a tenant put in.
   auto policy = podspec::podPolicyOf(partition);

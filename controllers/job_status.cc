@@ -131,22 +131,8 @@ std::string reasonName(slurm::PendingReason reason) {
   return std::string(slurm::pendingReasonName(reason));
 }
 
-// A member of an object, or nullptr; reads the object's map directly (nlohmann's iterators trip
-// GCC's -Wnull-dereference).
-const api::Json* member(const api::Json& object, const std::string& key) {
-  if (!object.is_object()) return nullptr;
-  const auto& map = object.get_ref<const api::Json::object_t&>();
-  auto it = map.find(key);
-  return it == map.end() ? nullptr : &it->second;
-}
-
-const api::Json* specMember(const api::SlurmJobObject& job, const std::string& key) {
-  const api::Json* spec = member(*job.raw, "spec");
-  return spec == nullptr ? nullptr : member(*spec, key);
-}
-
 bool isScriptJob(const api::SlurmJobObject& job) {
-  const api::Json* podTemplate = specMember(job, "podTemplate");
+  const api::Json* podTemplate = api::specMember(job, "podTemplate");
   return podTemplate == nullptr || podTemplate->is_null();
 }
 
@@ -218,7 +204,7 @@ void requeue(api::SlurmJobStatus& status, const slurm::JobRequest& request, std:
 }  // namespace
 
 bool cancelRequested(const api::SlurmJobObject& job) {
-  const api::Json* cancel = specMember(job, "cancel");
+  const api::Json* cancel = api::specMember(job, "cancel");
   return cancel != nullptr && cancel->is_boolean() && cancel->get<bool>();
 }
 

@@ -779,13 +779,23 @@ void dropModelledFields(nlohmann::json& object) {
   drop("status", kStatusKeys);
 }
 
+const nlohmann::json* specMember(const SlurmJobObject& job, std::string_view key) {
+  // The maps' comparator is transparent, and reading them directly spares nlohmann's iterators
+  // (which trip GCC's -Wnull-dereference).
+  const auto member = [](const nlohmann::json& object,
+                         std::string_view name) -> const nlohmann::json* {
+    if (!object.is_object()) return nullptr;
+    const auto& map = object.get_ref<const nlohmann::json::object_t&>();
+    const auto it = map.find(name);
+    return it == map.end() ? nullptr : &it->second;
+  };
+  const nlohmann::json* spec = member(*job.raw, "spec");
+  return spec == nullptr ? nullptr : member(*spec, key);
+}
+
 std::vector<std::uint32_t> cancelledArrayTasks(const SlurmJobObject& array) {
-  const nlohmann::json& raw = *array.raw;
-  if (!raw.is_object()) return {};
-  const auto spec = raw.find("spec");
-  if (spec == raw.end() || !spec->is_object()) return {};
-  const auto text = spec->find(std::string(kCancelTasksField));
-  if (text == spec->end() || !text->is_string()) return {};
+  const nlohmann::json* text = specMember(array, kCancelTasksField);
+  if (text == nullptr || !text->is_string()) return {};
   // Ids past the array's last task are none of its tasks: the whole list is then invalid.
   const std::uint32_t bound = array.request.array && !array.request.array->taskIds.empty()
                                   ? array.request.array->taskIds.back() + 1

@@ -153,6 +153,10 @@ void dropModelledFields(nlohmann::json& object);
 // The state the operator wrote (a long or short Slurm name); PENDING before it wrote one.
 slurm::JobState jobStateOf(const SlurmJobStatus& status);
 
+// spec.<key> of a job as decoded, or nullptr: the fields the codec does not model (spec.cancel,
+// spec.podTemplate, spec.cancelTasks), which a cached job keeps in its raw JSON.
+const nlohmann::json* specMember(const SlurmJobObject& job, std::string_view key);
+
 // spec.cancelTasks of an array: the tasks `scancel A_T` cancelled before the operator made
 // them, in sbatch --array's index syntax ("5,10-20"); the operator makes them cancelled. Not
 // modelled by the codec (it stays in a cached job's raw, as spec.cancel does).

@@ -49,19 +49,6 @@ bool isArrayParent(const api::SlurmJobObject& job) {
   return job.request.array.has_value() && labelOf(job, "kubeslurm.io/array-task").empty();
 }
 
-namespace {
-
-// spec.cancel, which scancel sets (controllers/job_status.h cancelRequested).
-bool cancelled(const api::SlurmJobObject& job) {
-  if (!job.raw->is_object()) return false;
-  const auto spec = job.raw->find("spec");
-  if (spec == job.raw->end() || !spec->is_object()) return false;
-  const auto cancel = spec->find("cancel");
-  return cancel != spec->end() && cancel->is_boolean() && cancel->get<bool>();
-}
-
-}  // namespace
-
 std::map<std::int64_t, UnmadeTasks> unmadeArrayTasks(const std::vector<api::SlurmJobObject>& jobs) {
   std::map<std::int64_t, std::set<std::int64_t>> made;
   for (const api::SlurmJobObject& job : jobs) {
@@ -74,6 +61,10 @@ std::map<std::int64_t, UnmadeTasks> unmadeArrayTasks(const std::vector<api::Slur
   std::map<std::int64_t, UnmadeTasks> out;
   for (const api::SlurmJobObject& job : jobs) {
     if (!job.status || !job.status->jobId || !isArrayParent(job)) continue;
+    // A cancelled array's tasks are made cancelled (spec.cancel, which scancel sets): none of
+    // them waits.
+    const nlohmann::json* cancel = api::specMember(job, "cancel");
+    if (cancel != nullptr && cancel->is_boolean() && cancel->get<bool>()) continue;
     const std::int64_t arrayId = *job.status->jobId;
     const std::set<std::int64_t>& tasks = made[arrayId];
     // Tasks scancel cancelled before they were made are made cancelled: none of them waits.
@@ -85,8 +76,7 @@ std::map<std::int64_t, UnmadeTasks> unmadeArrayTasks(const std::vector<api::Slur
       }
     }
     if (unmade.empty()) continue;
-    // A cancelled array's tasks are made cancelled: none of them waits.
-    if (cancelled(job)) continue;
+
     std::ranges::sort(unmade);
     UnmadeTasks& entry = out[arrayId];
     entry.taskIds = std::move(unmade);
