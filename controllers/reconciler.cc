@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -34,6 +36,26 @@ class SteadyDeadline final : public core::Deadline {
 };
 
 using nlohmann::json;
+
+// Runs write(i) for every i in [0, n), `parallelism` at a time, each on a worker where nothing
+// a library throws (on what an object holds) may end the operator: its failure is the result.
+// A result left empty was not sent, the fence being closed.
+template <typename Result, typename Write>
+std::vector<std::optional<Result>> writeInFlight(std::size_t n, std::size_t parallelism,
+                                                 const std::function<bool()>& fenceOpen,
+                                                 std::string_view what, Write write) {
+  std::vector<std::optional<Result>> results(n);
+  (void)kube::runBounded(n, parallelism, false, [&](std::size_t i) {
+    if (!fenceOpen()) return Status::ok();
+    try {
+      results[i] = write(i);
+    } catch (const std::exception& e) {
+      results[i] = Result(Status(StatusCode::kInternal, std::string(what) + " threw: " + e.what()));
+    }
+    return Status::ok();
+  });
+  return results;
+}
 
 api::ObjectReference referenceOf(const api::SlurmJobObject& job) {
   const api::ObjectMeta meta = jobMetadata(job);
@@ -249,19 +271,14 @@ Reconciler::StatusWrite Reconciler::statusWrite(
 }
 
 void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
-  std::vector<std::optional<StatusOr<json>>> results(writes.size());
-  (void)kube::runBounded(writes.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
-    if (!fenceOpen()) return Status::ok();  // results[i] stays empty: not sent
-    // A worker thread: nothing an object makes a library throw may end the operator.
-    try {
-      const api::SlurmJobObject& job = *writes[i].job;
-      results[i] = statusWriter_.patchStatus(kube::resources::slurmJobs(), job.namespaceName,
-                                             job.name, statusPatch(job, writes[i].object));
-    } catch (const std::exception& e) {
-      results[i] = Status(StatusCode::kInternal, std::string("status write threw: ") + e.what());
-    }
-    return Status::ok();
-  });
+  std::vector<std::optional<StatusOr<json>>> results = writeInFlight<StatusOr<json>>(
+      writes.size(), options_.statusWriteParallelism, [this] { return fenceOpen(); },
+      "status write",
+      [&](std::size_t i) {
+        const api::SlurmJobObject& job = *writes[i].job;
+        return statusWriter_.patchStatus(kube::resources::slurmJobs(), job.namespaceName, job.name,
+                                         statusPatch(job, writes[i].object));
+      });
   for (std::size_t i = 0; i < writes.size(); ++i) {
     StatusWrite& write = writes[i];
     const api::SlurmJobObject& job = *write.job;
@@ -961,39 +978,23 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     expansions.push_back(std::move(e));
   }
 
-  // A worker thread: nothing an object makes a library throw may end the operator. Empty: the
-  // fence was closed, nothing sent.
-  std::vector<std::optional<Status>> created(creates.size());
-  (void)kube::runBounded(
-      creates.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
-        if (!fenceOpen()) return Status::ok();
-        try {
-          const Expansion& e = expansions[creates[i].expansion];
-          json object = arrayTaskObject(*e.family->array, creates[i].task);
-          if (e.cancel || std::ranges::binary_search(e.cancelledTasks, creates[i].task)) {
-            object["spec"]["cancel"] = true;
-          }
-          auto done =
-              writer_.create(kube::resources::slurmJobs(), e.family->array->namespaceName, object);
-          created[i] = done.isOk() ? Status::ok() : done.status();
-        } catch (const std::exception& ex) {
-          created[i] =
-              Status(StatusCode::kInternal, std::string("task create threw: ") + ex.what());
+  const auto fence = [this] { return fenceOpen(); };
+  const std::vector<std::optional<Status>> created = writeInFlight<Status>(
+      creates.size(), options_.statusWriteParallelism, fence, "task create", [&](std::size_t i) {
+        const Expansion& e = expansions[creates[i].expansion];
+        json object = arrayTaskObject(*e.family->array, creates[i].task);
+        if (e.cancel || std::ranges::binary_search(e.cancelledTasks, creates[i].task)) {
+          object["spec"]["cancel"] = true;
         }
-        return Status::ok();
+        return writer_.create(kube::resources::slurmJobs(), e.family->array->namespaceName, object)
+            .status();
       });
-  std::vector<std::optional<Status>> patched(cancels.size());
-  (void)kube::runBounded(
-      cancels.size(), options_.statusWriteParallelism, false, [&](std::size_t i) {
-        if (!fenceOpen()) return Status::ok();
-        try {
-          auto done = writer_.patch(kube::resources::slurmJobs(), cancels[i]->namespaceName,
-                                    cancels[i]->name, json{{"spec", {{"cancel", true}}}});
-          patched[i] = done.isOk() ? Status::ok() : done.status();
-        } catch (const std::exception& ex) {
-          patched[i] = Status(StatusCode::kInternal, std::string("cancel threw: ") + ex.what());
-        }
-        return Status::ok();
+  const std::vector<std::optional<Status>> patched = writeInFlight<Status>(
+      cancels.size(), options_.statusWriteParallelism, fence, "cancel", [&](std::size_t i) {
+        return writer_
+            .patch(kube::resources::slurmJobs(), cancels[i]->namespaceName, cancels[i]->name,
+                   json{{"spec", {{"cancel", true}}}})
+            .status();
       });
   for (std::size_t i = 0; i < creates.size(); ++i) {
     Expansion& e = expansions[creates[i].expansion];
