@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "kubeslurm/base/arithmetic.h"
 #include "kubeslurm/base/text.h"
 
 namespace kubeslurm::accounting {
@@ -12,18 +13,6 @@ namespace kubeslurm::accounting {
 namespace {
 
 constexpr std::uint32_t kNoUpperBound = std::numeric_limits<std::uint32_t>::max();
-
-std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b) {
-  return b > std::numeric_limits<std::uint64_t>::max() - a
-             ? std::numeric_limits<std::uint64_t>::max()
-             : a + b;
-}
-
-std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b) {
-  return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b
-             ? std::numeric_limits<std::uint64_t>::max()
-             : a * b;
-}
 
 bool listed(const std::vector<std::string>& list, const std::string& value) {
   return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
@@ -160,11 +149,11 @@ JobSizesReport jobSizesByAccount(const std::vector<JobRecord>& records,
     for (std::size_t b = 0; b < report.buckets.size(); ++b) {
       if (run.cpus < report.buckets[b].min || run.cpus > report.buckets[b].max) continue;
       ++sizes.runs[b];
-      sizes.tresSeconds[b] = saturatingAdd(sizes.tresSeconds[b], used);
+      sizes.tresSeconds[b] = saturatingSum(sizes.tresSeconds[b], used);
       ++sizes.totalRuns;
-      sizes.totalTresSeconds = saturatingAdd(sizes.totalTresSeconds, used);
+      sizes.totalTresSeconds = saturatingSum(sizes.totalTresSeconds, used);
       ++report.clusterRuns;
-      report.clusterTresSeconds = saturatingAdd(report.clusterTresSeconds, used);
+      report.clusterTresSeconds = saturatingSum(report.clusterTresSeconds, used);
     }
   }
   for (auto& [name, sizes] : byAccount) {

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "kubeslurm/base/arithmetic.h"
 #include "kubeslurm/base/text.h"
 
 namespace kubeslurm::accounting {
@@ -100,8 +101,7 @@ std::vector<AssociationUsage> associationUsage(const std::vector<JobRecord>& rec
     usage.account = r.account;
     for (const auto& [name, count] : counts) {
       std::uint64_t& total = usage.allocSeconds[name];
-      const std::uint64_t add = count > UINT64_MAX / seconds ? UINT64_MAX : count * seconds;
-      total = add > UINT64_MAX - total ? UINT64_MAX : total + add;
+      total = saturatingSum(total, saturatingProduct(count, seconds));
     }
   }
   std::vector<AssociationUsage> out;
@@ -117,7 +117,7 @@ using TresSeconds = std::map<std::string, std::uint64_t>;
 void addInto(TresSeconds& total, const TresSeconds& more) {
   for (const auto& [name, seconds] : more) {
     std::uint64_t& sum = total[name];
-    sum = seconds > UINT64_MAX - sum ? UINT64_MAX : sum + seconds;
+    sum = saturatingSum(sum, seconds);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kubeslurm/accounting/job_sizes.h"
+#include "kubeslurm/base/arithmetic.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/cli/print_fields.h"
@@ -616,7 +617,7 @@ std::vector<Line> userLines(const SreportData& data, const SreportRequest& reque
     }
     for (const auto& [name, seconds] : u.allocSeconds) {
       std::uint64_t& total = line.allocSeconds[name];
-      total = seconds > UINT64_MAX - total ? UINT64_MAX : total + seconds;
+      total = saturatingSum(total, seconds);
     }
   }
   return lines;
@@ -918,10 +919,8 @@ CommandOutput formatSreport(const SreportData& data, const SreportParse& parse,
       case SreportReport::kJobSizesByAccount:  // formatJobSizes
         break;
     }
-    const char* unit = o.time == SreportTime::kSeconds ? "Seconds"
-                       : o.time == SreportTime::kHours ? "Hours"
-                                                       : "Minutes";
-    out += std::string("Usage reported in ") + (tresGiven ? "TRES " : "CPU ") + unit + "\n";
+    out += std::string("Usage reported in ") + (tresGiven ? "TRES " : "CPU ") +
+           timeFormatName(o.time) + "\n";
     out += rule + "\n";
     FieldPrinter(o.parsable).header(out, columnsOf(fields));
   }
