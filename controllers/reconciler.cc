@@ -37,6 +37,27 @@ class SteadyDeadline final : public core::Deadline {
 
 using nlohmann::json;
 
+// slurmctld refuses an array with a task id at or past MaxArraySize when it is submitted
+// (ESLURM_INVALID_ARRAY), and so does the webhook. An array that reached the cluster without it
+// (no webhook, or the limit lowered since) is handled as an object that does not decode: it gets
+// its id and a condition in Slurm's words, and makes no task, instead of a meta record of up to
+// 4,000,000 tasks that every cycle would read.
+void setAsideOversizedArrays(ReconcileInput& input, std::uint32_t maxArraySize) {
+  input.objects.jobs.eraseIf([&](const api::SlurmJobObject& job) {
+    if (!job.request.array || job.request.array->taskIds.empty() || !isArrayParent(job) ||
+        job.request.array->taskIds.back() < maxArraySize) {
+      return false;
+    }
+    UndecodableJob bad;
+    bad.namespaceName = job.namespaceName;
+    bad.name = job.name;
+    bad.object = *job.raw;
+    bad.message = "Invalid job array specification";
+    input.undecodable.push_back(std::move(bad));
+    return true;
+  });
+}
+
 // Runs write(i) for every i in [0, n), `parallelism` at a time, each on a worker where nothing
 // a library throws (on what an object holds) may end the operator: its failure is the result.
 // A result left empty was not sent, the fence being closed.
@@ -1121,6 +1142,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   }
   std::vector<FinishedAdmission> ended = assumed_.finished();
   assumed_.addUnseen(input.objects.pods, now, options_.expectationTimeout);
+  setAsideOversizedArrays(input, options_.maxArraySize);
   assignIds(input, now, report);
   // One lookup per start, preemption and pending decision: a scan each was O(jobs x decisions).
   jobsByKey_.clear();

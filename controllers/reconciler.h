@@ -71,6 +71,7 @@
 #include "kubeslurm/core/model.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/event_recorder.h"
+#include "kubeslurm/slurm/array_spec.h"
 
 namespace kubeslurm::controllers {
 
@@ -127,6 +128,10 @@ struct ReconcilerOptions {
   // are not 100,000 SlurmJobs in etcd and in every cycle. At least the backfill's 20 per array
   // (Slurm's bf_max_job_array_resv), and as many as a cycle makes.
   std::size_t arrayWaitingTasks = 256;
+  // slurm.conf's MaxArraySize: an array with a task id at or past it is refused, as slurmctld
+  // refuses it at submission (the webhook does; without one, the array gets its id and an
+  // InvalidSpec condition and no task is made). Lowering it stops arrays above it making tasks.
+  std::uint32_t maxArraySize = slurm::kDefaultMaxArraySize;
 };
 
 // A SlurmJob whose object does not decode (a spec a user wrote by hand, e.g. timeLimit "xx").

@@ -99,6 +99,11 @@ class SharedList {
   bool empty() const { return slots_.empty(); }
   void reserve(size_type n) { slots_.reserve(n); }
   void clear() { slots_.clear(); }
+  // Drops the records `drop` is true of (whoever else holds one keeps it).
+  template <typename Predicate>
+  void eraseIf(Predicate drop) {
+    std::erase_if(slots_, [&drop](const std::shared_ptr<T>& slot) { return drop(*slot); });
+  }
   const_iterator begin() const { return const_iterator(slots_.begin()); }
   const_iterator end() const { return const_iterator(slots_.end()); }
 

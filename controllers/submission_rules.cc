@@ -32,6 +32,8 @@ constexpr std::string_view kInvalidAccount =
 constexpr std::string_view kInvalidQos = "Invalid qos specification";
 constexpr std::string_view kTooLong = "Pathname of a file, directory or other parameter too long";
 constexpr std::string_view kInvalidNodeCount = "Node count specification invalid";
+constexpr std::string_view kInvalidArray = "Invalid job array specification";
+constexpr std::string_view kDependencyProblem = "Job dependency problem";
 
 // Labels and annotations by which the operator's array tasks are known; only the operator may
 // write them (security review H2: a forged task joined another array and backdated itself).
@@ -295,6 +297,21 @@ const Json* templateOf(const Json& object) {
   return tmpl == spec->end() ? nullptr : &*tmpl;
 }
 
+// The cluster's MaxArraySize, which the object's decoding does not know: slurmctld refuses an
+// array with a task id at or past it (job_mgr.c _valid_array_inx, ESLURM_INVALID_ARRAY) and a
+// dependency naming such a task in brackets (job_scheduler.c _xlate_array_dep).
+std::optional<AdmissionResponse> checkArraySize(const api::SlurmJobObject& job,
+                                                const SubmissionContext& context) {
+  const Json* dependency = api::specMember(job, "dependency");
+  const std::string_view dependencyText = dependency != nullptr && dependency->is_string()
+                                              ? dependency->get_ref<const std::string&>()
+                                              : std::string_view();
+  if (auto problem = arraySizeProblem(job.request, dependencyText, context.maxArraySize)) {
+    return refuse(*problem);
+  }
+  return std::nullopt;
+}
+
 AdmissionResponse validateCreate(const api::SlurmJobObject& job, const AdmissionRequest& request,
                                  const SubmissionContext& context, SubmissionChecks& checks) {
   // The mutating webhook stamped these; a request that skipped it must not pass as someone else.
@@ -316,6 +333,7 @@ AdmissionResponse validateCreate(const api::SlurmJobObject& job, const Admission
                              " is for administrators"));
     }
   }
+  if (auto refused = checkArraySize(job, context)) return *refused;
   if (auto refused = checkNamedNodes(job, context)) return *refused;
   if (auto refused = checkPlacementRights(job, request, context)) return *refused;
   if (auto refused = checkPods(job, request, context, checks, /*templateChanged=*/true)) {
@@ -346,6 +364,14 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
   if (placementChanged) {
     if (auto refused = checkPlacementRights(job, request, context)) return *refused;
   }
+  // scontrol update Dependency=: the limit applies as at submission.
+  const Json* dependency = api::specMember(job, "dependency");
+  const Json* dependencyBefore = api::specMember(*before, "dependency");
+  const bool dependencyChanged = (dependency == nullptr) != (dependencyBefore == nullptr) ||
+                                 (dependency != nullptr && *dependency != *dependencyBefore);
+  if (dependencyChanged || job.request.arrayText != before->request.arrayText) {
+    if (auto refused = checkArraySize(job, context)) return *refused;
+  }
   const Json* now = templateOf(*job.raw);
   const Json* was = templateOf(request.oldObject);
   const bool templateChanged = now != nullptr && (was == nullptr || *now != *was);
@@ -356,6 +382,19 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
 }
 
 }  // namespace
+
+std::optional<std::string> arraySizeProblem(const slurm::JobRequest& request,
+                                            std::string_view dependency,
+                                            std::uint32_t maxArraySize) {
+  if (request.array && !request.array->taskIds.empty() &&
+      request.array->taskIds.back() >= maxArraySize) {
+    return std::string(kInvalidArray);
+  }
+  if (!dependency.empty() && !slurm::parseDependency(dependency, maxArraySize).isOk()) {
+    return std::string(kDependencyProblem);
+  }
+  return std::nullopt;
+}
 
 // --nodelist and --exclude name nodes of the cluster, and --constraint features some node has,
 // in the form the core plans (job_mgr.c _valid_node_list and job_scheduler.c build_feature_list

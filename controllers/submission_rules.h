@@ -48,6 +48,7 @@
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/kubeslurm_types.h"
 #include "kubeslurm/base/status.h"
+#include "kubeslurm/slurm/array_spec.h"
 #include "kubeslurm/slurm/sbatch_options.h"
 #include "kubeslurm/webhook/admission_review.h"
 
@@ -76,6 +77,9 @@ struct SubmissionContext {
   // Asked only for a job that names nodes or features: at 5,000 nodes a catalog costs a walk of
   // the node cache. Unset: names and features are not checked.
   std::function<NodeCatalog()> nodes;
+  // slurm.conf's MaxArraySize (the operator's --max-array-size): array task ids, and the tasks
+  // a dependency names in brackets, must be below it.
+  std::uint32_t maxArraySize = slurm::kDefaultMaxArraySize;
 };
 
 // The questions only the API server can answer.
@@ -102,6 +106,13 @@ webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& reque
 // nothing to say.
 std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
                                              const NodeCatalog& catalog);
+// What slurmctld says of a job with an array task id at or past MaxArraySize (job_mgr.c
+// _valid_array_inx), or a dependency naming such a task in brackets (job_scheduler.c
+// _xlate_array_dep): the job's objects decode up to the largest MaxArraySize, and the cluster's
+// is the operator's --max-array-size. nullopt when there is nothing to say.
+std::optional<std::string> arraySizeProblem(const slurm::JobRequest& request,
+                                            std::string_view dependency,
+                                            std::uint32_t maxArraySize);
 webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request,
                                             const SubmissionContext& context,
                                             SubmissionChecks& checks);

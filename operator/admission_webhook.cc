@@ -69,10 +69,11 @@ controllers::NodeCatalog nodeCatalog(const kube::Informer& nodes) {
 }  // namespace
 
 SubmissionGate::SubmissionGate(WebhookSources sources, std::string operatorUsername,
-                               controllers::AdmissionOptions admission)
+                               controllers::AdmissionOptions admission, std::uint32_t maxArraySize)
     : sources_(std::move(sources)),
       operatorUsername_(std::move(operatorUsername)),
       admission_(std::move(admission)),
+      maxArraySize_(maxArraySize),
       checks_(std::make_shared<KubeSubmissionChecks>(sources_.rbac, sources_.dryRun)) {}
 
 // The cluster as the caches hold it at the time of each review: a Partition or Account made a
@@ -94,7 +95,8 @@ webhook::AdmissionResponse SubmissionGate::withContext(const webhook::AdmissionR
                                                operatorUsername_,
                                                admission_,
                                                {},
-                                               [this] { return nodeCatalog(sources_.nodes); }};
+                                               [this] { return nodeCatalog(sources_.nodes); },
+                                               maxArraySize_};
   return decide(request, context);
 }
 

@@ -4,6 +4,7 @@
 // what-if never answers for a job the submission itself would refuse.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,7 +36,7 @@ struct WebhookSources {
 class SubmissionGate {
  public:
   SubmissionGate(WebhookSources sources, std::string operatorUsername,
-                 controllers::AdmissionOptions admission);
+                 controllers::AdmissionOptions admission, std::uint32_t maxArraySize);
 
   webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& request) const;
   webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request) const;
@@ -57,6 +58,7 @@ class SubmissionGate {
   WebhookSources sources_;
   std::string operatorUsername_;
   controllers::AdmissionOptions admission_;
+  std::uint32_t maxArraySize_;
   std::shared_ptr<controllers::SubmissionChecks> checks_;
 };
 

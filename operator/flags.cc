@@ -1,5 +1,6 @@
 #include "operator/flags.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <vector>
@@ -32,6 +33,8 @@ Scheduling:
   --cluster-domain DOMAIN        (cluster.local)
   --kill-wait SECONDS            SIGTERM to SIGKILL when the operator stops a gang (30)
   --first-job-id N               the first job id ever handed out (1)
+  --max-array-size N             slurm.conf's MaxArraySize: array task ids are below it (1001;
+                                 at most 4000001; 0 refuses every array)
   --job-retention SECONDS        finished SlurmJobs are deleted this long after they end
                                  (86400; 0 = never), and not before their accounting
                                  records are written
@@ -164,6 +167,10 @@ int parseFlags(int argc, char** argv, Flags& f) {
     } else if (flag == "--first-job-id") {
       ok = parseNumber(value, number) && number >= 1;
       f.firstJobId = static_cast<std::int64_t>(number);
+    } else if (flag == "--max-array-size") {
+      ok = parseNumber(value, number) && number == std::floor(number) &&
+           number <= kubeslurm::slurm::kMaxMaxArraySize;
+      f.maxArraySize = static_cast<std::uint32_t>(number);
     } else if (flag == "--job-retention") {
       ok = parseNumber(value, number);
       f.jobRetention = static_cast<std::int64_t>(number);

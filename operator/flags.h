@@ -10,6 +10,7 @@
 
 #include "controllers/gang_binder.h"
 #include "kubeslurm/core/model.h"
+#include "kubeslurm/slurm/array_spec.h"
 
 namespace kubeslurm::op {
 
@@ -36,6 +37,7 @@ struct Flags {
   std::string clusterDomain = "cluster.local";
   std::int64_t killWait = 30;
   std::int64_t firstJobId = 1;
+  std::uint32_t maxArraySize = kubeslurm::slurm::kDefaultMaxArraySize;
   std::int64_t jobRetention = 86400;
   std::string accountingDb;  // --accounting-db: SQLite file of job records; "" none
   std::int64_t gangStartTimeout = 600;

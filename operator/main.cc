@@ -380,6 +380,7 @@ void setUpControllers(Operator& o) {
   options.admission.killWaitSeconds = f.killWait;
   options.canWrite = [&o] { return o.elector ? o.elector->canWrite() && o.leading.load() : true; };
   options.jobRetention = f.jobRetention;
+  options.maxArraySize = f.maxArraySize;
   options.gangStartTimeout = f.gangStartTimeout;
   options.gangStartRetries = f.gangStartRetries;
   options.binder.bindParallelism = f.gangWriteParallelism;
@@ -451,7 +452,7 @@ void setUpSubmissionGate(Operator& o) {
                            return o.nodes->hasSynced() && o.partitions->hasSynced() &&
                                   o.accounts->hasSynced();
                          }},
-      operatorUsername, o.reconcilerOptions.admission);
+      operatorUsername, o.reconcilerOptions.admission, o.reconcilerOptions.maxArraySize);
   // The chart test reads this line: the operator's own writes pass the webhook as this user.
   spdlog::info("submission gate: the operator is \"{}\"", operatorUsername);
 }

@@ -407,8 +407,10 @@ void decodeScheduling(SpecReader& in, JobRequest& r) {
   r.timeLimit = in.limit("timeLimit");
   r.timeMin = in.limit("timeMin");
   r.arrayText = in.text("array");
+  // MaxArraySize is the cluster's (the operator's --max-array-size, which the webhook and the
+  // reconciler apply): an object reads as written up to the largest slurm.conf allows.
   if (!r.arrayText.empty()) {
-    StatusOr<slurm::ArraySpec> array = slurm::parseArraySpec(r.arrayText);
+    StatusOr<slurm::ArraySpec> array = slurm::parseArraySpec(r.arrayText, slurm::kMaxMaxArraySize);
     if (array.isOk()) {
       r.array = std::move(*array);
     } else {
@@ -416,7 +418,8 @@ void decodeScheduling(SpecReader& in, JobRequest& r) {
     }
   }
   if (const std::string text = in.text("dependency"); !text.empty()) {
-    StatusOr<slurm::DependencySpec> dependency = slurm::parseDependency(text);
+    StatusOr<slurm::DependencySpec> dependency =
+        slurm::parseDependency(text, slurm::kMaxMaxArraySize);
     if (dependency.isOk()) {
       r.dependency = std::move(*dependency);
     } else {

@@ -107,7 +107,8 @@ std::optional<std::string> addJobSpecs(const std::string& arg, std::vector<JobSp
     if (tail.starts_with("_[")) {
       const std::size_t close = tail.find(']');
       if (close == std::string::npos || close + 1 != tail.size()) return bad;
-      auto tasks = slurm::parseArraySpec(tail.substr(2, close - 2));
+      // The cluster's MaxArraySize is the operator's; an id past it names no task there.
+      auto tasks = slurm::parseArraySpec(tail.substr(2, close - 2), slurm::kMaxMaxArraySize);
       if (!tasks.isOk()) return bad;
       for (const std::uint32_t t : tasks->taskIds) spec.tasks.push_back(t);
       spec.text = rest;

@@ -1023,7 +1023,8 @@ class Scontrol {
         spec["partition"] = value;
         pendingOnly = true;
       } else if (is("Dependency", 1)) {
-        if (!value.empty() && !slurm::parseDependency(value).isOk()) {
+        // Bracketed tasks are bounded by the cluster's MaxArraySize, which the webhook applies.
+        if (!value.empty() && !slurm::parseDependency(value, slurm::kMaxMaxArraySize).isOk()) {
           exitCode_ = 1;
           io_.err << "Job dependency problem for job " << jobId.value_or("") << "\n";
           return;

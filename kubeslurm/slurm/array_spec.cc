@@ -50,9 +50,9 @@ bool endsToken(std::string_view text, std::size_t i) {
   return at(text, i) == '\0' || at(text, i) == '%';
 }
 
-// One comma-separated token, as _parse_array_tok: marks its ids in `tasks`.
-bool parseToken(std::string_view token, std::vector<bool>& tasks) {
-  const auto max = static_cast<std::int64_t>(tasks.size());
+// One comma-separated token, as _parse_array_tok: marks its ids, each below `max`, in `tasks`,
+// which grows to the largest: a parse costs what its ids cost, not what MaxArraySize allows.
+bool parseToken(std::string_view token, std::int64_t max, std::vector<bool>& tasks) {
   std::size_t pos = token.front() == '[' ? 1 : 0;
   std::size_t end = 0;
   const std::int64_t first = strtolLike(token.substr(pos), end);
@@ -81,6 +81,8 @@ bool parseToken(std::string_view token, std::vector<bool>& tasks) {
     return false;
   }
   if (last >= max) return false;
+  if (static_cast<std::size_t>(last) >= tasks.size())
+    tasks.resize(static_cast<std::size_t>(last) + 1);
   for (std::int64_t id = first; id <= last; id += step) tasks[static_cast<std::size_t>(id)] = true;
   return true;
 }
@@ -119,14 +121,15 @@ StatusOr<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t maxArray
   if (nul != std::string_view::npos) text = text.substr(0, nul);
   const auto invalid = []() { return invalidArgument(std::string(kInvalidArrayMessage)); };
   if (maxArraySize == 0) return invalid();
-  std::vector<bool> tasks(std::min(maxArraySize, kMaxMaxArraySize), false);
+  const auto max = static_cast<std::int64_t>(std::min(maxArraySize, kMaxMaxArraySize));
+  std::vector<bool> tasks;
   // strtok: consecutive commas make no empty token.
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
     const std::string_view token = text.substr(start, comma - start);
-    if (!token.empty() && !parseToken(token, tasks)) return invalid();
+    if (!token.empty() && !parseToken(token, max, tasks)) return invalid();
     start = comma + 1;
   }
   ArraySpec spec;

@@ -79,9 +79,12 @@ bool readNumber(std::string_view text, std::size_t& pos, std::uint64_t& value) {
 // The task list inside "N_[...]": "1-3,7" or "0-12:4", each id below maxArraySize.
 bool parseBracketTasks(std::string_view list, std::uint32_t maxArraySize,
                        std::vector<std::uint64_t>& tasks) {
-  std::vector<bool> set(std::min(maxArraySize, kMaxMaxArraySize), false);
-  const auto mark = [&set](std::uint64_t first, std::uint64_t last) {
-    if (first > last || last >= set.size()) return false;
+  // Grown to the largest id named: the bound is MaxArraySize, the cost what the list names.
+  const std::uint64_t max = std::min(maxArraySize, kMaxMaxArraySize);
+  std::vector<bool> set;
+  const auto mark = [&set, max](std::uint64_t first, std::uint64_t last) {
+    if (first > last || last >= max) return false;
+    if (last >= set.size()) set.resize(static_cast<std::size_t>(last) + 1);
     for (std::uint64_t id = first; id <= last; ++id) set[static_cast<std::size_t>(id)] = true;
     return true;
   };
@@ -97,8 +100,7 @@ bool parseBracketTasks(std::string_view list, std::uint32_t maxArraySize,
     }
     // bitfmt2int stops before `last` ("0-12:4" is 0,4,8): Slurm's behaviour, kept.
     for (std::uint64_t id = first; id < last; id += step) {
-      if (id >= set.size()) return false;
-      set[static_cast<std::size_t>(id)] = true;
+      if (!mark(id, id)) return false;
     }
   } else {
     while (true) {

@@ -1700,13 +1700,15 @@ struct Parser {
       }
       return exitWith({errorLine(message)}, errorExit);
     };
+    // slurmctld checks task ids against its MaxArraySize; sbatch only reads the syntax, so an id
+    // past the cluster's limit is the operator's (webhook's) refusal, in the same words.
     if (!r.arrayText.empty()) {
-      StatusOr<ArraySpec> array = parseArraySpec(r.arrayText);
+      StatusOr<ArraySpec> array = parseArraySpec(r.arrayText, kMaxMaxArraySize);
       if (!array.isOk()) return rejected(array.status(), "Invalid job array specification");
       r.array = std::move(*array);
     }
     if (!s.dependencyText.empty()) {
-      StatusOr<DependencySpec> dependency = parseDependency(s.dependencyText);
+      StatusOr<DependencySpec> dependency = parseDependency(s.dependencyText, kMaxMaxArraySize);
       if (!dependency.isOk()) return rejected(dependency.status(), "Job dependency problem");
       r.dependency = std::move(*dependency);
     }

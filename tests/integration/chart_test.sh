@@ -281,6 +281,7 @@ for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
   'node-role.kubernetes.io/control-plane' 'podAntiAffinity:' \
   'image: "registry.example.com/kubeslurm/kubeslurm-operator:0.1.0-test"' \
   'imagePullPolicy: Always' '"--watch-namespace=team-nlp"' '"--first-job-id=10000000"' \
+  '"--max-array-size=100001"' \
   'name: kubeslurm-operator-sa' 'containerPort: 9091' 'minAvailable: 2' \
   'grafana_folder: kubeslurm' 'namespace: monitoring' 'team: platform' 'for: 2h' \
   'severity: critical' '"--grpc-bind-address=0.0.0.0:9444"' 'containerPort: 9444' \
@@ -308,7 +309,8 @@ step "values.schema.json (and the templates) refuse bad values"
 helm template x "$CHART" --set operator.logLevel=debug --set leaderElection.enabled=false \
   --set replicaCount=1 --set 'operator.extraArgs={--identity=x}' >/dev/null
 for bad in operator.logLevel=verbose operator.logFormat=xml replicas=2 ports.metrics=0 \
-  image.pullPolicy=Sometimes operator.firstJobId=0 'operator.extraArgs={-v}' \
+  image.pullPolicy=Sometimes operator.firstJobId=0 operator.maxArraySize=4000002 \
+  'operator.extraArgs={-v}' \
   leaderElection.enabled=false queryApi.port=0 queryApi.service.type=External \
   queryApi.tls.secretName=Bad_Secret queryApi.tls.caBundle=not-a-pem queryApi.tls.ca=x; do
   if helm template x "$CHART" --set "$bad" >/dev/null 2>&1; then

@@ -88,6 +88,7 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 - {{ printf "--cluster-domain=%v" ($o.clusterDomain) | quote }}
 - {{ printf "--kill-wait=%v" (int64 $o.killWait) | quote }}
 - {{ printf "--first-job-id=%v" (int64 $o.firstJobId) | quote }}
+- {{ printf "--max-array-size=%v" (int64 $o.maxArraySize) | quote }}
 - {{ printf "--job-retention=%v" (int64 $o.jobRetention) | quote }}
 {{- if .Values.accounting.sqlite.enabled }}
 - {{ printf "--accounting-db=%s/accounting.db" (include "kubeslurm.accounting.dir" .) | quote }}

@@ -1013,6 +1013,34 @@ TEST_F(OperatorIT, AWideArrayWaitsMostlyInItsRecordAndIsCancelledWhole) {
   }
 }
 
+// MaxArraySize (default 1001): slurmctld refuses --array=0-1001 at submission, and so does the
+// webhook. Without one (as here), the array gets its id and says why in Slurm's words, and makes
+// no task.
+TEST_F(OperatorIT, AnArrayPastMaxArraySizeKeepsItsIdSaysWhyAndMakesNoTask) {
+  const std::string array = submit("huge", R"(  array: "0-1001"
+  nodes: 1
+  script: |
+    #!/bin/sh
+    true
+)");
+  ASSERT_FALSE(array.empty());
+  const auto valid = [&]() -> json {
+    const json j = job(array);
+    if (!j.is_object() || !j.contains("status")) return json();
+    for (const json& c : j["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Valid") return c;
+    }
+    return json();
+  };
+  ASSERT_TRUE(waitUntil([&] { return valid().is_object(); }, 30s)) << job(array).dump();
+  EXPECT_EQ(valid().value("status", ""), "False");
+  EXPECT_EQ(valid().value("reason", ""), "InvalidSpec");
+  EXPECT_EQ(valid().value("message", ""), "Invalid job array specification");
+  EXPECT_GT(job(array)["status"].value("jobId", std::int64_t{0}), 0);
+  std::this_thread::sleep_for(3s);  // a few cycles: none makes a task
+  EXPECT_TRUE(arrayTasks(array).empty());
+}
+
 // Slurm's time limit is in minutes (--time=1 is 60 s); at the limit the ranks get SIGTERM and,
 // KillWait later, SIGKILL (their pods are deleted with that grace period); the state is
 // TIMEOUT with reason TimeLimit. Costs a minute of wall time.

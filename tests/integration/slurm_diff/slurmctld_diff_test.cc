@@ -604,5 +604,56 @@ TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
   }
 }
 
+// MaxArraySize (the rig's is slurm.conf's default, 1001): slurmctld refuses a task id at or past
+// it, and a dependency naming one in brackets; the webhook says the same (arraySizeProblem),
+// with the operator's --max-array-size in its place. sbatch reads only the syntax.
+TEST_F(SlurmctldDiff, ArraysPastMaxArraySizeAreRefusedAsSlurmctldRefusesThem) {
+  ASSERT_EQ(startError_, "");
+  const std::string script = (slurmctld_->workDir() / "x.sbatch").string();
+  std::ofstream(script) << kScript;
+  const ProgramRun target = slurmctld_->submitHeld({"--array=0-3"}, script);
+  ASSERT_EQ(target.rc, 0) << target.err;
+  const std::string id = std::to_string(std::stoll(target.out));
+  const std::vector<std::vector<std::string>> probes = {
+      {"--array", "0-1000"},
+      {"--array", "1000"},
+      {"--array", "0-1001"},
+      {"--array", "1001"},
+      {"--array", "5,1001%2"},
+      {"--array", "0-2000:1000"},
+      {"--array", "0-999:7%3"},
+      {"--dependency", "afterok:" + id + "_[0-2]"},
+      {"--dependency", "afterok:" + id + "_[1001]"},
+      {"--dependency", "afterany:" + id + "_[3,1000-1001]"}};
+  const std::string failed = "sbatch: error: Batch job submission failed: ";
+  std::set<std::string> refused;
+  for (const std::vector<std::string>& options : probes) {
+    SCOPED_TRACE(options[0] + " " + options[1]);
+    const ProgramRun real = slurmctld_->submitHeld(options, script);
+    if (real.rc != 0) refused.insert(options[1]);
+    slurm::SbatchContext context;
+    context.now = 1795000000;
+    context.cwd = slurmctld_->workDir().string();
+    std::vector<std::string> argv = {"--hold", options[0], options[1], script};
+    const slurm::SbatchParseResult parsed = slurm::parseSbatch(argv, kScript, context);
+    ASSERT_TRUE(parsed.invocation.has_value()) << "sbatch refused what slurmctld decides";
+    const std::string dependency = options[0] == "--dependency" ? options[1] : "";
+    const std::optional<std::string> ours = controllers::arraySizeProblem(
+        parsed.invocation->request, dependency, slurm::kDefaultMaxArraySize);
+    if (real.rc == 0) {
+      EXPECT_EQ(ours, std::nullopt);
+      continue;
+    }
+    ASSERT_EQ(real.err.rfind(failed, 0), 0U) << real.err;
+    std::string words = real.err.substr(failed.size());
+    while (!words.empty() && words.back() == '\n') words.pop_back();
+    EXPECT_EQ(ours, words);
+  }
+  // What the rig itself says: ids up to 1000 pass, and every probe past it is refused.
+  EXPECT_EQ(refused, (std::set<std::string>{"0-1001", "1001", "5,1001%2", "0-2000:1000",
+                                            "afterok:" + id + "_[1001]",
+                                            "afterany:" + id + "_[3,1000-1001]"}));
+}
+
 }  // namespace
 }  // namespace kubeslurm

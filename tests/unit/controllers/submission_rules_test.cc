@@ -310,6 +310,33 @@ TEST_F(SubmissionRules, NodesAndFeaturesMustBeTheClusters) {
   expectRefused(validate(create({{"constraint", "a100*2"}})), "kubeslurm does not plan");
 }
 
+// slurmctld checks task ids against its MaxArraySize at submission (job_mgr.c _valid_array_inx:
+// ESLURM_INVALID_ARRAY), and bracketed tasks of a dependency too (job_scheduler.c
+// _xlate_array_dep); sbatch prints the words after "Batch job submission failed: ".
+TEST_F(SubmissionRules, ArraysAndTheirDependenciesStayBelowMaxArraySize) {
+  EXPECT_TRUE(validate(create({{"array", "0-1000"}})).allowed);  // the default, 1001
+  const AdmissionResponse big = validate(create({{"array", "0-1001"}}));
+  EXPECT_FALSE(big.allowed);
+  EXPECT_EQ(big.message, "Invalid job array specification");
+  expectRefused(validate(create({{"array", "1,5000%2"}})), "Invalid job array specification");
+  expectRefused(validate(create({{"dependency", "afterok:5_[1001]"}})), "Job dependency problem");
+  EXPECT_TRUE(validate(create({{"dependency", "afterok:5_1001"}})).allowed);  // no brackets
+
+  context.maxArraySize = 100001;  // --max-array-size
+  EXPECT_TRUE(validate(create({{"array", "0-99999%50"}})).allowed);
+  EXPECT_TRUE(validate(create({{"dependency", "afterok:5_[1001-1002]"}})).allowed);
+  expectRefused(validate(create({{"array", "100001"}})), "Invalid job array specification");
+
+  context.maxArraySize = 0;  // slurm.conf: no arrays at all
+  expectRefused(validate(create({{"array", "0"}})), "Invalid job array specification");
+  EXPECT_TRUE(validate(create({})).allowed);
+
+  // The operator's own task writes carry their array's spec as it was admitted.
+  AdmissionRequest task = create({{"user", "alice"}, {"array", "0-5"}}, kOperator,
+                                 /*stamp=*/false, {{"labels", {{"kubeslurm.io/array-job", "a"}}}});
+  EXPECT_TRUE(validate(task).allowed);
+}
+
 TEST_F(SubmissionRules, WhatDoesNotDecodeIsRefusedWithTheDecodersWords) {
   const AdmissionResponse verdict = validate(create({{"nodes", "many"}}));
   EXPECT_FALSE(verdict.allowed);
@@ -358,6 +385,21 @@ TEST_F(SubmissionUpdates, TheDefaultLimitCountsAsTheJobsOwn) {
   expectRefused(validate(update({}, {{"timeLimit", "UNLIMITED"}}, "PENDING")),
                 "a longer time limit is for administrators");
   EXPECT_TRUE(validate(update({}, {{"timeLimit", "30:00"}}, "PENDING")).allowed);
+}
+
+// scontrol update Dependency= is held to MaxArraySize as a submission is; a job whose
+// dependency does not change is not held to a limit lowered since it was submitted.
+TEST_F(SubmissionUpdates, ANewDependencyStaysBelowMaxArraySize) {
+  expectRefused(validate(update({}, {{"dependency", "afterok:5_[2000]"}}, "PENDING")),
+                "Job dependency problem");
+  context.maxArraySize = 4001;
+  const AdmissionRequest raised = update({}, {{"dependency", "afterok:5_[2000]"}}, "PENDING");
+  EXPECT_TRUE(validate(raised).allowed);
+  context.maxArraySize = 10;
+  AdmissionRequest unchanged =
+      update({{"dependency", "afterok:5_[2000]"}},
+             {{"dependency", "afterok:5_[2000]"}, {"comment", "x"}}, "PENDING");
+  EXPECT_TRUE(validate(unchanged).allowed);
 }
 
 TEST_F(SubmissionUpdates, IdentityNeverChanges) {

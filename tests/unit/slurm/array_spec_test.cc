@@ -89,6 +89,16 @@ TEST(ParseArraySpecTest, HonoursMaxArraySize) {
   EXPECT_FALSE(parseArraySpec("0", 0).isOk());  // MaxArraySize=0 disables arrays
   EXPECT_EQ(parseArraySpec("0-9", 10)->taskIds, range(0, 9));
   EXPECT_FALSE(parseArraySpec("0-9", 9).isOk());
+  // The largest slurm.conf allows, as objects decode: a larger argument is that one.
+  EXPECT_EQ(parseArraySpec("4000000", kMaxMaxArraySize)->taskIds,
+            std::vector<std::uint32_t>{4000000});
+  EXPECT_FALSE(parseArraySpec("4000001", kMaxMaxArraySize).isOk());
+  EXPECT_FALSE(parseArraySpec("4000001", 4294967295U).isOk());
+  const auto spread = parseArraySpec("3999990-3999999:3,7,2%4", kMaxMaxArraySize);
+  ASSERT_TRUE(spread.isOk());
+  EXPECT_EQ(spread->taskIds,
+            (std::vector<std::uint32_t>{2, 7, 3999990, 3999993, 3999996, 3999999}));
+  EXPECT_EQ(spread->maxRunning, 4U);
 }
 
 struct FormatCase {

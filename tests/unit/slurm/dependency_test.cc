@@ -159,6 +159,10 @@ TEST(ParseDependencyTest, BracketTasksHonourMaxArraySize) {
   EXPECT_TRUE(parseDependency("afterok:5_[1001]", 2000).isOk());
   // Outside brackets there is no such check (_parse_dependency_jobid_new).
   EXPECT_TRUE(parseDependency("afterok:5_5000").isOk());
+  EXPECT_TRUE(parseDependency("afterok:5_[3999999]", kMaxMaxArraySize).isOk());
+  EXPECT_FALSE(parseDependency("afterok:5_[4000001]", kMaxMaxArraySize).isOk());
+  EXPECT_TRUE(parseDependency("afterok:5_[0-12:4]", 13).isOk());
+  EXPECT_FALSE(parseDependency("afterok:5_[0-12:4]", 8).isOk());  // task 8 is past it
 }
 
 struct FormatCase {
