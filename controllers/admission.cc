@@ -13,11 +13,19 @@ namespace kubeslurm::controllers {
 
 namespace {
 
-const api::SlurmJobObject* findJob(const ClusterObjects& objects, const std::string& key) {
+// A scan, compared in place: a start looks up its job (and a task its array) among every job.
+const api::SlurmJobObject* findJob(const ClusterObjects& objects, std::string_view ns,
+                                   std::string_view name) {
   for (const api::SlurmJobObject& job : objects.jobs) {
-    if (jobKey(job) == key) return &job;
+    if (job.name == name && job.namespaceName == ns) return &job;
   }
   return nullptr;
+}
+
+const api::SlurmJobObject* findJob(const ClusterObjects& objects, std::string_view key) {
+  const std::size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return nullptr;
+  return findJob(objects, key.substr(0, slash), key.substr(slash + 1));
 }
 
 const core::Job* findCoreJob(const core::Snapshot& snapshot, core::JobId id) {
@@ -50,14 +58,18 @@ std::string batchOutputPath(const std::string& pattern, const api::SlurmJobObjec
   return path.starts_with(mount) ? path : "";
 }
 
-// SLURM_ARRAY_TASK_*: the spacing of the task ids when they are evenly spaced, else 1.
-std::optional<podspec::ArrayTaskInfo> arrayInfo(const api::SlurmJobObject& job) {
+// SLURM_ARRAY_TASK_*: the spacing of the task ids when they are evenly spaced, else 1. `whole`:
+// the array's tasks, from its own record (a task's spec names only itself: arrayTaskObject);
+// null, the task's spec's (a task made with a copy of the array's).
+std::optional<podspec::ArrayTaskInfo> arrayInfo(const api::SlurmJobObject& job,
+                                                const slurm::ArraySpec* whole) {
   if (!job.status || !job.status->arrayJobId || !job.status->arrayTaskId) return std::nullopt;
   podspec::ArrayTaskInfo info;
   info.arrayJobId = *job.status->arrayJobId;
   info.taskId = static_cast<std::uint32_t>(*job.status->arrayTaskId);
-  if (job.request.array && !job.request.array->taskIds.empty()) {
-    const std::vector<std::uint32_t>& ids = job.request.array->taskIds;
+  if (whole == nullptr && job.request.array) whole = &*job.request.array;
+  if (whole != nullptr && !whole->taskIds.empty()) {
+    const std::vector<std::uint32_t>& ids = whole->taskIds;
     info.taskCount = static_cast<std::uint32_t>(ids.size());
     info.taskMin = ids.front();
     info.taskMax = ids.back();
@@ -131,7 +143,8 @@ std::optional<std::int64_t> rankDeadline(const slurm::JobRequest& request,
 StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
                                      const api::Partition& partition, const GangIdentity& who,
                                      std::vector<std::string> nodes,
-                                     const AdmissionOptions& options) {
+                                     const AdmissionOptions& options,
+                                     const slurm::ArraySpec* arrayTasks = nullptr) {
   auto meta = api::decodeObjectMeta(job.raw->contains("metadata") ? (*job.raw)["metadata"]
                                                                   : api::Json::object());
   if (!meta.isOk()) return meta.status();
@@ -212,7 +225,7 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   if (!job.request.gpusPerNode.empty())
     env.gpusPerNodeOption = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(gpuCount(job.request.gpusPerNode), UINT32_MAX));
-  env.array = arrayInfo(job);
+  env.array = arrayInfo(job, arrayTasks);
   env.ncclSettings = partition.spec.nccl;
   if (Status applied = applyRendezvous(*job.raw, request->gpusPerNode, env); !applied.isOk()) {
     return applied;
@@ -252,7 +265,15 @@ StatusOr<podspec::GangInput> gangForStartUnguarded(const core::Start& start,
   }
   const GangIdentity who{static_cast<std::int64_t>(start.jobId), planned->restarts, planned->user,
                          planned->account, planned->qos};
-  auto gang = gangFor(*job, *partition, who, std::move(nodes), options);
+  // A task's array, which its controller reference names with that uid.
+  const slurm::ArraySpec* arrayTasks = nullptr;
+  if (const auto task = arrayTaskOf(*job)) {
+    const api::SlurmJobObject* array = findJob(objects, job->namespaceName, task->arrayName);
+    if (array != nullptr && jobMetadata(*array).uid == task->arrayUid && array->request.array) {
+      arrayTasks = &*array->request.array;
+    }
+  }
+  auto gang = gangFor(*job, *partition, who, std::move(nodes), options, arrayTasks);
   if (!gang.isOk()) return gang;
 
   // SLURM_TOPOLOGY_ADDR from the tree the snapshot used: its label levels, top level first,

@@ -5,11 +5,12 @@
 // is never scheduled itself: it is the record `scontrol show job <ArrayJobId>` and `scancel
 // <ArrayJobId>` reach, and its status sums up its tasks. The reconciler creates one child
 // SlurmJob per task index, `<array>-<index>`, with the array's spec but not its script (a task's
-// gang reads its array's: admission.cc gangFor), labels that name the array and the index, the
-// ArrayJobId and the array's submit time as annotations, and an owner reference (controller) to
-// the array, so that deleting the array deletes its tasks. A child is an ordinary job from then
-// on: its own job id, priority, gang and status; the core's arrayMaxRunning applies the %N
-// throttle across the children of one ArrayJobId.
+// gang reads its array's: admission.cc gangFor) and with spec.array naming only the task's index
+// and the throttle (its gang reads the array's task list for SLURM_ARRAY_TASK_*), labels that name
+// the array and the index, the ArrayJobId and the array's submit time as annotations, and an owner
+// reference (controller) to the array, so that deleting the array deletes its tasks. A child is an
+// ordinary job from then on: its own job id, priority, gang and status; the core's arrayMaxRunning
+// applies the %N throttle across the children of one ArrayJobId.
 //
 // Slurm keeps a pending array as one record and splits a task off when it starts. Here at most
 // ReconcilerOptions::arrayWaitingTasks made tasks of an array wait at once (tasksToMake); the
@@ -61,8 +62,8 @@ bool isArrayParent(const api::SlurmJobObject& job);
 std::string arrayTaskName(std::string_view arrayName, std::uint32_t taskId);
 
 // The child SlurmJob for `taskId` of `array` (which has its job id): the array's spec without
-// spec.script, its labels
-// plus the task's, the annotations above, and an owner reference to the array.
+// spec.script and with spec.array "<taskId>[%N]", its labels plus the task's, the annotations
+// above, and an owner reference to the array.
 nlohmann::json arrayTaskObject(const api::SlurmJobObject& array, std::uint32_t taskId);
 
 // One array and the tasks that exist, by index.

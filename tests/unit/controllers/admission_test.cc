@@ -233,6 +233,35 @@ TEST(Admission, RendezvousSettingsAndArrayTasks) {
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_STEP"), "2");
 }
 
+// A task's spec names only its own index (arrayTaskObject): SLURM_ARRAY_TASK_COUNT, MIN, MAX and
+// STEP are its array's, read from the array's record its controller reference names, with that
+// uid; without it, the task's own (one task).
+TEST(Admission, ATasksArrayVariablesAreItsArrays) {
+  ClusterObjects objects =
+      cluster({{"array", "2%2"}, {"script", nullptr}}, {{"arrayJobId", 40}, {"arrayTaskId", 2}});
+  Json array = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+                {"kind", "SlurmJob"},
+                {"metadata", {{"name", "train"}, {"namespace", "team-a"}, {"uid", "uid-train"}}},
+                {"spec", {{"jobName", "train"}, {"array", "0-6:2%2"}, {"script", "#!/bin/sh\n"}}},
+                {"status", {{"jobId", 40}, {"state", "PENDING"}}}};
+  objects.jobs.push_back(ok(api::decodeSlurmJob(array)));
+  const Admitted admitted = admit(objects);
+  ASSERT_FALSE(admitted.pods.empty());
+  auto env = envOf(admitted.pods[0]);
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "2");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_COUNT"), "4");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MIN"), "0");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MAX"), "6");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_STEP"), "2");
+
+  // Another array of that name (another uid) is not this task's.
+  array["metadata"]["uid"] = "uid-other";
+  objects.jobs.replace(1, ok(api::decodeSlurmJob(array)));
+  env = envOf(admit(objects).pods.at(0));
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_COUNT"), "1");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_MAX"), "2");
+}
+
 // Tasks are made without a copy of their array's script (arrayTaskObject): the gang reads the
 // array's, the one the task's controller reference names with that uid. A task made with a
 // script (before tasks shared their array's) runs its own.
