@@ -193,6 +193,7 @@ std::vector<std::uint32_t> missingTasks(const ArrayFamily& family) {
 
 std::vector<std::uint32_t> tasksToMake(const ArrayFamily& family, bool arrayCancelled,
                                        const std::vector<std::uint32_t>& cancelledTasks,
+                                       const std::vector<std::uint32_t>& splitTasks,
                                        std::size_t waitingLimit) {
   std::size_t waiting = 0;
   for (const auto& [index, task] : family.tasks) {
@@ -201,7 +202,8 @@ std::vector<std::uint32_t> tasksToMake(const ArrayFamily& family, bool arrayCanc
   }
   std::vector<std::uint32_t> make;
   for (const std::uint32_t task : missingTasks(family)) {
-    if (arrayCancelled || std::ranges::binary_search(cancelledTasks, task)) {
+    if (arrayCancelled || std::ranges::binary_search(cancelledTasks, task) ||
+        std::ranges::binary_search(splitTasks, task)) {
       make.push_back(task);
     } else if (waiting < waitingLimit) {
       make.push_back(task);
@@ -209,6 +211,18 @@ std::vector<std::uint32_t> tasksToMake(const ArrayFamily& family, bool arrayCanc
     }
   }
   return make;
+}
+
+json taskObjectFor(const api::SlurmJobObject& array, std::uint32_t taskId, bool arrayCancelled,
+                   const std::vector<std::uint32_t>& cancelledTasks,
+                   const std::vector<std::uint32_t>& splitTasks) {
+  json object = arrayTaskObject(array, taskId);
+  if (arrayCancelled || std::ranges::binary_search(cancelledTasks, taskId)) {
+    object["spec"]["cancel"] = true;
+  } else if (std::ranges::binary_search(splitTasks, taskId)) {
+    object["spec"]["hold"] = true;
+  }
+  return object;
 }
 
 api::SlurmJobStatus arrayStatus(const ArrayFamily& family, bool allCreated) {

@@ -91,10 +91,19 @@ std::vector<std::uint32_t> missingTasks(const ArrayFamily& family);
 // splits a task off when it starts, an array has at most `waitingLimit` made tasks waiting
 // (pending, or without an id yet, and not cancelled); the tasks scancel cancelled before they
 // were made (`cancelledTasks`, spec.cancelTasks; every task of a cancelled array) are made at
-// once, cancelled, since they end at once.
+// once, cancelled, since they end at once; and so are the tasks scontrol split off
+// (`splitTasks`, spec.splitTasks), held, for the command to reach (taskObjectFor).
 std::vector<std::uint32_t> tasksToMake(const ArrayFamily& family, bool arrayCancelled,
                                        const std::vector<std::uint32_t>& cancelledTasks,
+                                       const std::vector<std::uint32_t>& splitTasks,
                                        std::size_t waitingLimit);
+
+// The object arrayTaskObject makes for `taskId`, cancelled when the array or the task was
+// (`cancelledTasks`), else held when scontrol split it off (`splitTasks`): held until the
+// command that asked for it has changed it, or a start could come first.
+nlohmann::json taskObjectFor(const api::SlurmJobObject& array, std::uint32_t taskId,
+                             bool arrayCancelled, const std::vector<std::uint32_t>& cancelledTasks,
+                             const std::vector<std::uint32_t>& splitTasks);
 
 // The array's condition, True once every task has been created: from then on a task that is
 // gone (deleted by hand) is not created again, and the array ends when the tasks left end.

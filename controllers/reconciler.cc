@@ -955,6 +955,7 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     std::size_t missing = 0;
     std::size_t made = 0;                       // created now, or found made already
     std::vector<std::uint32_t> cancelledTasks;  // spec.cancelTasks, ascending
+    std::vector<std::uint32_t> splitTasks;      // spec.splitTasks, ascending
   };
   struct TaskCreate {
     std::size_t expansion = 0;
@@ -968,7 +969,7 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
   for (const auto& [key, family] : families) {
     const api::SlurmJobObject& array = *family.array;
     if (!array.status || !array.status->jobId || written_.contains(key)) continue;
-    Expansion e{&family, key, cancelRequested(array), false, false, 0, 0, {}};
+    Expansion e{&family, key, cancelRequested(array), false, false, 0, 0, {}, {}};
     const json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
     e.allCreated = created != nullptr && created->value("status", "") == "True";
     // Tasks are created until all have been once: one deleted by hand afterwards stays deleted
@@ -976,13 +977,14 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
     // A cancelled array still gets every task, created cancelled: each ends CANCELLED as scancel
     // of the array ends each of Slurm's tasks, and a dependency sees the array end.
     e.cancelledTasks = api::cancelledArrayTasks(array);
+    e.splitTasks = api::arrayTaskList(array, api::kSplitTasksField);
     if (!e.allCreated && !jobMetadata(array).deletionTimestamp) {
       e.createsTasks = true;
       e.missing = missingTasks(family).size();
       // The tasks waiting as SlurmJobs stay few (arrayWaitingTasks); the rest wait in the
       // array's record, where the CLI shows them and the snapshot lists them as unplanned.
-      for (const std::uint32_t task :
-           tasksToMake(family, e.cancel, e.cancelledTasks, options_.arrayWaitingTasks)) {
+      for (const std::uint32_t task : tasksToMake(family, e.cancel, e.cancelledTasks, e.splitTasks,
+                                                  options_.arrayWaitingTasks)) {
         if (budget == 0) break;
         --budget;
         creates.push_back({expansions.size(), task});
@@ -1003,10 +1005,8 @@ void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, Cyc
   const std::vector<std::optional<Status>> created = writeInFlight<Status>(
       creates.size(), options_.statusWriteParallelism, fence, "task create", [&](std::size_t i) {
         const Expansion& e = expansions[creates[i].expansion];
-        json object = arrayTaskObject(*e.family->array, creates[i].task);
-        if (e.cancel || std::ranges::binary_search(e.cancelledTasks, creates[i].task)) {
-          object["spec"]["cancel"] = true;
-        }
+        const json object = taskObjectFor(*e.family->array, creates[i].task, e.cancel,
+                                          e.cancelledTasks, e.splitTasks);
         return writer_.create(kube::resources::slurmJobs(), e.family->array->namespaceName, object)
             .status();
       });

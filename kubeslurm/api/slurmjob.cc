@@ -797,7 +797,11 @@ const nlohmann::json* specMember(const SlurmJobObject& job, std::string_view key
 }
 
 std::vector<std::uint32_t> cancelledArrayTasks(const SlurmJobObject& array) {
-  const nlohmann::json* text = specMember(array, kCancelTasksField);
+  return arrayTaskList(array, kCancelTasksField);
+}
+
+std::vector<std::uint32_t> arrayTaskList(const SlurmJobObject& array, std::string_view field) {
+  const nlohmann::json* text = specMember(array, field);
   if (text == nullptr || !text->is_string()) return {};
   // Ids past the array's last task are none of its tasks: the whole list is then invalid.
   const std::uint32_t bound = array.request.array && !array.request.array->taskIds.empty()

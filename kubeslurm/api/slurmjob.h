@@ -161,7 +161,15 @@ const nlohmann::json* specMember(const SlurmJobObject& job, std::string_view key
 // them, in sbatch --array's index syntax ("5,10-20"); the operator makes them cancelled. Not
 // modelled by the codec (it stays in a cached job's raw, as spec.cancel does).
 inline constexpr std::string_view kCancelTasksField = "cancelTasks";
-// Its task ids, ascending; none when absent or not a valid index list.
+// spec.splitTasks of an array: tasks not made yet that `scontrol hold|release|update A_T` named.
+// The operator makes them at once, held, whatever its waiting window, so that the command
+// reaches a SlurmJob of their own (slurmctld splits a task off its array's record so). The same
+// syntax, not modelled either.
+inline constexpr std::string_view kSplitTasksField = "splitTasks";
+// The task ids of such a list (`field`), ascending; none when absent or not a valid index list
+// (an id past the array's last task invalidates it).
+std::vector<std::uint32_t> arrayTaskList(const SlurmJobObject& array, std::string_view field);
+// arrayTaskList(array, kCancelTasksField).
 std::vector<std::uint32_t> cancelledArrayTasks(const SlurmJobObject& array);
 
 // The partition squeue, scontrol and sacct show for a job: the one it started in

@@ -94,7 +94,9 @@ int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connec
                    const QueryConnector& queries);
 int runSacctmgrWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
 // scontrol's offline commands (hostnames, hostlist) never call `connect`.
-int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect);
+// `sleep`: between polls for a task split off its array (empty: std::this_thread::sleep_for).
+int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                    std::function<void(std::chrono::milliseconds)> sleep = {});
 int runSbatchWith(const std::vector<std::string>& args, CliIo& io,
                   const SubmitEnvironment& environment);
 int runSrunTestOnlyWith(const SrunOptions& options, const std::vector<std::string>& command,

@@ -16,6 +16,7 @@
 
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/base/text.h"
+#include "kubeslurm/cli/array_task_lists.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/getopt.h"
 #include "kubeslurm/cli/job_objects.h"
@@ -291,42 +292,12 @@ class Canceller {
   }
 
   // Tasks of `array` it has not made yet: added to its spec.cancelTasks, which the operator
-  // makes cancelled. The patch carries the array's resourceVersion, so that two scancels of
-  // different tasks do not overwrite each other's list: on a conflict the array is read again
-  // (a list by name, which a tenant may do) and the union sent again. 0, or 1 after an API
-  // error (reported here).
+  // makes cancelled (addArrayTasks). 0, or 1 after an API error (reported here).
   int cancelUnmade(const api::SlurmJobObject& array, const std::vector<std::uint32_t>& tasks,
                    const std::string& idText) {
-    api::SlurmJobObject current = array;
-    Status failure = Status::ok();
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      std::vector<std::uint32_t> all = api::cancelledArrayTasks(current);
-      all.insert(all.end(), tasks.begin(), tasks.end());
-      std::ranges::sort(all);
-      all.erase(std::unique(all.begin(), all.end()), all.end());
-      nlohmann::json body = {
-          {"spec", {{api::kCancelTasksField, slurm::formatArrayTasks(all, std::nullopt, 0)}}}};
-      const std::string version = current.raw->value("metadata", nlohmann::json::object())
-                                      .value("resourceVersion", std::string());
-      if (!version.empty()) body["metadata"]["resourceVersion"] = version;
-      auto patched = session_.writer->patch(kube::resources::slurmJobs(), array.namespaceName,
-                                            array.name, body);
-      if (patched.isOk()) return 0;
-      failure = patched.status();
-      if (failure.code() != StatusCode::kAborted) break;
-      kube::ListOptions byName;
-      byName.fieldSelector = "metadata.name=" + array.name;
-      auto listed = kube::listAll(*session_.reader, kube::resources::slurmJobs(),
-                                  array.namespaceName, byName);
-      if (!listed.isOk()) {
-        failure = listed.status();
-        break;
-      }
-      std::vector<api::SlurmJobObject> found = decodeJobList(*listed);
-      if (found.empty()) break;
-      current = std::move(found.front());
-    }
-    io_.err << "scancel: error: Kill job error on job id " << idText << ": " << failure.message()
+    const Status added = addArrayTasks(session_, array, api::kCancelTasksField, tasks);
+    if (added.isOk()) return 0;
+    io_.err << "scancel: error: Kill job error on job id " << idText << ": " << added.message()
             << "\n";
     rc = std::max(rc, 1);
     return 1;

@@ -7,15 +7,20 @@
 // Only those connect, on first use. Other controller commands say they are not available.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <istream>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/cli/array_task_lists.h"
 #include "kubeslurm/cli/cluster_nodes.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/job_objects.h"
@@ -198,8 +203,11 @@ const std::vector<LongOption>& longOptions() {
 
 class Scontrol {
  public:
-  Scontrol(CliIo& io, KubeFlags flags, const Connector& connect)
-      : io_(io), flags_(std::move(flags)), connect_(connect) {}
+  Scontrol(CliIo& io, KubeFlags flags, const Connector& connect,
+           std::function<void(std::chrono::milliseconds)> sleep)
+      : io_(io), flags_(std::move(flags)), connect_(connect), sleep_(std::move(sleep)) {
+    if (!sleep_) sleep_ = [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); };
+  }
 
   int run(const std::vector<std::string>& args) {
     std::vector<std::string> operands;
@@ -696,7 +704,15 @@ class Scontrol {
       exitCode_ = 1;
       if (quiet_ != 1) io_.err << message << " for job " << idText << "\n";
     };
-    if (matches.empty()) return fail("Invalid job id specified");
+    if (matches.empty()) {
+      if (id->second) {
+        if (const api::SlurmJobObject* array = unmadeTaskArray(jobs, id->first, *id->second)) {
+          splitOff(*array, static_cast<std::uint32_t>(*id->second), body, idText);
+          return;
+        }
+      }
+      return fail("Invalid job id specified");
+    }
     std::vector<const api::SlurmJobObject*> targets;
     bool anyPending = false;
     bool allFinished = true;
@@ -719,6 +735,75 @@ class Scontrol {
         return;
       }
     }
+  }
+
+  // The array whose record holds task `task` of array `id`, not made yet; nullptr if none.
+  static const api::SlurmJobObject* unmadeTaskArray(const std::vector<api::SlurmJobObject>& jobs,
+                                                    std::int64_t id, std::int64_t task) {
+    const std::map<std::int64_t, UnmadeTasks> unmade = unmadeArrayTasks(jobs);
+    const auto tasks = unmade.find(id);
+    if (task < 0 || task > UINT32_MAX || tasks == unmade.end() ||
+        !std::ranges::binary_search(tasks->second.taskIds, static_cast<std::uint32_t>(task))) {
+      return nullptr;
+    }
+    for (const api::SlurmJobObject& job : jobs) {
+      if (isArrayParent(job) && job.status && job.status->jobId == id) return &job;
+    }
+    return nullptr;
+  }
+
+  // A task still in its array's record: slurmctld splits it off into a record of its own and
+  // changes that. Here the array's spec.splitTasks asks the operator to make the task now, held
+  // (so that no start comes first); once its SlurmJob exists, `body` is patched onto it, with the
+  // hold the task would have had (the array's) unless the command sets one.
+  void splitOff(const api::SlurmJobObject& array, std::uint32_t task, const kube::Json& body,
+                const std::string& idText) {
+    ClusterSession* s = session();
+    if (s == nullptr) return;
+    if (Status added = addArrayTasks(*s, array, api::kSplitTasksField, {task}); !added.isOk()) {
+      apiError("slurm_update error", added);
+      return;
+    }
+    const std::string name = array.name + "-" + std::to_string(task);
+    const std::string arrayUid = jobUid(array);
+    for (std::int64_t polls = 0;; ++polls) {
+      auto made = s->reader->get(kube::resources::slurmJobs(), array.namespaceName, name);
+      if (made.isOk() && ownedBy(*made, arrayUid)) break;
+      if (!made.isOk() && made.status().code() != StatusCode::kNotFound) {
+        apiError("slurm_update error", made.status());
+        return;
+      }
+      if (polls * kSplitPoll.count() >= kSplitWait.count() * 1000) {
+        exitCode_ = 1;
+        io_.err << "scontrol: error: task " << idText << " was not split off its array within "
+                << kSplitWait.count() << " s: is the kubeslurm operator running?\n";
+        return;
+      }
+      sleep_(kSplitPoll);
+    }
+    kube::Json patch = body;
+    if (!patch["spec"].contains("hold")) patch["spec"]["hold"] = array.request.hold;
+    auto patched = s->writer->patch(kube::resources::slurmJobs(), array.namespaceName, name, patch);
+    if (!patched.isOk()) apiError("slurm_update error", patched.status());
+  }
+
+  static std::string jobUid(const api::SlurmJobObject& job) {
+    const kube::Json& meta = job.raw->value("metadata", kube::Json::object());
+    return meta.is_object() ? meta.value("uid", std::string()) : std::string();
+  }
+
+  // Made by the operator for that array: its controller reference names the array's uid.
+  static bool ownedBy(const kube::Json& object, const std::string& uid) {
+    const kube::Json* owners = nullptr;
+    if (object.is_object() && object.contains("metadata") && object["metadata"].is_object() &&
+        object["metadata"].contains("ownerReferences")) {
+      owners = &object["metadata"]["ownerReferences"];
+    }
+    if (owners == nullptr || !owners->is_array()) return false;
+    return std::ranges::any_of(*owners, [&](const kube::Json& owner) {
+      return owner.is_object() && owner.value("controller", false) &&
+             owner.value("uid", std::string()) == uid && !uid.empty();
+    });
   }
 
   void holdOrRelease(const std::vector<std::string>& argv, bool hold) {
@@ -883,6 +968,12 @@ class Scontrol {
     std::vector<const api::SlurmJobObject*> records = findJobs(jobs, id->first, id->second);
     if (records.size() > 1) {
       std::erase_if(records, [](const api::SlurmJobObject* job) { return isArrayParent(*job); });
+    }
+    // A task still in its array's record is pending there: refused as a pending job is.
+    std::map<std::int64_t, UnmadeTasks> unmade;
+    if (records.empty() && id->second && unmadeTaskArray(jobs, id->first, *id->second) != nullptr) {
+      unmade = unmadeArrayTasks(jobs);
+      records.push_back(&unmade.at(id->first).standIn);
     }
     if (records.empty()) {
       exitCode_ = 1;
@@ -1053,9 +1144,15 @@ class Scontrol {
     patchJobs(*jobs, *jobId, kube::Json{{"spec", spec}}, pendingOnly);
   }
 
+  // How long a task split off its array may take to appear: the operator makes it in its next
+  // cycle, a fraction of a second after the array changes.
+  static constexpr std::chrono::seconds kSplitWait{60};
+  static constexpr std::chrono::milliseconds kSplitPoll{250};
+
   CliIo& io_;
   KubeFlags flags_;
   const Connector& connect_;
+  std::function<void(std::chrono::milliseconds)> sleep_;
   std::optional<ClusterSession> session_;
   bool connectFailed_ = false;
   bool oneLiner_ = false;
@@ -1067,14 +1164,15 @@ class Scontrol {
 
 }  // namespace
 
-int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect) {
+int runScontrolWith(const std::vector<std::string>& args, CliIo& io, const Connector& connect,
+                    std::function<void(std::chrono::milliseconds)> sleep) {
   std::vector<std::string> scontrolArgs = args;
   auto flags = takeKubeFlags(scontrolArgs, /*allowAllNamespaces=*/false);
   if (!flags.isOk()) {
     io.err << "scontrol: error: " << flags.status().message() << "\n";
     return 1;
   }
-  Scontrol scontrol(io, *flags, connect);
+  Scontrol scontrol(io, *flags, connect, std::move(sleep));
   return scontrol.run(scontrolArgs);
 }
 

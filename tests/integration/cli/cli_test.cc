@@ -289,6 +289,31 @@ TEST_F(ShimIT, ScontrolRequeueHoldThenReleaseRunsTheJobAgain) {
   EXPECT_NE(cli("scontrol", "show job " + id).output.find(" Restarts=1 "), std::string::npos);
 }
 
+// scontrol release of a task still in its held array's record (256 of the 300 are made, the rest
+// wait in the record): as slurmctld splits a task off its meta record, the task is made (held,
+// through the array's spec.splitTasks), released, and runs on its own; the others stay held.
+TEST_F(ShimIT, ReleasingATaskNotMadeYetSplitsItOffItsArray) {
+  std::ofstream(dir_ + "/wide.sbatch") << "#!/bin/sh\n#SBATCH --job-name=wide\nsleep 1\n";
+  const Cli submitted =
+      cli("kubeslurm", "sbatch --parsable --hold --array=0-299 wide.sbatch", dir_);
+  ASSERT_EQ(submitted.code, 0) << submitted.output;
+  const std::string id = submitted.output.substr(0, submitted.output.find('\n'));
+  const Cli released = cli("scontrol", "release " + id + "_290");
+  EXPECT_EQ(released.code, 0) << released.output;
+  EXPECT_EQ(released.output, "");
+  Cli row;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        row = cli("squeue", "-h -t all -j " + id + "_290 -o '%i %T'");
+        return row.output == id + "_290 COMPLETED\n";
+      },
+      45s))
+      << row.output;
+  row = cli("squeue", "-h -r -j " + id + "_5," + id + "_299 -o '%i %t %r'");
+  EXPECT_EQ(row.output, id + "_5 PD JobHeldUser\n" + id + "_299 PD JobHeldUser\n");
+  EXPECT_EQ(cli("scancel", id).code, 0);
+}
+
 // Reference "sbatch and squeue": --partition=nope and squeue -j 99999.
 TEST_F(ShimIT, RefusedSubmissionAndUnknownJob) {
   const Cli refused =

@@ -310,6 +310,12 @@ TEST(CancelledArrayTasks, ReadsTheIndexListOfTheArraysTasks) {
   EXPECT_TRUE(cancelledArrayTasks(withCancelTasks("10", "0-9")).empty());
   EXPECT_TRUE(cancelledArrayTasks(withCancelTasks(5, "0-9")).empty());
   EXPECT_TRUE(cancelledArrayTasks(withCancelTasks("1", nullptr)).empty());
+  // spec.splitTasks reads the same way, its own list.
+  nlohmann::json both = *withCancelTasks("1", "0-9").raw;
+  both["spec"]["splitTasks"] = "4-5";
+  const SlurmJobObject split = *decodeSlurmJob(both);
+  EXPECT_EQ(arrayTaskList(split, kSplitTasksField), (std::vector<std::uint32_t>{4, 5}));
+  EXPECT_EQ(cancelledArrayTasks(split), (std::vector<std::uint32_t>{1}));
 }
 
 }  // namespace kubeslurm::api

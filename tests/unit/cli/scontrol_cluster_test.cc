@@ -325,6 +325,90 @@ TEST(ScontrolCluster, RequeueRetriesAConflict) {
             (json{{"metadata", {{"resourceVersion", "42"}}}, {"spec", {{"requeueRequests", 5}}}}));
 }
 
+// A task still in its array's record (squeue shows it pending there): slurmctld splits it off
+// and changes its own record. Here the array's spec.splitTasks asks the operator to make it
+// (held, so that no start comes first); once its SlurmJob exists, the change is patched onto it,
+// with the array's hold unless the command sets one.
+TEST(ScontrolCluster, ATaskNotMadeYetIsSplitOffItsArrayAndChanged) {
+  FakeCluster fake;
+  json array = job("default", 5, "PENDING");
+  array["metadata"]["name"] = "arr";
+  array["metadata"]["uid"] = "uid-arr";
+  array["metadata"]["resourceVersion"] = "7";
+  array["spec"]["array"] = "0-9";
+  array["spec"]["splitTasks"] = "3";
+  json made = array;
+  made["metadata"]["name"] = "arr-0";
+  made["metadata"]["uid"] = "uid-arr-0";
+  made["metadata"]["labels"]["kubeslurm.io/array-task"] = "0";
+  made["status"] = {{"jobId", 6}, {"state", "PENDING"}, {"arrayJobId", 5}, {"arrayTaskId", 0}};
+  fake.objects["slurmjobs"] = {array, made};
+  // The operator, as seen from the CLI: the task appears after the CLI's first wait.
+  int sleeps = 0;
+  const auto operatorMakes = [&](const std::string& name, const std::string& owner) {
+    return [&fake, &sleeps, name, owner](std::chrono::milliseconds) {
+      if (sleeps++ != 0) return;
+      json task = fake.objects["slurmjobs"][0];
+      task["metadata"]["name"] = name;
+      task["metadata"]["ownerReferences"] = {
+          {{"kind", "SlurmJob"}, {"name", "arr"}, {"uid", owner}, {"controller", true}}};
+      task["spec"]["hold"] = true;
+      fake.objects["slurmjobs"].push_back(task);
+    };
+  };
+  const Connector connect = fake.connector();
+  FakeCli cli;
+  ASSERT_EQ(runScontrolWith({"hold", "5_7"}, cli.io(), connect, operatorMakes("arr-7", "uid-arr")),
+            0)
+      << cli.err();
+  ASSERT_EQ(fake.patches.size(), 2U);
+  EXPECT_EQ(fake.patches[0].object, "default/arr");
+  EXPECT_EQ(fake.patches[0].body,
+            (json{{"metadata", {{"resourceVersion", "7"}}}, {"spec", {{"splitTasks", "3,7"}}}}));
+  EXPECT_EQ(fake.patches[1].object, "default/arr-7");
+  EXPECT_EQ(fake.patches[1].body, (json{{"spec", {{"hold", true}}}}));
+  EXPECT_EQ(sleeps, 1);
+
+  // update: the task gets the array's hold (none) with the change.
+  sleeps = 0;
+  ASSERT_EQ(runScontrolWith({"update", "JobId=5_8", "Comment=x"}, cli.io(), connect,
+                            operatorMakes("arr-8", "uid-arr")),
+            0)
+      << cli.err();
+  ASSERT_EQ(fake.patches.size(), 4U);
+  EXPECT_EQ(fake.patches[3].object, "default/arr-8");
+  EXPECT_EQ(fake.patches[3].body, (json{{"spec", {{"comment", "x"}, {"hold", false}}}}));
+
+  // A made task is changed on its own object, as before; a task past the array is no job.
+  EXPECT_EQ(runScontrolWith({"hold", "5_0"}, cli.io(), connect), 0);
+  EXPECT_EQ(fake.patches.back().object, "default/arr-0");
+  FakeCli past;
+  EXPECT_EQ(runScontrolWith({"hold", "5_10"}, past.io(), connect), 1);
+  EXPECT_EQ(past.err(), "Invalid job id specified for job 5_10\n");
+
+  // requeue of such a task: pending, refused as slurmctld refuses a pending job; nothing split.
+  FakeCli requeue;
+  const std::size_t patches = fake.patches.size();
+  EXPECT_EQ(runScontrolWith({"requeue", "5_9"}, requeue.io(), connect), 1);
+  EXPECT_EQ(requeue.err(), "Job is pending execution for job 5_9\n");
+  EXPECT_EQ(fake.patches.size(), patches);
+
+  // An object of that name the array does not own is not the task: the CLI keeps waiting, and
+  // says so after a minute of polls, patching nothing.
+  const std::size_t before = fake.patches.size();
+  sleeps = 0;
+  FakeCli stray;
+  EXPECT_EQ(runScontrolWith({"hold", "5_9"}, stray.io(), connect,
+                            operatorMakes("arr-9", "uid-someone-else")),
+            1);
+  EXPECT_EQ(stray.err(),
+            "scontrol: error: task 5_9 was not split off its array within 60 s: is the kubeslurm "
+            "operator running?\n");
+  EXPECT_EQ(sleeps, 240);
+  ASSERT_EQ(fake.patches.size(), before + 1);  // the split asked for, nothing more
+  EXPECT_EQ(fake.patches.back().object, "default/arr");
+}
+
 TEST(ScontrolCluster, ApiErrors) {
   FakeCluster fake = cluster();
   fake.listError = Status(StatusCode::kUnavailable, "connection refused");

@@ -183,11 +183,27 @@ TEST(TasksToMake, FewWaitAsSlurmJobsAndCancelledOnesAreMadeAtOnce) {
                                                  task(3, 10, "", {{"jobId", nullptr}})};
   const ArrayFamily family = familyOf(array, made);
   // 1 and 3 wait: room for two more under a limit of 4.
-  EXPECT_EQ(tasksToMake(family, false, {}, 4), (std::vector<std::uint32_t>{4, 5}));
-  EXPECT_EQ(tasksToMake(family, false, {}, 2), (std::vector<std::uint32_t>{}));
-  EXPECT_EQ(tasksToMake(family, false, {7, 9}, 2), (std::vector<std::uint32_t>{7, 9}));
-  EXPECT_EQ(tasksToMake(family, false, {7}, 3), (std::vector<std::uint32_t>{4, 7}));
-  EXPECT_EQ(tasksToMake(family, true, {}, 0), (std::vector<std::uint32_t>{4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(tasksToMake(family, false, {}, {}, 4), (std::vector<std::uint32_t>{4, 5}));
+  EXPECT_EQ(tasksToMake(family, false, {}, {}, 2), (std::vector<std::uint32_t>{}));
+  EXPECT_EQ(tasksToMake(family, false, {7, 9}, {}, 2), (std::vector<std::uint32_t>{7, 9}));
+  EXPECT_EQ(tasksToMake(family, false, {7}, {}, 3), (std::vector<std::uint32_t>{4, 7}));
+  EXPECT_EQ(tasksToMake(family, true, {}, {}, 0), (std::vector<std::uint32_t>{4, 5, 6, 7, 8, 9}));
+  // Tasks scontrol split off are made whatever the window; a made one is not made again.
+  EXPECT_EQ(tasksToMake(family, false, {}, {1, 8}, 2), (std::vector<std::uint32_t>{8}));
+  EXPECT_EQ(tasksToMake(family, false, {9}, {8}, 3), (std::vector<std::uint32_t>{4, 8, 9}));
+}
+
+// A split task is made held, so that no start comes before the command that asked for it; a
+// cancelled one is cancelled, which a split does not undo.
+TEST(TaskObjectFor, CancelledOrHeldAsAsked) {
+  const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject("0-9")));
+  EXPECT_FALSE(taskObjectFor(array, 4, false, {}, {}).at("spec").contains("hold"));
+  EXPECT_FALSE(taskObjectFor(array, 4, false, {}, {}).at("spec").contains("cancel"));
+  EXPECT_EQ(taskObjectFor(array, 4, false, {}, {4}).at("spec").at("hold"), true);
+  EXPECT_EQ(taskObjectFor(array, 4, false, {4}, {4}).at("spec").at("cancel"), true);
+  EXPECT_FALSE(taskObjectFor(array, 4, false, {4}, {4}).at("spec").contains("hold"));
+  EXPECT_EQ(taskObjectFor(array, 4, true, {}, {}).at("spec").at("cancel"), true);
+  EXPECT_EQ(taskObjectFor(array, 5, false, {}, {4}), arrayTaskObject(array, 5));
 }
 
 TEST(ArrayStatus, PendingTakesTheLowestPendingTasksReasonRunningTheEarliestStart) {
