@@ -225,6 +225,60 @@ json taskObjectFor(const api::SlurmJobObject& array, std::uint32_t taskId, bool 
   return object;
 }
 
+namespace {
+
+// status.conditions[type=TasksCreated].status == "True" on the object as read (conditions are
+// not decoded: the cache keeps them in `raw`).
+bool tasksCreatedAsRead(const api::SlurmJobObject& array) {
+  const json& raw = *array.raw;
+  const auto status = raw.find("status");
+  if (status == raw.end() || !status->is_object()) return false;
+  const auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return false;
+  return std::ranges::any_of(*conditions, [](const json& c) {
+    return c.is_object() && api::stringMember(c, "type") == kTasksCreatedCondition &&
+           api::stringMember(c, "status") == "True";
+  });
+}
+
+}  // namespace
+
+std::vector<ArrayExpansion> planArrayExpansions(const std::map<std::string, ArrayFamily>& families,
+                                                const std::set<std::string>& skip,
+                                                std::size_t tasksPerCycle,
+                                                std::size_t waitingTasks) {
+  std::vector<ArrayExpansion> out;
+  std::size_t budget = tasksPerCycle;
+  for (const auto& [key, family] : families) {
+    const api::SlurmJobObject& array = *family.array;
+    if (!array.status || !array.status->jobId || skip.contains(key)) continue;
+    ArrayExpansion e;
+    e.family = &family;
+    e.key = key;
+    e.allCreated = tasksCreatedAsRead(array);
+    const bool cancel = cancelRequested(array);
+    const std::vector<std::uint32_t> cancelled = api::cancelledArrayTasks(array);
+    if (!e.allCreated && !jobMetadata(array).deletionTimestamp) {
+      e.createsTasks = true;
+      e.missing = missingTasks(family).size();
+      const std::vector<std::uint32_t> split = api::arrayTaskList(array, api::kSplitTasksField);
+      for (const std::uint32_t task : tasksToMake(family, cancel, cancelled, split, waitingTasks)) {
+        if (budget == 0) break;
+        --budget;
+        e.creates.emplace_back(task, taskObjectFor(array, task, cancel, cancelled, split));
+      }
+    }
+    for (const auto& [index, task] : family.tasks) {
+      if (!cancel && !std::ranges::binary_search(cancelled, index)) continue;
+      const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;
+      if (cancelRequested(*task) || (state && slurm::isFinished(*state))) continue;
+      e.cancels.push_back(task);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 api::SlurmJobStatus arrayStatus(const ArrayFamily& family, bool allCreated) {
   api::SlurmJobStatus status;
   if (family.array->status) {

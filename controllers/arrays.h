@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -108,6 +109,30 @@ nlohmann::json taskObjectFor(const api::SlurmJobObject& array, std::uint32_t tas
 // The array's condition, True once every task has been created: from then on a task that is
 // gone (deleted by hand) is not created again, and the array ends when the tasks left end.
 inline constexpr std::string_view kTasksCreatedCondition = "TasksCreated";
+
+// One array's part of a cycle, which the reconciler sends: the tasks to make (their objects) and
+// the made tasks to cancel. Its status is arrayStatus's once those writes are done.
+struct ArrayExpansion {
+  const ArrayFamily* family = nullptr;
+  std::string key;            // "ns/name"
+  bool allCreated = false;    // the TasksCreated condition was True as read
+  bool createsTasks = false;  // not all created yet, and the array is not being deleted
+  std::size_t missing = 0;    // tasks without a SlurmJob, as read
+  std::vector<std::pair<std::uint32_t, nlohmann::json>> creates;  // task id, object
+  std::vector<const api::SlurmJobObject*> cancels;                // made tasks: spec.cancel
+};
+
+// Every array's expansion (arrays with an id, in key order), but those `skip` names (written
+// this cycle: their cached objects are stale). Tasks are made until all have been once (one
+// deleted by hand afterwards stays deleted, as Slurm has no way back for a task either; an array
+// being deleted gets none), at most `tasksPerCycle` over all arrays, as tasksToMake says with
+// `waitingTasks`; a cancelled array still gets every task, created cancelled, so that each ends
+// CANCELLED and a dependency sees the array end. The array's cancel, and spec.cancelTasks, reach
+// the made tasks that have not ended or been asked already.
+std::vector<ArrayExpansion> planArrayExpansions(const std::map<std::string, ArrayFamily>& families,
+                                                const std::set<std::string>& skip,
+                                                std::size_t tasksPerCycle,
+                                                std::size_t waitingTasks);
 
 // The array's status, summed up from its tasks (the array's own status gives the id and submit
 // time). `allCreated`: the TasksCreated condition was True as read, so the tasks there are all

@@ -944,109 +944,73 @@ void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, Cy
 }
 
 void Reconciler::expandArrays(const ClusterObjects& objects, core::Time now, CycleReport& report) {
-  // What each array needs this cycle, then its task creates and cancel patches, many in flight at
-  // once (256 creates one after another held the loop for as many round trips), then its status.
-  struct Expansion {
-    const ArrayFamily* family = nullptr;
-    std::string key;
-    bool cancel = false;
-    bool allCreated = false;  // the TasksCreated condition was True as read
-    bool createsTasks = false;
-    std::size_t missing = 0;
-    std::size_t made = 0;                       // created now, or found made already
-    std::vector<std::uint32_t> cancelledTasks;  // spec.cancelTasks, ascending
-    std::vector<std::uint32_t> splitTasks;      // spec.splitTasks, ascending
-  };
-  struct TaskCreate {
-    std::size_t expansion = 0;
-    std::uint32_t task = 0;
-  };
+  // What each array needs this cycle (planArrayExpansions, pure), then its task creates and cancel
+  // patches, many in flight at once (256 creates one after another held the loop for as many
+  // round trips), then its status.
   const std::map<std::string, ArrayFamily> families = arrayFamilies(objects.jobs);
-  std::vector<Expansion> expansions;
-  std::vector<TaskCreate> creates;
-  std::vector<const api::SlurmJobObject*> cancels;
-  std::size_t budget = options_.arrayTasksPerCycle;
-  for (const auto& [key, family] : families) {
-    const api::SlurmJobObject& array = *family.array;
-    if (!array.status || !array.status->jobId || written_.contains(key)) continue;
-    Expansion e{&family, key, cancelRequested(array), false, false, 0, 0, {}, {}};
-    const json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
-    e.allCreated = created != nullptr && created->value("status", "") == "True";
-    // Tasks are created until all have been once: one deleted by hand afterwards stays deleted
-    // (Slurm has no way back for a task either), and an array being deleted gets no new ones.
-    // A cancelled array still gets every task, created cancelled: each ends CANCELLED as scancel
-    // of the array ends each of Slurm's tasks, and a dependency sees the array end.
-    e.cancelledTasks = api::cancelledArrayTasks(array);
-    e.splitTasks = api::arrayTaskList(array, api::kSplitTasksField);
-    if (!e.allCreated && !jobMetadata(array).deletionTimestamp) {
-      e.createsTasks = true;
-      e.missing = missingTasks(family).size();
-      // The tasks waiting as SlurmJobs stay few (arrayWaitingTasks); the rest wait in the
-      // array's record, where the CLI shows them and the snapshot lists them as unplanned.
-      for (const std::uint32_t task : tasksToMake(family, e.cancel, e.cancelledTasks, e.splitTasks,
-                                                  options_.arrayWaitingTasks)) {
-        if (budget == 0) break;
-        --budget;
-        creates.push_back({expansions.size(), task});
-      }
-    }
-    // scancel of the array, or of tasks the CLI found not made yet (spec.cancelTasks): a task
-    // made since gets spec.cancel too.
-    for (const auto& [index, task] : family.tasks) {
-      if (!e.cancel && !std::ranges::binary_search(e.cancelledTasks, index)) continue;
-      const auto state = task->status ? slurm::parseJobState(task->status->state) : std::nullopt;
-      if (cancelRequested(*task) || (state && slurm::isFinished(*state))) continue;
-      cancels.push_back(task);
-    }
-    expansions.push_back(std::move(e));
+  const std::vector<ArrayExpansion> expansions = planArrayExpansions(
+      families, written_, options_.arrayTasksPerCycle, options_.arrayWaitingTasks);
+  struct Write {
+    std::size_t expansion = 0;
+    std::size_t item = 0;  // in its creates or cancels
+  };
+  std::vector<Write> creates;
+  std::vector<Write> cancels;
+  for (std::size_t e = 0; e < expansions.size(); ++e) {
+    for (std::size_t i = 0; i < expansions[e].creates.size(); ++i) creates.push_back({e, i});
+    for (std::size_t i = 0; i < expansions[e].cancels.size(); ++i) cancels.push_back({e, i});
   }
-
   const auto fence = [this] { return fenceOpen(); };
   const std::vector<std::optional<Status>> created = writeInFlight<Status>(
       creates.size(), options_.statusWriteParallelism, fence, "task create", [&](std::size_t i) {
-        const Expansion& e = expansions[creates[i].expansion];
-        const json object = taskObjectFor(*e.family->array, creates[i].task, e.cancel,
-                                          e.cancelledTasks, e.splitTasks);
-        return writer_.create(kube::resources::slurmJobs(), e.family->array->namespaceName, object)
+        const ArrayExpansion& e = expansions[creates[i].expansion];
+        return writer_
+            .create(kube::resources::slurmJobs(), e.family->array->namespaceName,
+                    e.creates[creates[i].item].second)
             .status();
       });
   const std::vector<std::optional<Status>> patched = writeInFlight<Status>(
       cancels.size(), options_.statusWriteParallelism, fence, "cancel", [&](std::size_t i) {
+        const api::SlurmJobObject& task =
+            *expansions[cancels[i].expansion].cancels[cancels[i].item];
         return writer_
-            .patch(kube::resources::slurmJobs(), cancels[i]->namespaceName, cancels[i]->name,
+            .patch(kube::resources::slurmJobs(), task.namespaceName, task.name,
                    json{{"spec", {{"cancel", true}}}})
             .status();
       });
+  std::vector<std::size_t> made(expansions.size(), 0);  // created now, or found made already
   for (std::size_t i = 0; i < creates.size(); ++i) {
-    Expansion& e = expansions[creates[i].expansion];
+    const ArrayExpansion& e = expansions[creates[i].expansion];
     if (!created[i]) {
       report.fenceClosed = true;
     } else if (created[i]->isOk()) {
       ++report.arrayTasksCreated;
-      ++e.made;
+      ++made[creates[i].expansion];
     } else if (created[i]->code() == StatusCode::kAlreadyExists) {
-      ++e.made;
+      ++made[creates[i].expansion];
     } else {
-      report.errors.push_back("task " + std::to_string(creates[i].task) + " of array " + e.key +
-                              ": " + created[i]->toString());
+      report.errors.push_back("task " + std::to_string(e.creates[creates[i].item].first) +
+                              " of array " + e.key + ": " + created[i]->toString());
     }
   }
   for (std::size_t i = 0; i < cancels.size(); ++i) {
+    const api::SlurmJobObject& task = *expansions[cancels[i].expansion].cancels[cancels[i].item];
     if (!patched[i]) {
       report.fenceClosed = true;
     } else if (!patched[i]->isOk() && patched[i]->code() != StatusCode::kNotFound) {
-      report.errors.push_back("cancel " + jobKey(*cancels[i]) + ": " + patched[i]->toString());
+      report.errors.push_back("cancel " + jobKey(task) + ": " + patched[i]->toString());
     }
   }
   if (report.fenceClosed) return;
 
-  for (const Expansion& e : expansions) {
+  for (std::size_t i = 0; i < expansions.size(); ++i) {
     if (report.fenceClosed) return;
+    const ArrayExpansion& e = expansions[i];
     const api::SlurmJobObject& array = *e.family->array;
     // The cached tasks are all there will be only if the condition was already True as read:
     // tasks created this cycle are not in the cache yet.
     const api::SlurmJobStatus next = arrayStatus(*e.family, e.allCreated);
-    const bool markCreated = e.createsTasks && e.made == e.missing;
+    const bool markCreated = e.createsTasks && made[i] == e.missing;
     if (next != *array.status || markCreated) {
       const std::size_t count =
           array.request.array ? array.request.array->taskIds.size() : e.family->tasks.size();

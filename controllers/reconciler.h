@@ -7,8 +7,9 @@
 //                        do not show whole are added to the input as their pods, so they hold
 //                        their nodes and are not planned twice (controllers/assumed_gangs.h)
 //     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING
-//     3. arrays          an array's tasks are created as SlurmJobs of their own, and the
-//                        array's status sums theirs up (controllers/arrays.h)
+//     3. arrays          an array's tasks are created as SlurmJobs of their own, as
+//                        planArrayExpansions (pure) plans, and the array's status sums theirs
+//                        up (controllers/arrays.h)
 //     4. plan            buildSnapshot + core::plan on the cluster as the caches show it;
 //                        fair-share usage advanced by the UsageLedger (account_usage.h)
 //     5. job status      observeGang + decideStatus for every job: RUNNING, COMPLETED, FAILED,

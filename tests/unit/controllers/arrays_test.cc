@@ -206,6 +206,123 @@ TEST(TaskObjectFor, CancelledOrHeldAsAsked) {
   EXPECT_EQ(taskObjectFor(array, 5, false, {}, {4}), arrayTaskObject(array, 5));
 }
 
+// The array controller's plan for a cycle (planArrayExpansions), case by case: what each array
+// makes (and how each task object comes out) and which made tasks get spec.cancel.
+struct ExpansionCase {
+  std::string name;
+  json arrayPatch;                         // merged into arrayObject("0-9")
+  std::vector<std::uint32_t> madePending;  // tasks made, PENDING
+  std::vector<std::uint32_t> madeDone;     // tasks made, COMPLETED
+  std::size_t waiting = 3;                 // arrayWaitingTasks
+  std::size_t budget = 256;                // arrayTasksPerCycle
+  std::vector<std::uint32_t> creates;      // task ids made this cycle
+  std::vector<std::string> marks;          // per create: "", "cancel" or "hold"
+  std::vector<std::uint32_t> cancels;      // made tasks that get spec.cancel
+  bool createsTasks = true;
+};
+
+TEST(PlanArrayExpansions, EachArraysCreatesAndCancels) {
+  const json created = {
+      {"status",
+       {{"conditions", {{{"type", "TasksCreated"}, {"status", "True"}, {"reason", "x"}}}}}}};
+  const std::vector<ExpansionCase> cases = {
+      {"the window: 3 may wait, 1 waits", {}, {0}, {1}, 3, 256, {2, 3}, {"", ""}, {}},
+      {"the cycle's budget", {}, {}, {}, 3, 1, {0}, {""}, {}},
+      {"all created once: none again", created, {0}, {}, 3, 256, {}, {}, {}, false},
+      {"being deleted: none",
+       {{"metadata", {{"deletionTimestamp", "2026-11-29T00:00:00Z"}}}},
+       {},
+       {},
+       3,
+       256,
+       {},
+       {},
+       {},
+       false},
+      {"a cancelled array: every task made cancelled, the waiting ones cancelled",
+       {{"spec", {{"cancel", true}}}},
+       {0},
+       {1},
+       0,
+       256,
+       {2, 3, 4, 5, 6, 7, 8, 9},
+       {"cancel", "cancel", "cancel", "cancel", "cancel", "cancel", "cancel", "cancel"},
+       {0}},
+      {"scancel A_T: made ones cancelled, unmade ones made cancelled past the window",
+       {{"spec", {{"cancelTasks", "0-1,8"}}}},
+       {0},
+       {1},
+       1,
+       256,
+       {8},
+       {"cancel"},
+       {0}},
+      {"scontrol A_T: made held past the window",
+       {{"spec", {{"splitTasks", "7"}}}},
+       {0},
+       {},
+       1,
+       256,
+       {7},
+       {"hold"},
+       {}},
+  };
+  for (const ExpansionCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    json object = arrayObject("0-9");
+    if (c.arrayPatch.is_object()) object.merge_patch(c.arrayPatch);
+    const api::SlurmJobObject array = ok(api::decodeSlurmJob(object));
+    std::vector<api::SlurmJobObject> made;
+    std::int64_t id = 100;
+    for (const std::uint32_t t : c.madePending) made.push_back(task(t, id++, "PENDING"));
+    for (const std::uint32_t t : c.madeDone) made.push_back(task(t, id++, "COMPLETED"));
+    const std::map<std::string, ArrayFamily> families = {{"team-a/sweep", familyOf(array, made)}};
+    const std::vector<ArrayExpansion> plan = planArrayExpansions(families, {}, c.budget, c.waiting);
+    ASSERT_EQ(plan.size(), 1U);
+    const ArrayExpansion& e = plan[0];
+    EXPECT_EQ(e.key, "team-a/sweep");
+    EXPECT_EQ(e.createsTasks, c.createsTasks);
+    std::vector<std::uint32_t> creates;
+    std::vector<std::string> marks;
+    for (const auto& [index, taskObject] : e.creates) {
+      creates.push_back(index);
+      EXPECT_EQ(taskObject["metadata"]["name"], "sweep-" + std::to_string(index));
+      marks.push_back(taskObject["spec"].contains("cancel")     ? "cancel"
+                      : taskObject["spec"].value("hold", false) ? "hold"
+                                                                : "");
+    }
+    EXPECT_EQ(creates, c.creates);
+    EXPECT_EQ(marks, c.marks);
+    std::vector<std::uint32_t> cancels;
+    for (const api::SlurmJobObject* t : e.cancels) cancels.push_back(arrayTaskOf(*t)->taskId);
+    EXPECT_EQ(cancels, c.cancels);
+  }
+}
+
+// Arrays without an id, and those written this cycle (stale in the cache), are left for the next
+// cycle; the budget is shared in key order.
+TEST(PlanArrayExpansions, SkipsWhatItCannotReadAndSharesTheBudget) {
+  const api::SlurmJobObject first = ok(api::decodeSlurmJob(arrayObject("0-9")));
+  json secondObject = arrayObject("0-9");
+  secondObject["metadata"]["name"] = "sweep2";
+  const api::SlurmJobObject second = ok(api::decodeSlurmJob(secondObject));
+  json unnumbered = arrayObject("0-9");
+  unnumbered["status"].erase("jobId");
+  const api::SlurmJobObject noId = ok(api::decodeSlurmJob(unnumbered));
+  const std::map<std::string, ArrayFamily> families = {{"team-a/a", familyOf(first, {})},
+                                                       {"team-a/b", familyOf(second, {})},
+                                                       {"team-a/c", familyOf(noId, {})}};
+  const auto plan = planArrayExpansions(families, {}, 5, 3);
+  ASSERT_EQ(plan.size(), 2U);
+  EXPECT_EQ(plan[0].creates.size(), 3U);
+  EXPECT_EQ(plan[1].creates.size(), 2U);
+  EXPECT_EQ(plan[1].missing, 10U);
+  const auto skipped = planArrayExpansions(families, {"team-a/a"}, 5, 3);
+  ASSERT_EQ(skipped.size(), 1U);
+  EXPECT_EQ(skipped[0].key, "team-a/b");
+  EXPECT_EQ(skipped[0].creates.size(), 3U);
+}
+
 TEST(ArrayStatus, PendingTakesTheLowestPendingTasksReasonRunningTheEarliestStart) {
   const api::SlurmJobObject array = ok(api::decodeSlurmJob(arrayObject()));
   {
