@@ -165,6 +165,16 @@ class OperatorIT : public ::testing::Test {
 
   json job(const std::string& name) { return kubectlJson("-n " + ns_ + " get sj " + name); }
 
+  // The job's Valid condition; null while it has none (or the job cannot be read).
+  json validCondition(const std::string& name) {
+    const json j = job(name);
+    if (!j.is_object() || !j.contains("status")) return json();
+    for (const json& c : j["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Valid") return c;
+    }
+    return json();
+  }
+
   // A string field of the job's status; "" while the job cannot be read (a kubectl call can fail
   // for a moment on a loaded machine, and a poll must wait on, not throw).
   std::string statusField(const std::string& name, const std::string& field) {
@@ -552,14 +562,7 @@ TEST_F(OperatorIT, JobThatCannotRunKeepsItsIdSaysWhyAndRunsOnceItCan) {
     true
 )");
   ASSERT_FALSE(name.empty());
-  const auto condition = [&]() -> json {
-    const json j = job(name);
-    if (!j.is_object() || !j.contains("status")) return json();
-    for (const json& c : j["status"].value("conditions", json::array())) {
-      if (c.value("type", "") == "Valid") return c;
-    }
-    return json();
-  };
+  const auto condition = [&] { return validCondition(name); };
   ASSERT_TRUE(waitUntil([&] { return condition().is_object(); }, 30s)) << job(name).dump();
   const json invalid = condition();
   EXPECT_EQ(invalid.value("status", ""), "False");
@@ -1024,14 +1027,7 @@ TEST_F(OperatorIT, AnArrayPastMaxArraySizeKeepsItsIdSaysWhyAndMakesNoTask) {
     true
 )");
   ASSERT_FALSE(array.empty());
-  const auto valid = [&]() -> json {
-    const json j = job(array);
-    if (!j.is_object() || !j.contains("status")) return json();
-    for (const json& c : j["status"].value("conditions", json::array())) {
-      if (c.value("type", "") == "Valid") return c;
-    }
-    return json();
-  };
+  const auto valid = [&] { return validCondition(array); };
   ASSERT_TRUE(waitUntil([&] { return valid().is_object(); }, 30s)) << job(array).dump();
   EXPECT_EQ(valid().value("status", ""), "False");
   EXPECT_EQ(valid().value("reason", ""), "InvalidSpec");

@@ -476,6 +476,26 @@ class SlurmctldDiff : public ::testing::Test {
     scratch_.reset();
   }
 
+  // Our sbatch's reading of what the rig submitted: `--hold <option> <value> <script>`.
+  static slurm::SbatchParseResult parsedAsSubmitted(const std::vector<std::string>& options,
+                                                    const std::string& script) {
+    slurm::SbatchContext context;
+    context.now = 1795000000;
+    context.cwd = slurmctld_->workDir().string();
+    std::vector<std::string> argv = {"--hold", options[0], options[1], script};
+    return slurm::parseSbatch(argv, kScript, context);
+  }
+
+  // slurmctld's words for a refused submission: what sbatch printed after "Batch job submission
+  // failed: "; nullopt when it printed something else.
+  static std::optional<std::string> refusalWords(const ProgramRun& run) {
+    const std::string failed = "sbatch: error: Batch job submission failed: ";
+    if (run.err.rfind(failed, 0) != 0) return std::nullopt;
+    std::string words = run.err.substr(failed.size());
+    while (!words.empty() && words.back() == '\n') words.pop_back();
+    return words;
+  }
+
   static std::unique_ptr<Scratch> scratch_;
   static std::unique_ptr<RealSlurmctld> slurmctld_;
   static std::string startError_;
@@ -572,15 +592,10 @@ TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
                                                         {"-C", "(a100|ib)&ib"},
                                                         {"-C", "a100&ib|a100"},
                                                         {"-C", "(a100|nosuch)"}};
-  const std::string failed = "sbatch: error: Batch job submission failed: ";
   for (const std::vector<std::string>& options : probes) {
     SCOPED_TRACE(options[0] + " " + options[1]);
     const ProgramRun real = slurmctld_->submitHeld(options, script);
-    slurm::SbatchContext context;
-    context.now = 1795000000;
-    context.cwd = slurmctld_->workDir().string();
-    std::vector<std::string> argv = {"--hold", options[0], options[1], script};
-    const slurm::SbatchParseResult parsed = slurm::parseSbatch(argv, kScript, context);
+    const slurm::SbatchParseResult parsed = parsedAsSubmitted(options, script);
     ASSERT_TRUE(parsed.invocation.has_value());
     const std::optional<std::string> ours =
         controllers::namedNodesProblem(parsed.invocation->request, rig);
@@ -596,11 +611,10 @@ TEST_F(SlurmctldDiff, NamedNodesAndFeaturesAreRefusedAsSlurmctldRefusesThem) {
       EXPECT_EQ(ours, std::nullopt);
       continue;
     }
-    ASSERT_EQ(real.err.rfind(failed, 0), 0U) << real.err;
-    std::string words = real.err.substr(failed.size());
-    while (!words.empty() && words.back() == '\n') words.pop_back();
-    ASSERT_TRUE(ours.has_value()) << "slurmctld: " << words;
-    EXPECT_EQ(ours->substr(0, words.size()), words) << *ours;
+    const std::optional<std::string> words = refusalWords(real);
+    ASSERT_TRUE(words.has_value()) << real.err;
+    ASSERT_TRUE(ours.has_value()) << "slurmctld: " << *words;
+    EXPECT_EQ(ours->substr(0, words->size()), *words) << *ours;
   }
 }
 
@@ -625,17 +639,12 @@ TEST_F(SlurmctldDiff, ArraysPastMaxArraySizeAreRefusedAsSlurmctldRefusesThem) {
       {"--dependency", "afterok:" + id + "_[0-2]"},
       {"--dependency", "afterok:" + id + "_[1001]"},
       {"--dependency", "afterany:" + id + "_[3,1000-1001]"}};
-  const std::string failed = "sbatch: error: Batch job submission failed: ";
   std::set<std::string> refused;
   for (const std::vector<std::string>& options : probes) {
     SCOPED_TRACE(options[0] + " " + options[1]);
     const ProgramRun real = slurmctld_->submitHeld(options, script);
     if (real.rc != 0) refused.insert(options[1]);
-    slurm::SbatchContext context;
-    context.now = 1795000000;
-    context.cwd = slurmctld_->workDir().string();
-    std::vector<std::string> argv = {"--hold", options[0], options[1], script};
-    const slurm::SbatchParseResult parsed = slurm::parseSbatch(argv, kScript, context);
+    const slurm::SbatchParseResult parsed = parsedAsSubmitted(options, script);
     ASSERT_TRUE(parsed.invocation.has_value()) << "sbatch refused what slurmctld decides";
     const std::string dependency = options[0] == "--dependency" ? options[1] : "";
     const std::optional<std::string> ours = controllers::arraySizeProblem(
@@ -644,9 +653,8 @@ TEST_F(SlurmctldDiff, ArraysPastMaxArraySizeAreRefusedAsSlurmctldRefusesThem) {
       EXPECT_EQ(ours, std::nullopt);
       continue;
     }
-    ASSERT_EQ(real.err.rfind(failed, 0), 0U) << real.err;
-    std::string words = real.err.substr(failed.size());
-    while (!words.empty() && words.back() == '\n') words.pop_back();
+    const std::optional<std::string> words = refusalWords(real);
+    ASSERT_TRUE(words.has_value()) << real.err;
     EXPECT_EQ(ours, words);
   }
   // What the rig itself says: ids up to 1000 pass, and every probe past it is refused.
