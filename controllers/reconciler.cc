@@ -44,8 +44,9 @@ using nlohmann::json;
 // 4,000,000 tasks that every cycle would read.
 void setAsideOversizedArrays(ReconcileInput& input, std::uint32_t maxArraySize) {
   input.objects.jobs.eraseIf([&](const api::SlurmJobObject& job) {
-    if (!job.request.array || job.request.array->taskIds.empty() || !isArrayParent(job) ||
-        job.request.array->taskIds.back() < maxArraySize) {
+    // The cheap test first: isArrayParent reads the job's labels and owners from its raw object.
+    if (!job.request.array || job.request.array->taskIds.empty() ||
+        job.request.array->taskIds.back() < maxArraySize || !isArrayParent(job)) {
       return false;
     }
     UndecodableJob bad;
