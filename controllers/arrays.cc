@@ -41,39 +41,6 @@ std::pair<std::int64_t, std::int64_t> exitCodeOf(const std::string& text) {
           parseDecimal<std::int64_t>(view.substr(colon + 1)).value_or(0)};
 }
 
-const json* member(const json& object, std::string_view name) {
-  if (!object.is_object()) return nullptr;
-  const auto& members = object.get_ref<const json::object_t&>();
-  // The map's comparator is transparent: no key is built per lookup (this runs for every array
-  // job several times a cycle).
-  auto it = members.find(name);
-  return it == members.end() ? nullptr : &it->second;
-}
-
-// A string member, or nullptr.
-const std::string* stringAt(const json& object, std::string_view name) {
-  const json* value = member(object, name);
-  return value != nullptr && value->is_string() ? &value->get_ref<const std::string&>() : nullptr;
-}
-
-// metadata.<key> of a cached object, or nullptr.
-const json* metadataMember(const json& raw, std::string_view key) {
-  const json* metadata = member(raw, "metadata");
-  return metadata == nullptr ? nullptr : member(*metadata, key);
-}
-
-// metadata.<map>[key] of a cached object when it is a string, else nullptr.
-const std::string* metadataEntry(const json& raw, const char* map, std::string_view key) {
-  const json* entries = metadataMember(raw, map);
-  const json* value = entries == nullptr ? nullptr : member(*entries, key);
-  return value != nullptr && value->is_string() ? &value->get_ref<const std::string&>() : nullptr;
-}
-
-bool isController(const json& owner) {
-  const json* controller = member(owner, "controller");
-  return controller != nullptr && controller->is_boolean() && controller->get<bool>();
-}
-
 void setState(api::SlurmJobStatus& status, slurm::JobState state) {
   status.state = std::string(slurm::jobStateName(state));
   status.stateCode = std::string(slurm::jobStateShortName(state));
@@ -82,28 +49,10 @@ void setState(api::SlurmJobStatus& status, slurm::JobState state) {
 }  // namespace
 
 std::optional<ArrayTaskRef> arrayTaskOf(const api::SlurmJobObject& job) {
-  // Tasks carry the array's spec: anything without spec.array is no task (and costs nothing).
-  if (!job.request.array) return std::nullopt;
-  // Called for every array job several times a cycle: read the entries where they are rather
-  // than decoding the whole metadata each time.
-  const std::string* array = metadataEntry(*job.raw, "labels", kArrayJobLabel);
-  const std::string* task = metadataEntry(*job.raw, "labels", kArrayTaskLabel);
-  if (array == nullptr || task == nullptr || array->empty()) return std::nullopt;
-  const auto index = parseDecimal<std::uint32_t>(*task);
-  if (!index) return std::nullopt;
-  const json* owners = metadataMember(*job.raw, "ownerReferences");
-  if (owners == nullptr || !owners->is_array()) return std::nullopt;
-  for (const json& owner : *owners) {
-    const std::string* kind = stringAt(owner, "kind");
-    const std::string* name = stringAt(owner, "name");
-    if (kind == nullptr || *kind != api::kSlurmJobKind || name == nullptr || *name != *array ||
-        !isController(owner)) {
-      continue;
-    }
-    const std::string* uid = stringAt(owner, "uid");
-    return ArrayTaskRef{*array, uid != nullptr ? *uid : std::string(), *index};
-  }
-  return std::nullopt;
+  // Tasks carry a spec.array: anything without one is no task. The codec read the rest from the
+  // metadata once (SlurmJobObject::arrayTask): this runs for every job several times a cycle.
+  if (!job.request.array || !job.arrayTask) return std::nullopt;
+  return ArrayTaskRef{job.arrayTask->arrayName, job.arrayTask->arrayUid, job.arrayTask->taskId};
 }
 
 bool isArrayParent(const api::SlurmJobObject& job) {

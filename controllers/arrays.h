@@ -38,8 +38,9 @@
 namespace kubeslurm::controllers {
 
 // On a task: the array's metadata.name, and the task's index (decimal).
-inline constexpr std::string_view kArrayJobLabel = "kubeslurm.io/array-job";
-inline constexpr std::string_view kArrayTaskLabel = "kubeslurm.io/array-task";
+// (api/slurmjob.h's, which the codec reads into SlurmJobObject::arrayTask.)
+inline constexpr std::string_view kArrayJobLabel = api::kArrayJobLabel;
+inline constexpr std::string_view kArrayTaskLabel = api::kArrayTaskLabel;
 // On a task: the ArrayJobId, and the array's submit time (Unix seconds), both decimal.
 inline constexpr std::string_view kArrayJobIdAnnotation = "kubeslurm.io/array-job-id";
 inline constexpr std::string_view kArraySubmitTimeAnnotation = "kubeslurm.io/array-submit-time";

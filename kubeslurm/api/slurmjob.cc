@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <memory>
 #include <utility>
 
@@ -37,6 +38,34 @@ const json* memberOf(const json& object, const char* key) {
 std::string memberText(const json& object, const char* key) {
   const json* value = memberOf(object, key);
   return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+// The metadata's task bookkeeping (ArrayTaskOwner): both labels, a decimal index, and a
+// controller reference of kind SlurmJob named as the array label says.
+std::optional<ArrayTaskOwner> arrayTaskOwner(const json& metadata) {
+  const json* labels = memberOf(metadata, "labels");
+  const json* array = labels == nullptr ? nullptr : memberOf(*labels, kArrayJobLabel.data());
+  const json* task = labels == nullptr ? nullptr : memberOf(*labels, kArrayTaskLabel.data());
+  if (array == nullptr || task == nullptr || !array->is_string() || !task->is_string()) {
+    return std::nullopt;
+  }
+  const std::string& name = array->get_ref<const std::string&>();
+  const std::string& index = task->get_ref<const std::string&>();
+  std::uint32_t taskId = 0;
+  const char* end = index.data() + index.size();
+  const auto [ptr, ec] = std::from_chars(index.data(), end, taskId);
+  if (name.empty() || index.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  const json* owners = memberOf(metadata, "ownerReferences");
+  if (owners == nullptr || !owners->is_array()) return std::nullopt;
+  for (const json& owner : *owners) {
+    const json* controller = memberOf(owner, "controller");
+    if (memberText(owner, "kind") != kSlurmJobKind || memberText(owner, "name") != name ||
+        controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) {
+      continue;
+    }
+    return ArrayTaskOwner{name, memberText(owner, "uid"), taskId};
+  }
+  return std::nullopt;
 }
 
 json subObject(const json& object, const char* key) {
@@ -751,6 +780,10 @@ StatusOr<SlurmJobObject> decodeSlurmJobFields(const nlohmann::json& object) {
   auto specIt = object.find("spec");
   if (specIt == object.end() || !specIt->is_object()) return invalidArgument("spec: missing");
   if (Status status = decodeSpec(*specIt, job); !status.isOk()) return status;
+  if (auto metadata = object.find("metadata");
+      job.request.array && metadata != object.end() && metadata->is_object()) {
+    job.arrayTask = arrayTaskOwner(*metadata);
+  }
   if (auto status = object.find("status"); status != object.end() && status->is_object()) {
     job.status = decodeStatus(*status);
   }

@@ -100,6 +100,17 @@ struct Submitter {
   friend bool operator==(const Submitter&, const Submitter&) = default;
 };
 
+// An array task as the operator makes it (controllers/arrays.h): labels that name its array and
+// its index, and a controller reference to a SlurmJob of that name, whose uid this keeps.
+inline constexpr std::string_view kArrayJobLabel = "kubeslurm.io/array-job";
+inline constexpr std::string_view kArrayTaskLabel = "kubeslurm.io/array-task";
+struct ArrayTaskOwner {
+  std::string arrayName;
+  std::string arrayUid;
+  std::uint32_t taskId = 0;
+  friend bool operator==(const ArrayTaskOwner&, const ArrayTaskOwner&) = default;
+};
+
 struct SlurmJobObject {
   std::string name;          // metadata.name, once the API server assigned it
   std::string generateName;  // metadata.generateName for a new object
@@ -117,6 +128,10 @@ struct SlurmJobObject {
   // above status.requeuesHandled once.
   std::optional<std::int64_t> requeueRequests;
   std::optional<SlurmJobStatus> status;
+  // With spec.array set, the task bookkeeping of its metadata, read once when the object is
+  // decoded: each cycle asks every job for it several times, and reading it from `raw` each time
+  // was half of a cycle with ten 10,000-task arrays pending. Like `raw`, not part of ==.
+  std::optional<ArrayTaskOwner> arrayTask;
   SharedJson raw;  // the object as decoded; {} for a new one
   // The job's content: every field but `raw`.
   friend bool operator==(const SlurmJobObject& a, const SlurmJobObject& b);

@@ -3,6 +3,7 @@
 #include "kubeslurm/api/slurmjob.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -316,6 +317,41 @@ TEST(CancelledArrayTasks, ReadsTheIndexListOfTheArraysTasks) {
   const SlurmJobObject split = *decodeSlurmJob(both);
   EXPECT_EQ(arrayTaskList(split, kSplitTasksField), (std::vector<std::uint32_t>{4, 5}));
   EXPECT_EQ(cancelledArrayTasks(split), (std::vector<std::uint32_t>{1}));
+}
+
+// An array task's bookkeeping is read from its metadata once, at decode (SlurmJobObject::
+// arrayTask): both labels, a decimal index, and a controller reference named as the array label
+// says; only on a job with spec.array.
+TEST(ArrayTaskOwnerTest, ReadOnceFromTheMetadata) {
+  nlohmann::json object = {
+      {"apiVersion", "kubeslurm.io/v1alpha1"},
+      {"kind", "SlurmJob"},
+      {"metadata",
+       {{"name", "arr-3"},
+        {"namespace", "default"},
+        {"labels", {{"kubeslurm.io/array-job", "arr"}, {"kubeslurm.io/array-task", "3"}}},
+        {"ownerReferences",
+         {{{"kind", "SlurmJob"}, {"name", "other"}, {"uid", "u0"}, {"controller", true}},
+          {{"kind", "SlurmJob"}, {"name", "arr"}, {"uid", "u1"}, {"controller", true}}}}}},
+      {"spec", {{"script", "#!/bin/sh\ntrue\n"}, {"array", "3%2"}}}};
+  EXPECT_EQ(decodeSlurmJob(object)->arrayTask, (ArrayTaskOwner{"arr", "u1", 3}));
+  const auto without = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json copy = object;
+    change(copy);
+    return decodeSlurmJob(copy)->arrayTask;
+  };
+  EXPECT_FALSE(without([](nlohmann::json& o) { o["spec"].erase("array"); }));
+  EXPECT_FALSE(without(
+      [](nlohmann::json& o) { o["metadata"]["labels"]["kubeslurm.io/array-task"] = "3x"; }));
+  EXPECT_FALSE(without(
+      [](nlohmann::json& o) { o["metadata"]["labels"]["kubeslurm.io/array-task"] = "-3"; }));
+  EXPECT_FALSE(
+      without([](nlohmann::json& o) { o["metadata"]["labels"].erase("kubeslurm.io/array-job"); }));
+  EXPECT_FALSE(without(
+      [](nlohmann::json& o) { o["metadata"]["ownerReferences"][1]["controller"] = false; }));
+  EXPECT_FALSE(
+      without([](nlohmann::json& o) { o["metadata"]["ownerReferences"][1]["kind"] = "Job"; }));
+  EXPECT_FALSE(without([](nlohmann::json& o) { o["metadata"].erase("ownerReferences"); }));
 }
 
 }  // namespace kubeslurm::api
