@@ -49,8 +49,8 @@ std::optional<ArrayTaskOwner> arrayTaskOwner(const json& metadata) {
   if (array == nullptr || task == nullptr || !array->is_string() || !task->is_string()) {
     return std::nullopt;
   }
-  const std::string& name = array->get_ref<const std::string&>();
-  const std::string& index = task->get_ref<const std::string&>();
+  const auto& name = array->get_ref<const std::string&>();
+  const auto& index = task->get_ref<const std::string&>();
   std::uint32_t taskId = 0;
   const char* end = index.data() + index.size();
   const auto [ptr, ec] = std::from_chars(index.data(), end, taskId);
