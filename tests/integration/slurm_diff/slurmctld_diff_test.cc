@@ -85,7 +85,7 @@ const std::set<std::string> kCompared = {
     "Command",          "WorkDir",        "StdErr",      "StdIn",
     "StdOut",           "TresPerNode",    "TresPerJob",  "TresPerTask",
     "MemPerTres",       "Comment",        "Nice",        "JobState",
-    "Reason",
+    "Reason",           "ArrayJobId",     "ArrayTaskId",
 };
 
 struct Case {
@@ -178,6 +178,9 @@ const std::vector<Case>& cases() {
       {"features", {"-C", "a100&ib"}},
       {"features_with_a_comma", {"-C", "a100,ib"}},
       {"features_or", {"-C", "(a100|ib)&ib"}},
+      {"array", {"--array=0-9%2"}},
+      {"array_output", {"--array=1-3", "-o", "out-%A_%a.log", "-e", "err-%a.log"}},
+      {"array_step_gpus", {"--array=0-30:3", "-N", "2", "--gres=gpu:4"}},
   };
   return kCases;
 }
@@ -443,6 +446,7 @@ std::string ourRecord(const Case& c, const std::string& script, const std::strin
   status.reason = "JobHeldUser";
   status.priority = 0;
   status.submitTime = context.now;
+  if (job.request.array) status.arrayJobId = jobId;  // an array's record, as the operator keeps it
   job.status = status;
   made.push_back(job);
   std::vector<api::Partition> partitions = {
