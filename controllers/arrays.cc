@@ -179,12 +179,17 @@ namespace {
 // status.conditions[type=TasksCreated].status == "True" on the object as read (conditions are
 // not decoded: the cache keeps them in `raw`).
 bool tasksCreatedAsRead(const api::SlurmJobObject& array) {
-  const json& raw = *array.raw;
-  const auto status = raw.find("status");
-  if (status == raw.end() || !status->is_object()) return false;
-  const auto conditions = status->find("conditions");
-  if (conditions == status->end() || !conditions->is_array()) return false;
-  return std::ranges::any_of(*conditions, [](const json& c) {
+  // The object and array types themselves: nlohmann's iterators trip GCC's -Wnull-dereference.
+  const auto member = [](const json& object, const char* key) -> const json* {
+    if (!object.is_object()) return nullptr;
+    const auto& members = object.get_ref<const json::object_t&>();
+    const auto it = members.find(key);
+    return it == members.end() ? nullptr : &it->second;
+  };
+  const json* status = member(*array.raw, "status");
+  const json* conditions = status == nullptr ? nullptr : member(*status, "conditions");
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  return std::ranges::any_of(conditions->get_ref<const json::array_t&>(), [](const json& c) {
     return c.is_object() && api::stringMember(c, "type") == kTasksCreatedCondition &&
            api::stringMember(c, "status") == "True";
   });
