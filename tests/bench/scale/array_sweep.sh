@@ -36,39 +36,17 @@ while [ $# -gt 0 ]; do
 done
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-SANDBOX=$ROOT/sandbox/sandbox
-OPERATOR=$BUILD/bin/kubeslurm-operator
-NODESIM=${KUBESLURM_NODESIM:-$BUILD/bin/kubeslurm-nodesim}
+# shellcheck source=tests/bench/scale/bench_operator.sh
+. "$(dirname "$0")/bench_operator.sh"
+bench_binaries sbatch
 SBATCH=$BUILD/bin/sbatch
-CACHE_BIN=${KUBESLURM_CACHE:-$HOME/.cache/kubeslurm}/bin
-if [ -z "${KUBESLURM_BIN_DIR:-}" ] && [ -x "$CACHE_BIN/kube-apiserver" ]; then
-  export KUBESLURM_BIN_DIR=$CACHE_BIN
-fi
-for f in "$OPERATOR" "$NODESIM" "$SBATCH"; do
-  [ -x "$f" ] || { echo "missing $f (ninja -C $BUILD kubeslurm-operator kubeslurm-nodesim sbatch)" >&2; exit 2; }
-done
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/array-sweep.XXXXXX")
-DIR=$TMP/sandbox
-SANDBOX_UP=0
-OP_PID=
-cleanup() {
-  set +e
-  if [ -n "$OP_PID" ]; then
-    kill -TERM "$OP_PID" 2> /dev/null
-    wait "$OP_PID" 2> /dev/null
-  fi
-  [ "$SANDBOX_UP" = 0 ] || "$SANDBOX" down --dir "$DIR" --purge > /dev/null 2>&1
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+TMP=$BENCH_TMP
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 say() { echo "[$(date +%T)] $*"; }
-# shellcheck source=tests/support/free_port.sh
-. "$ROOT/tests/support/free_port.sh"
 # "cycle_sum cycle_count plan_sum plan_count" from the operator's /metrics.
 scrape() {
   curl -fsS "$METRICS_URL" | awk '
@@ -89,13 +67,7 @@ window_means() {
 }
 
 say "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-SANDBOX_UP=1
-"$SANDBOX" up --dir "$DIR" --nodes 8x8-2leaf --nodesim-binary "$NODESIM" > "$TMP/up.log" 2>&1 ||
-  { cat "$TMP/up.log" >&2; exit 1; }
-eval "$("$SANDBOX" env --dir "$DIR")"
-kubectl apply -f "$ROOT/crds/" > /dev/null
-kubectl wait --for condition=established --timeout=60s crd --all > /dev/null
-kubectl create namespace kubeslurm-system > /dev/null
+bench_sandbox_up 8x8-2leaf "$TMP/up.log"
 kubectl create namespace sweep > /dev/null
 kubectl apply -f - > /dev/null << EOF
 apiVersion: kubeslurm.io/v1alpha1
@@ -109,21 +81,8 @@ EOF
 say "sandbox up: 8 nodes of 8 GPUs"
 
 LOG=$TMP/operator.log
-mport=$(free_port)
-hport=$(free_port)
-while [ "$hport" = "$mport" ]; do hport=$(free_port); done
-"$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system --scheduling-interval 1 \
-  --min-cycle-interval 0.2 --max-array-size $((TASKS + 1)) --webhook-bind-address 0 \
-  --grpc-bind-address 0 --metrics-bind-address "127.0.0.1:$mport" \
-  --health-probe-bind-address "127.0.0.1:$hport" > "$LOG" 2>&1 < /dev/null &
-OP_PID=$!
-METRICS_URL=http://127.0.0.1:$mport/metrics
-for _ in $(seq 300); do
-  grep -q "recovery:" "$LOG" && curl -fsS "http://127.0.0.1:$hport/readyz" > /dev/null 2>&1 && break
-  kill -0 "$OP_PID" 2> /dev/null || { tail -20 "$LOG" >&2; exit 1; }
-  sleep 0.2
-done
-sleep 2
+bench_start_operator "$LOG" --max-array-size $((TASKS + 1)) --webhook-bind-address 0 \
+  --grpc-bind-address 0
 read -r IDLE_CYCLE IDLE_PLAN IDLE_COUNT < <(window_means 5)
 say "operator leads; idle: mean cycle $IDLE_CYCLE ms, plan $IDLE_PLAN ms ($IDLE_COUNT cycles)"
 

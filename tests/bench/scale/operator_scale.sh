@@ -81,79 +81,36 @@ done
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
-SANDBOX=$ROOT/sandbox/sandbox
 HELPER=$HERE/operator_scale.py
-OPERATOR=$BUILD/bin/kubeslurm-operator
-NODESIM=${KUBESLURM_NODESIM:-$BUILD/bin/kubeslurm-nodesim}
-CACHE_BIN=${KUBESLURM_CACHE:-$HOME/.cache/kubeslurm}/bin
-if [ -z "${KUBESLURM_BIN_DIR:-}" ] && [ -x "$CACHE_BIN/kube-apiserver" ]; then
-  export KUBESLURM_BIN_DIR=$CACHE_BIN
-fi
-for f in "$OPERATOR" "$NODESIM"; do
-  [ -x "$f" ] || { echo "missing $f (ninja -C $BUILD -j2 kubeslurm-operator kubeslurm-nodesim)" >&2; exit 2; }
-done
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/operator-scale.XXXXXX")
-DIR=$TMP/sandbox
-SANDBOX_UP=0
-OP_PID=
+# shellcheck source=tests/bench/scale/bench_operator.sh
+. "$HERE/bench_operator.sh"
+# shellcheck disable=SC2119 # no binaries beyond the operator and the simulator
+bench_binaries
+TMP=$BENCH_TMP
 cleanup() {
   set +e
-  stop_operator
+  bench_stop_operator
   if [ -n "$KEEP_LOGS" ]; then
     mkdir -p "$KEEP_LOGS" && cp "$TMP"/*.log "$TMP"/*.json "$KEEP_LOGS"/ 2> /dev/null
   fi
-  if [ "$SANDBOX_UP" = 1 ]; then
-    "$SANDBOX" down --dir "$DIR" --purge > /dev/null 2>&1 || echo "sandbox down failed: $DIR" >&2
-  fi
-  rm -rf "$TMP"
+  bench_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-# shellcheck source=tests/support/free_port.sh
-. "$ROOT/tests/support/free_port.sh"
 say() { echo "[$(date +%T)] $*"; }
 
-stop_operator() {
-  [ -n "$OP_PID" ] || return 0
-  kill -TERM "$OP_PID" 2> /dev/null || true
-  for _ in $(seq 50); do kill -0 "$OP_PID" 2> /dev/null || break; sleep 0.2; done
-  kill -KILL "$OP_PID" 2> /dev/null || true
-  wait "$OP_PID" 2> /dev/null || true
-  OP_PID=
-}
-
-# start_operator LOG [QPS BURST]: starts the operator, waits until it leads and its first
-# recovery is done; METRICS_URL is its /metrics.
+# start_operator LOG [QPS BURST]: starts the operator (bench_start_operator) with this run's
+# placement, admissions and extra arguments.
 start_operator() {
-  local log=$1 qps=${2:-} burst=${3:-} mport hport extra=()
-  mport=$(free_port)
-  hport=$(free_port)
-  while [ "$hport" = "$mport" ]; do hport=$(free_port); done
+  local log=$1 qps=${2:-} burst=${3:-} extra=()
   [ -z "$qps" ] || extra=(--kube-api-qps "$qps" --kube-api-burst "$burst")
   # shellcheck disable=SC2206 # --operator-args is split into words on purpose
   [ -z "$OPERATOR_ARGS" ] || extra+=($OPERATOR_ARGS)
-  "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace kubeslurm-system \
-    --scheduling-interval 1 --min-cycle-interval 0.2 --gang-placement "$PLACEMENT" \
-    --admissions "$ADMISSIONS" \
-    --metrics-bind-address "127.0.0.1:$mport" --health-probe-bind-address "127.0.0.1:$hport" \
-    "${extra[@]+"${extra[@]}"}" > "$log" 2>&1 < /dev/null &
-  OP_PID=$!
-  METRICS_URL=http://127.0.0.1:$mport/metrics
-  for _ in $(seq 300); do
-    grep -q "recovery:" "$log" && curl -fsS "http://127.0.0.1:$hport/readyz" > /dev/null 2>&1 && break
-    if ! kill -0 "$OP_PID" 2> /dev/null; then
-      echo "the operator exited:" >&2
-      tail -20 "$log" >&2
-      exit 1
-    fi
-    sleep 0.2
-  done
-  grep -q "recovery:" "$log" || { echo "the operator did not become leader:" >&2; tail -20 "$log" >&2; exit 1; }
-  sleep 2 # a few idle cycles: caches warm, nothing in flight
+  bench_start_operator "$log" --gang-placement "$PLACEMENT" --admissions "$ADMISSIONS" \
+    "${extra[@]+"${extra[@]}"}"
 }
 
 # operator_phase LABEL NAMESPACE [QPS BURST]
@@ -169,7 +126,7 @@ operator_phase() {
   python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT, $ADMISSIONS)" \
     --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
   PHASES+=("$out")
-  stop_operator # first: it would admit gangs of jobs being deleted
+  bench_stop_operator # first: it would admit gangs of jobs being deleted
   say "$label: cleaning up"
   python3 "$HELPER" cleanup --namespace "$ns" --timeout 180
   # Warnings and errors before the operator was told to stop (SIGTERM logs "leadership lost").
@@ -204,15 +161,10 @@ wait_sa() {
 T_START=$(now)
 say "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 SHAPE=${NODES}x${GPUS}-${LEAVES}leaf
-SANDBOX_UP=1
 t0=$(now)
-if ! "$SANDBOX" up --dir "$DIR" --nodes "$SHAPE" --nodesim-binary "$NODESIM" > "$TMP/up.log" 2>&1; then
-  cat "$TMP/up.log" >&2
-  exit 1
-fi
+bench_sandbox_up "$SHAPE" "$TMP/up.log"
 UP_SECS=$(elapsed "$t0" "$(now)")
 say "sandbox up --nodes $SHAPE: $UP_SECS s"
-eval "$("$SANDBOX" env --dir "$DIR")"
 
 # Node names as the simulator makes them (kubeslurm/nodesim/shape.cc): gpu-001.., at least 3 digits.
 WIDTH=$((${#NODES} > 3 ? ${#NODES} : 3))
@@ -220,9 +172,6 @@ HOSTLIST=$(printf "gpu-[%0${WIDTH}d-%0${WIDTH}d]" 1 "$NODES")
 READY=$(kubectl get nodes --no-headers | awk '$2 == "Ready"' | wc -l)
 say "$READY nodes Ready ($(kubectl get nodes --no-headers | head -1 | cut -d' ' -f1) ..), partition nodes $HOSTLIST"
 
-kubectl apply -f "$ROOT/crds/" > /dev/null
-kubectl wait --for condition=established --timeout=60s crd --all > /dev/null
-kubectl create namespace kubeslurm-system > /dev/null
 kubectl apply -f - > /dev/null << EOF
 apiVersion: kubeslurm.io/v1alpha1
 kind: Partition
