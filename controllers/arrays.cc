@@ -174,29 +174,6 @@ json taskObjectFor(const api::SlurmJobObject& array, std::uint32_t taskId, bool 
   return object;
 }
 
-namespace {
-
-// status.conditions[type=TasksCreated].status == "True" on the object as read (conditions are
-// not decoded: the cache keeps them in `raw`).
-bool tasksCreatedAsRead(const api::SlurmJobObject& array) {
-  // The object and array types themselves: nlohmann's iterators trip GCC's -Wnull-dereference.
-  const auto member = [](const json& object, const char* key) -> const json* {
-    if (!object.is_object()) return nullptr;
-    const auto& members = object.get_ref<const json::object_t&>();
-    const auto it = members.find(key);
-    return it == members.end() ? nullptr : &it->second;
-  };
-  const json* status = member(*array.raw, "status");
-  const json* conditions = status == nullptr ? nullptr : member(*status, "conditions");
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  return std::ranges::any_of(conditions->get_ref<const json::array_t&>(), [](const json& c) {
-    return c.is_object() && api::stringMember(c, "type") == kTasksCreatedCondition &&
-           api::stringMember(c, "status") == "True";
-  });
-}
-
-}  // namespace
-
 std::vector<ArrayExpansion> planArrayExpansions(const std::map<std::string, ArrayFamily>& families,
                                                 const std::set<std::string>& skip,
                                                 std::size_t tasksPerCycle,
@@ -209,7 +186,8 @@ std::vector<ArrayExpansion> planArrayExpansions(const std::map<std::string, Arra
     ArrayExpansion e;
     e.family = &family;
     e.key = key;
-    e.allCreated = tasksCreatedAsRead(array);
+    const nlohmann::json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
+    e.allCreated = created != nullptr && api::stringMember(*created, "status") == "True";
     const bool cancel = cancelRequested(array);
     const std::vector<std::uint32_t> cancelled = api::cancelledArrayTasks(array);
     if (!e.allCreated && !jobMetadata(array).deletionTimestamp) {

@@ -89,16 +89,6 @@ api::ObjectReference referenceOf(const api::SlurmJobObject& job) {
                               meta.resourceVersion};
 }
 
-const json& conditionsOf(const json& raw) {
-  static const json kEmpty = json::array();
-  if (!raw.is_object()) return kEmpty;
-  auto status = raw.find("status");
-  if (status == raw.end() || !status->is_object()) return kEmpty;
-  auto conditions = status->find("conditions");
-  if (conditions == status->end() || !conditions->is_array()) return kEmpty;
-  return *conditions;
-}
-
 // The time limit TIMEOUT is measured against when the job asked for none (defaultTimeLimit).
 // `gang`: the current attempt's ranks, whose partition is the one it runs in.
 core::Duration unrequestedLimit(const api::SlurmJobObject& job,
@@ -154,14 +144,6 @@ std::vector<std::tuple<std::string, std::string, std::uint32_t>> unboundGangs(
 }
 
 }  // namespace
-
-const json* findCondition(const json& conditions, std::string_view type) {
-  if (!conditions.is_array()) return nullptr;
-  for (const json& c : conditions) {
-    if (api::stringMember(c, "type") == type) return &c;
-  }
-  return nullptr;
-}
 
 std::string boundedText(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return std::string(text);

@@ -339,7 +339,4 @@ bool setCondition(nlohmann::json& conditions, std::string_view type, std::string
                   std::string_view reason, std::string_view message, core::Time now,
                   std::optional<std::int64_t> observedGeneration = std::nullopt);
 
-// The condition `type` in a status.conditions array, or nullptr.
-const nlohmann::json* findCondition(const nlohmann::json& conditions, std::string_view type);
-
 }  // namespace kubeslurm::controllers

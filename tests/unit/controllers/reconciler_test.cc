@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "controllers/job_object.h"
+
 namespace kubeslurm::controllers {
 namespace {
 
