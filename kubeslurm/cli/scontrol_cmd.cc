@@ -706,7 +706,8 @@ class Scontrol {
     };
     if (matches.empty()) {
       if (id->second) {
-        if (const api::SlurmJobObject* array = unmadeTaskArray(jobs, id->first, *id->second)) {
+        if (const api::SlurmJobObject* array =
+                unmadeTaskArray(unmadeArrayTasks(jobs), jobs, id->first, *id->second)) {
           splitOff(*array, static_cast<std::uint32_t>(*id->second), body, idText);
           return;
         }
@@ -737,10 +738,11 @@ class Scontrol {
     }
   }
 
-  // The array whose record holds task `task` of array `id`, not made yet; nullptr if none.
-  static const api::SlurmJobObject* unmadeTaskArray(const std::vector<api::SlurmJobObject>& jobs,
-                                                    std::int64_t id, std::int64_t task) {
-    const std::map<std::int64_t, UnmadeTasks> unmade = unmadeArrayTasks(jobs);
+  // The array whose record holds task `task` of array `id`, not made yet (`unmade`, of `jobs`);
+  // nullptr if none.
+  static const api::SlurmJobObject* unmadeTaskArray(
+      const std::map<std::int64_t, UnmadeTasks>& unmade,
+      const std::vector<api::SlurmJobObject>& jobs, std::int64_t id, std::int64_t task) {
     const auto tasks = unmade.find(id);
     if (task < 0 || task > UINT32_MAX || tasks == unmade.end() ||
         !std::ranges::binary_search(tasks->second.taskIds, static_cast<std::uint32_t>(task))) {
@@ -765,10 +767,9 @@ class Scontrol {
       return;
     }
     const std::string name = array.name + "-" + std::to_string(task);
-    const std::string arrayUid = jobUid(array);
     for (std::int64_t polls = 0;; ++polls) {
       auto made = s->reader->get(kube::resources::slurmJobs(), array.namespaceName, name);
-      if (made.isOk() && ownedBy(*made, arrayUid)) break;
+      if (made.isOk() && isTaskOf(*made, array, task)) break;
       if (!made.isOk() && made.status().code() != StatusCode::kNotFound) {
         apiError("slurm_update error", made.status());
         return;
@@ -787,23 +788,15 @@ class Scontrol {
     if (!patched.isOk()) apiError("slurm_update error", patched.status());
   }
 
-  static std::string jobUid(const api::SlurmJobObject& job) {
-    const kube::Json& meta = job.raw->value("metadata", kube::Json::object());
-    return meta.is_object() ? meta.value("uid", std::string()) : std::string();
-  }
-
-  // Made by the operator for that array: its controller reference names the array's uid.
-  static bool ownedBy(const kube::Json& object, const std::string& uid) {
-    const kube::Json* owners = nullptr;
-    if (object.is_object() && object.contains("metadata") && object["metadata"].is_object() &&
-        object["metadata"].contains("ownerReferences")) {
-      owners = &object["metadata"]["ownerReferences"];
-    }
-    if (owners == nullptr || !owners->is_array()) return false;
-    return std::ranges::any_of(*owners, [&](const kube::Json& owner) {
-      return owner.is_object() && owner.value("controller", false) &&
-             owner.value("uid", std::string()) == uid && !uid.empty();
-    });
+  // Task `task` of `array` as the operator makes it: the codec's rule (SlurmJobObject::arrayTask:
+  // the labels, and a controller reference to the array), with the array's uid.
+  static bool isTaskOf(const kube::Json& object, const api::SlurmJobObject& array,
+                       std::uint32_t task) {
+    const auto decoded = api::decodeSlurmJob(object);
+    if (!decoded.isOk() || !decoded->arrayTask) return false;
+    const kube::Json& meta = array.raw->value("metadata", kube::Json::object());
+    const std::string uid = meta.is_object() ? meta.value("uid", std::string()) : std::string();
+    return !uid.empty() && *decoded->arrayTask == api::ArrayTaskOwner{array.name, uid, task};
   }
 
   void holdOrRelease(const std::vector<std::string>& argv, bool hold) {
@@ -971,9 +964,11 @@ class Scontrol {
     }
     // A task still in its array's record is pending there: refused as a pending job is.
     std::map<std::int64_t, UnmadeTasks> unmade;
-    if (records.empty() && id->second && unmadeTaskArray(jobs, id->first, *id->second) != nullptr) {
+    if (records.empty() && id->second) {
       unmade = unmadeArrayTasks(jobs);
-      records.push_back(&unmade.at(id->first).standIn);
+      if (unmadeTaskArray(unmade, jobs, id->first, *id->second) != nullptr) {
+        records.push_back(&unmade.at(id->first).standIn);
+      }
     }
     if (records.empty()) {
       exitCode_ = 1;

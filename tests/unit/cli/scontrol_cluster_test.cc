@@ -350,6 +350,8 @@ TEST(ScontrolCluster, ATaskNotMadeYetIsSplitOffItsArrayAndChanged) {
       if (sleeps++ != 0) return;
       json task = fake.objects["slurmjobs"][0];
       task["metadata"]["name"] = name;
+      task["metadata"]["labels"]["kubeslurm.io/array-job"] = "arr";
+      task["metadata"]["labels"]["kubeslurm.io/array-task"] = name.substr(name.find('-') + 1);
       task["metadata"]["ownerReferences"] = {
           {{"kind", "SlurmJob"}, {"name", "arr"}, {"uid", owner}, {"controller", true}}};
       task["spec"]["hold"] = true;
