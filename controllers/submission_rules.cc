@@ -297,16 +297,27 @@ const Json* templateOf(const Json& object) {
   return tmpl == spec->end() ? nullptr : &*tmpl;
 }
 
-// The cluster's MaxArraySize, which the object's decoding does not know: slurmctld refuses an
-// array with a task id at or past it (job_mgr.c _valid_array_inx, ESLURM_INVALID_ARRAY) and a
-// dependency naming such a task in brackets (job_scheduler.c _xlate_array_dep).
-std::optional<AdmissionResponse> checkArraySize(const api::SlurmJobObject& job,
+// spec.array and spec.dependency as written: checked against the cluster's MaxArraySize before
+// the object is decoded, on a submission and on an update that changes either. The codec reads
+// task lists up to the largest MaxArraySize, 4,000,001 ids for spec.array and as many for each
+// bracketed term of a dependency (a 4 KiB dependency could name hundreds of millions of tasks);
+// parsed here under the cluster's limit, a text costs no more than the ids it may name.
+std::optional<AdmissionResponse> checkArraySize(const AdmissionRequest& request,
                                                 const SubmissionContext& context) {
-  const Json* dependency = api::specMember(job, "dependency");
-  const std::string_view dependencyText = dependency != nullptr && dependency->is_string()
-                                              ? dependency->get_ref<const std::string&>()
-                                              : std::string_view();
-  if (auto problem = arraySizeProblem(job.request, dependencyText, context.maxArraySize)) {
+  const auto written = [](const Json& object, const char* key) -> std::string_view {
+    const Json* spec = object.is_object() && object.contains("spec") ? &object["spec"] : nullptr;
+    if (spec == nullptr || !spec->is_object() || !spec->contains(key)) return {};
+    const Json& value = (*spec)[key];
+    return value.is_string() ? std::string_view(value.get_ref<const std::string&>())
+                             : std::string_view();
+  };
+  const std::string_view array = written(request.object, "array");
+  const std::string_view dependency = written(request.object, "dependency");
+  if (request.operation != "CREATE" && array == written(request.oldObject, "array") &&
+      dependency == written(request.oldObject, "dependency")) {
+    return std::nullopt;
+  }
+  if (auto problem = arraySizeProblem(array, dependency, context.maxArraySize)) {
     return refuse(*problem);
   }
   return std::nullopt;
@@ -333,7 +344,6 @@ AdmissionResponse validateCreate(const api::SlurmJobObject& job, const Admission
                              " is for administrators"));
     }
   }
-  if (auto refused = checkArraySize(job, context)) return *refused;
   if (auto refused = checkNamedNodes(job, context)) return *refused;
   if (auto refused = checkPlacementRights(job, request, context)) return *refused;
   if (auto refused = checkPods(job, request, context, checks, /*templateChanged=*/true)) {
@@ -364,14 +374,6 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
   if (placementChanged) {
     if (auto refused = checkPlacementRights(job, request, context)) return *refused;
   }
-  // scontrol update Dependency=: the limit applies as at submission.
-  const Json* dependency = api::specMember(job, "dependency");
-  const Json* dependencyBefore = api::specMember(*before, "dependency");
-  const bool dependencyChanged = (dependency == nullptr) != (dependencyBefore == nullptr) ||
-                                 (dependency != nullptr && *dependency != *dependencyBefore);
-  if (dependencyChanged || job.request.arrayText != before->request.arrayText) {
-    if (auto refused = checkArraySize(job, context)) return *refused;
-  }
   const Json* now = templateOf(*job.raw);
   const Json* was = templateOf(request.oldObject);
   const bool templateChanged = now != nullptr && (was == nullptr || *now != *was);
@@ -383,11 +385,9 @@ AdmissionResponse validateUpdate(const api::SlurmJobObject& job, const Admission
 
 }  // namespace
 
-std::optional<std::string> arraySizeProblem(const slurm::JobRequest& request,
-                                            std::string_view dependency,
+std::optional<std::string> arraySizeProblem(std::string_view array, std::string_view dependency,
                                             std::uint32_t maxArraySize) {
-  if (request.array && !request.array->taskIds.empty() &&
-      request.array->taskIds.back() >= maxArraySize) {
+  if (!array.empty() && !slurm::parseArraySpec(array, maxArraySize).isOk()) {
     return std::string(kInvalidArray);
   }
   if (!dependency.empty() && !slurm::parseDependency(dependency, maxArraySize).isOk()) {
@@ -462,6 +462,10 @@ AdmissionResponse validateSlurmJob(const AdmissionRequest& request,
                                    const SubmissionContext& context, SubmissionChecks& checks) {
   if (request.operation != "CREATE" && request.operation != "UPDATE") return allow();
   if (!request.subResource.empty()) return allow();  // status: the operator's own writes
+  // Its own writes (array tasks) carry their array's spec as it was admitted.
+  if (request.user.user != context.operatorUser) {
+    if (auto refused = checkArraySize(request, context)) return *refused;
+  }
   auto job = api::decodeSlurmJob(request.object);
   if (!job.isOk()) return refuse(std::string(job.status().message()), 422, "Invalid");
   if (auto shape = checkShape(*job, context)) return *shape;

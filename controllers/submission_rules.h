@@ -106,12 +106,13 @@ webhook::AdmissionResponse mutateSlurmJob(const webhook::AdmissionRequest& reque
 // nothing to say.
 std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
                                              const NodeCatalog& catalog);
-// What slurmctld says of a job with an array task id at or past MaxArraySize (job_mgr.c
-// _valid_array_inx), or a dependency naming such a task in brackets (job_scheduler.c
-// _xlate_array_dep): the job's objects decode up to the largest MaxArraySize, and the cluster's
-// is the operator's --max-array-size. nullopt when there is nothing to say.
-std::optional<std::string> arraySizeProblem(const slurm::JobRequest& request,
-                                            std::string_view dependency,
+// What slurmctld says of a job whose --array (`array`, as written) names a task id at or past
+// MaxArraySize (job_mgr.c _valid_array_inx), or whose --dependency names such a task in brackets
+// (job_scheduler.c _xlate_array_dep); a text that does not parse gets the same words, as sbatch
+// gives them. The job's objects decode up to the largest MaxArraySize, and the cluster's is the
+// operator's --max-array-size. nullopt when there is nothing to say ("" is no array, no
+// dependency).
+std::optional<std::string> arraySizeProblem(std::string_view array, std::string_view dependency,
                                             std::uint32_t maxArraySize);
 webhook::AdmissionResponse validateSlurmJob(const webhook::AdmissionRequest& request,
                                             const SubmissionContext& context,

@@ -652,7 +652,7 @@ TEST_F(SlurmctldDiff, ArraysPastMaxArraySizeAreRefusedAsSlurmctldRefusesThem) {
     ASSERT_TRUE(parsed.invocation.has_value()) << "sbatch refused what slurmctld decides";
     const std::string dependency = options[0] == "--dependency" ? options[1] : "";
     const std::optional<std::string> ours = controllers::arraySizeProblem(
-        parsed.invocation->request, dependency, slurm::kDefaultMaxArraySize);
+        parsed.invocation->request.arrayText, dependency, slurm::kDefaultMaxArraySize);
     if (real.rc == 0) {
       EXPECT_EQ(ours, std::nullopt);
       continue;

@@ -321,6 +321,12 @@ TEST_F(SubmissionRules, ArraysAndTheirDependenciesStayBelowMaxArraySize) {
   expectRefused(validate(create({{"array", "1,5000%2"}})), "Invalid job array specification");
   expectRefused(validate(create({{"dependency", "afterok:5_[1001]"}})), "Job dependency problem");
   EXPECT_TRUE(validate(create({{"dependency", "afterok:5_1001"}})).allowed);  // no brackets
+  // Refused before the object is decoded, where each bracket of a dependency could expand to
+  // 4,000,001 terms: a 4 KiB dependency of such brackets would have been a billion terms.
+  std::string greedy = "afterok:5_[0-3999999]";
+  while (greedy.size() < 4000) greedy += ",afterok:5_[0-3999999]";
+  expectRefused(validate(create({{"dependency", greedy}})), "Job dependency problem");
+  expectRefused(validate(create({{"array", "0-3999999"}})), "Invalid job array specification");
 
   context.maxArraySize = 100001;  // --max-array-size
   EXPECT_TRUE(validate(create({{"array", "0-99999%50"}})).allowed);
