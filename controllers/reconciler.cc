@@ -40,8 +40,9 @@ using nlohmann::json;
 // slurmctld refuses an array with a task id at or past MaxArraySize when it is submitted
 // (ESLURM_INVALID_ARRAY), and so does the webhook. An array that reached the cluster without it
 // (no webhook, or the limit lowered since) is handled as an object that does not decode: it gets
-// its id and a condition in Slurm's words, and makes no task, instead of a meta record of up to
-// 4,000,000 tasks that every cycle would read.
+// its id and the decode's condition, and makes no task, instead of a meta record of up to
+// 4,000,000 tasks that every cycle would read. (One that names more tasks than the limit does
+// not decode at all: api::setDecodedArrayTaskLimit.)
 void setAsideOversizedArrays(ReconcileInput& input, std::uint32_t maxArraySize) {
   input.objects.jobs.eraseIf([&](const api::SlurmJobObject& job) {
     // The cheap test first: isArrayParent reads the job's labels and owners from its raw object.
@@ -53,7 +54,7 @@ void setAsideOversizedArrays(ReconcileInput& input, std::uint32_t maxArraySize) 
     bad.namespaceName = job.namespaceName;
     bad.name = job.name;
     bad.object = *job.raw;
-    bad.message = "Invalid job array specification";
+    bad.message = api::invalidArrayProblem(job.request.arrayText);
     input.undecodable.push_back(std::move(bad));
     return true;
   });

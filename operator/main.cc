@@ -31,6 +31,7 @@
 #include "controllers/will_run.h"
 #include "kubeslurm/access/access_review.h"
 #include "kubeslurm/accounting/sqlite_store.h"
+#include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/kube/client.h"
 #include "kubeslurm/kube/event_recorder.h"
 #include "kubeslurm/kube/informer.h"
@@ -53,6 +54,7 @@ using kubeslurm::StatusCode;
 using kubeslurm::op::Flags;
 namespace kube = kubeslurm::kube;
 namespace accounting = kubeslurm::accounting;
+namespace api = kubeslurm::api;
 namespace controllers = kubeslurm::controllers;
 namespace metrics = kubeslurm::metrics;
 namespace op = kubeslurm::op;
@@ -690,6 +692,8 @@ void shutDown(Operator& o) {
 }
 
 int run(const Flags& flags) {
+  // Before any object is read: an array the cluster refuses then never decodes to its tasks.
+  api::setDecodedArrayTaskLimit(flags.maxArraySize);
   Operator o(flags);
   if (!setUpClient(o)) return 1;
   setUpInformers(o);

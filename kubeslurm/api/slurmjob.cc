@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <memory>
 #include <utility>
@@ -12,6 +13,9 @@
 
 namespace kubeslurm::api {
 namespace {
+
+// Set once, before the threads that decode start; relaxed is enough for a value that then stays.
+std::atomic<std::uint32_t> arrayTaskLimit{slurm::kMaxMaxArraySize};
 
 // The API server's rule for a container's env names (validation.IsEnvVarName).
 bool isEnvironmentName(std::string_view name) {
@@ -247,6 +251,19 @@ json encodeStatus(const SlurmJobStatus& s) {
 // ---------------------------------------------------------------------------------------------
 // Decoding. Each reader checks one field and names it in its error.
 
+// The problem quotes what the tenant wrote: cut to a few hundred bytes, so that a megabyte of it
+// does not travel on in a condition, a webhook answer or a log line.
+std::string arrayTextProblem(std::string_view arrayText) {
+  return "invalid job array specification \"" + std::string(arrayText) + "\"";
+}
+
+std::string fieldProblem(std::string_view key, const std::string& problem) {
+  constexpr std::size_t kMaxProblem = 300;
+  std::string shown =
+      problem.size() > kMaxProblem ? problem.substr(0, kMaxProblem) + "..." : problem;
+  return "spec." + std::string(key) + ": " + shown;
+}
+
 class SpecReader {
  public:
   explicit SpecReader(const json& spec) : spec_(spec) {}
@@ -258,14 +275,9 @@ class SpecReader {
     return it == spec_.end() || it->is_null() ? nullptr : &*it;
   }
 
-  // The problem quotes what the tenant wrote: cut to a few hundred bytes, so that a megabyte of
-  // it does not travel on in a condition, a webhook answer or a log line.
   void fail(const char* key, const std::string& problem) {
-    constexpr std::size_t kMaxProblem = 300;
     if (!status_.isOk()) return;
-    std::string shown =
-        problem.size() > kMaxProblem ? problem.substr(0, kMaxProblem) + "..." : problem;
-    status_ = invalidArgument("spec." + std::string(key) + ": " + shown);
+    status_ = invalidArgument(fieldProblem(key, problem));
   }
 
   std::string text(const char* key) {
@@ -439,11 +451,12 @@ void decodeScheduling(SpecReader& in, JobRequest& r) {
   // MaxArraySize is the cluster's (the operator's --max-array-size, which the webhook and the
   // reconciler apply): an object reads as written up to the largest slurm.conf allows.
   if (!r.arrayText.empty()) {
-    StatusOr<slurm::ArraySpec> array = slurm::parseArraySpec(r.arrayText, slurm::kMaxMaxArraySize);
+    StatusOr<slurm::ArraySpec> array =
+        slurm::parseArraySpec(r.arrayText, slurm::kMaxMaxArraySize, decodedArrayTaskLimit());
     if (array.isOk()) {
       r.array = std::move(*array);
     } else {
-      in.fail("array", "invalid job array specification \"" + r.arrayText + "\"");
+      in.fail("array", arrayTextProblem(r.arrayText));
     }
   }
   if (const std::string text = in.text("dependency"); !text.empty()) {
@@ -760,6 +773,17 @@ nlohmann::json encodeSlurmJob(const SlurmJobObject& job) {
   }
   return object;
 }
+
+std::string invalidArrayProblem(std::string_view arrayText) {
+  return fieldProblem("array", arrayTextProblem(arrayText));
+}
+
+void setDecodedArrayTaskLimit(std::uint32_t maxTasks) {
+  arrayTaskLimit.store(std::clamp<std::uint32_t>(maxTasks, 1, slurm::kMaxMaxArraySize),
+                       std::memory_order_relaxed);
+}
+
+std::uint32_t decodedArrayTaskLimit() { return arrayTaskLimit.load(std::memory_order_relaxed); }
 
 StatusOr<SlurmJobObject> decodeSlurmJobFields(const nlohmann::json& object) {
   if (!object.is_object()) return invalidArgument("a SlurmJob must be an object");

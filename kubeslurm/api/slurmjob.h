@@ -147,6 +147,21 @@ SlurmJobObject slurmJobFromInvocation(const slurm::SbatchInvocation& invocation,
 
 nlohmann::json encodeSlurmJob(const SlurmJobObject& job);
 
+// The most tasks the array of a decoded object may have: a decode refuses spec.array texts that
+// name more. The cluster's MaxArraySize bounds them (each task id is below it), and it is a
+// process setting here as it is the cluster's in slurm.conf: the operator sets its
+// --max-array-size once at start, before it reads any object, so that an array the cluster
+// refuses costs the caches what its text costs, not four million task ids. Never below 1: a
+// task's own object names one id whatever the limit became since it was made. Readers that
+// leave the judgement to the cluster (the CLI) keep the default, the largest slurm.conf allows.
+void setDecodedArrayTaskLimit(std::uint32_t maxTasks);
+std::uint32_t decodedArrayTaskLimit();
+
+// The decode's error for a spec.array the cluster refuses, quoting (the start of) its text:
+// "spec.array: invalid job array specification \"0-1001\"". For the arrays that decode but
+// name a task past MaxArraySize, so that both read alike.
+std::string invalidArrayProblem(std::string_view arrayText);
+
 // Reads an object the API server returned (or one a user wrote). Errors name the field:
 // "spec.timeLimit: invalid time limit \"xx\"". Never throws.
 StatusOr<SlurmJobObject> decodeSlurmJob(const nlohmann::json& object);

@@ -50,9 +50,18 @@ bool endsToken(std::string_view text, std::size_t i) {
   return at(text, i) == '\0' || at(text, i) == '%';
 }
 
+// What a parse may still mark: the ids its tokens name, counted with repeats, and the distinct
+// tasks it may return.
+struct MarkBudget {
+  std::uint64_t named = 0;
+  std::uint64_t tasks = 0;
+};
+
 // One comma-separated token, as _parse_array_tok: marks its ids, each below `max`, in `tasks`,
-// which grows to the largest: a parse costs what its ids cost, not what MaxArraySize allows.
-bool parseToken(std::string_view token, std::int64_t max, std::vector<bool>& tasks) {
+// which grows to the largest: a parse costs what its ids cost, not what MaxArraySize allows,
+// and never more than the budget.
+bool parseToken(std::string_view token, std::int64_t max, std::vector<bool>& tasks,
+                MarkBudget& budget) {
   std::size_t pos = token.front() == '[' ? 1 : 0;
   std::size_t end = 0;
   const std::int64_t first = strtolLike(token.substr(pos), end);
@@ -81,9 +90,19 @@ bool parseToken(std::string_view token, std::int64_t max, std::vector<bool>& tas
     return false;
   }
   if (last >= max) return false;
+  // Counted before anything is marked: one token of a megabyte's worth costs nothing.
+  const auto named = static_cast<std::uint64_t>((last - first) / step + 1);
+  if (named > budget.named) return false;
+  budget.named -= named;
   if (static_cast<std::size_t>(last) >= tasks.size())
     tasks.resize(static_cast<std::size_t>(last) + 1);
-  for (std::int64_t id = first; id <= last; id += step) tasks[static_cast<std::size_t>(id)] = true;
+  for (std::int64_t id = first; id <= last; id += step) {
+    auto bit = tasks[static_cast<std::size_t>(id)];
+    if (bit) continue;
+    if (budget.tasks == 0) return false;
+    --budget.tasks;
+    bit = true;
+  }
   return true;
 }
 
@@ -117,19 +136,25 @@ std::optional<std::uint32_t> regularStride(const std::vector<std::uint32_t>& ids
 }  // namespace
 
 StatusOr<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t maxArraySize) {
+  return parseArraySpec(text, maxArraySize, kMaxMaxArraySize);
+}
+
+StatusOr<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t maxArraySize,
+                                   std::uint32_t maxTasks) {
   const std::size_t nul = text.find('\0');
   if (nul != std::string_view::npos) text = text.substr(0, nul);
   const auto invalid = []() { return invalidArgument(std::string(kInvalidArrayMessage)); };
   if (maxArraySize == 0) return invalid();
   const auto max = static_cast<std::int64_t>(std::min(maxArraySize, kMaxMaxArraySize));
   std::vector<bool> tasks;
+  MarkBudget budget{kMaxArrayIdsNamed, std::min(maxTasks, kMaxMaxArraySize)};
   // strtok: consecutive commas make no empty token.
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
     const std::string_view token = text.substr(start, comma - start);
-    if (!token.empty() && !parseToken(token, max, tasks)) return invalid();
+    if (!token.empty() && !parseToken(token, max, tasks, budget)) return invalid();
     start = comma + 1;
   }
   ArraySpec spec;

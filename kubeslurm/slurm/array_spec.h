@@ -22,6 +22,10 @@ inline constexpr std::uint32_t kDefaultMaxArraySize = 1001;
 // The largest MaxArraySize slurm.conf accepts; larger arguments are clamped to it.
 inline constexpr std::uint32_t kMaxMaxArraySize = 4'000'001;
 
+// The most ids the tokens of one --array may name, each range counted in full and repeats
+// included: twice the largest array there can be.
+inline constexpr std::uint64_t kMaxArrayIdsNamed = 2 * std::uint64_t{kMaxMaxArraySize};
+
 // What sbatch prints after "sbatch: error: " when the controller rejects the --array value.
 inline constexpr std::string_view kInvalidArrayMessage =
     "Batch job submission failed: Invalid job array specification";
@@ -41,9 +45,16 @@ struct ArraySpec {
 // Error message is what sbatch prints after "sbatch: error: " (kInvalidArrayMessage).
 // Deviation: a spec that names no task ("" or ",") is an error here; Slurm submits an
 // ordinary job.
+// Deviation: the tokens may name at most kMaxArrayIdsNamed ids, repeats counted (Slurm has no
+// such limit): a text that names one range a hundred thousand times is refused instead of
+// costing the parser a hundred thousand times MaxArraySize.
 // Not modelled: SchedulerParameters=max_array_tasks (a cap on the task count).
 StatusOr<ArraySpec> parseArraySpec(std::string_view text,
                                    std::uint32_t maxArraySize = kDefaultMaxArraySize);
+// As above, and an error where the text names more than maxTasks distinct tasks: a reader that
+// holds what it parses bounds its memory by what the cluster allows, whatever the ids' bound.
+StatusOr<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t maxArraySize,
+                                   std::uint32_t maxTasks);
 
 // Compact form as squeue prints pending tasks and scontrol's ArrayTaskId= shows them:
 // "2-7%2", "1,3,5-9"; a regular stride of more than five tasks spanning more than ten ids

@@ -76,12 +76,19 @@ bool readNumber(std::string_view text, std::size_t& pos, std::uint64_t& value) {
   return readDigits(text, pos, value) > 0;
 }
 
-// The task list inside "N_[...]": "1-3,7" or "0-12:4", each id below maxArraySize.
+// The task list inside "N_[...]": "1-3,7" or "0-12:4", each id below maxArraySize. `budget` is
+// what the dependency may still name, repeats counted; each range is taken from it before any
+// id is marked.
 bool parseBracketTasks(std::string_view list, std::uint32_t maxArraySize,
-                       std::vector<std::uint64_t>& tasks) {
+                       std::vector<std::uint64_t>& tasks, std::uint64_t& budget) {
   // Grown to the largest id named: the bound is MaxArraySize, the cost what the list names.
   const std::uint64_t max = std::min(maxArraySize, kMaxMaxArraySize);
   std::vector<bool> set;
+  const auto take = [&budget](std::uint64_t count) {
+    if (count > budget) return false;
+    budget -= count;
+    return true;
+  };
   const auto mark = [&set, max](std::uint64_t first, std::uint64_t last) {
     if (first > last || last >= max) return false;
     if (last >= set.size()) set.resize(static_cast<std::size_t>(last) + 1);
@@ -99,6 +106,8 @@ bool parseBracketTasks(std::string_view list, std::uint32_t maxArraySize,
       return false;
     }
     // bitfmt2int stops before `last` ("0-12:4" is 0,4,8): Slurm's behaviour, kept.
+    const std::uint64_t span = last - first;
+    if (!take(span / step + (span % step != 0 ? 1 : 0))) return false;
     for (std::uint64_t id = first; id < last; id += step) {
       if (!mark(id, id)) return false;
     }
@@ -110,7 +119,9 @@ bool parseBracketTasks(std::string_view list, std::uint32_t maxArraySize,
         ++pos;
         if (readDigits(list, pos, last) == 0) return false;
       }
-      if (!mark(first, last)) return false;
+      if (first > last || last >= max || !take(last - first + 1) || !mark(first, last)) {
+        return false;
+      }
       if (pos == list.size()) break;
       if (list[pos++] != ',') return false;
     }
@@ -124,6 +135,7 @@ bool parseBracketTasks(std::string_view list, std::uint32_t maxArraySize,
 // _xlate_array_dep: rewrites "after:123_[4-5]" as "after:123_4:123_5" before parsing.
 std::optional<std::string> expandArrayBrackets(std::string_view text, std::uint32_t maxArraySize) {
   std::string out;
+  std::uint64_t budget = kMaxDependencyTargets;
   // Start of the digit run just before, or npos. (Not an optional: GCC 12 warns falsely.)
   constexpr std::size_t kNone = std::string_view::npos;
   std::size_t runStart = kNone;
@@ -144,7 +156,7 @@ std::optional<std::string> expandArrayBrackets(std::string_view text, std::uint3
     const std::size_t close = text.find(']', i + 2);
     std::vector<std::uint64_t> tasks;
     if (jobId > kMaxJobId || close == std::string_view::npos ||
-        !parseBracketTasks(text.substr(i + 2, close - i - 2), maxArraySize, tasks)) {
+        !parseBracketTasks(text.substr(i + 2, close - i - 2), maxArraySize, tasks, budget)) {
       return std::nullopt;
     }
     for (std::size_t t = 0; t < tasks.size(); ++t) {
@@ -176,12 +188,14 @@ class DependencyParser {
   After separatorAt(std::size_t& pos);
   bool parseTarget(std::size_t& pos, DependencyTarget& target) const;
   bool skipState(std::size_t& pos) const;
-  void add(DependencyTerm& term, const DependencyTarget& target);
+  // False once the dependency names more than kMaxDependencyTargets.
+  bool add(DependencyTerm& term, const DependencyTarget& target);
   void push(DependencyTerm term);
 
   std::string_view text_;
   DependencySpec spec_;
   std::set<DependencyKey> seen_;
+  std::size_t targets_ = 0;
   std::optional<char> separator_;
 };
 
@@ -202,7 +216,7 @@ StatusOr<DependencySpec> DependencyParser::parse() {
         return dependencyError();
       }
       DependencyTerm term{DependencyType::kAfterAny, {}};
-      add(term, target);
+      if (!add(term, target)) return dependencyError();
       push(std::move(term));
     } else {
       const TypeKeyword* matched = nullptr;
@@ -235,7 +249,7 @@ StatusOr<DependencySpec> DependencyParser::parse() {
         }
         if (!skipState(pos)) return dependencyError();
         target.delayMinutes = delay;
-        add(term, target);
+        if (!add(term, target)) return dependencyError();
         if (at(pos) != ':') break;
         ++pos;
       }
@@ -294,8 +308,11 @@ bool DependencyParser::skipState(std::size_t& pos) const {
 }
 
 // _add_dependency_to_list: the first of equal (type, id, task) wins.
-void DependencyParser::add(DependencyTerm& term, const DependencyTarget& target) {
-  if (seen_.insert(keyOf(term.type, target)).second) term.targets.push_back(target);
+bool DependencyParser::add(DependencyTerm& term, const DependencyTarget& target) {
+  if (!seen_.insert(keyOf(term.type, target)).second) return true;
+  if (++targets_ > kMaxDependencyTargets) return false;
+  term.targets.push_back(target);
+  return true;
 }
 
 void DependencyParser::push(DependencyTerm term) {

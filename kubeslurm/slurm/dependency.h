@@ -42,6 +42,10 @@ struct DependencySpec {
   friend bool operator==(const DependencySpec&, const DependencySpec&) = default;
 };
 
+// The most jobs and tasks one dependency may name, brackets expanded: every task of a
+// 10,000-task sweep with room to spare ("N_*" names any array whole, in one).
+inline constexpr std::size_t kMaxDependencyTargets = 16384;
+
 // What sbatch prints after "sbatch: error: " when the controller rejects the --dependency.
 inline constexpr std::string_view kDependencyErrorMessage =
     "Batch job submission failed: Job dependency problem";
@@ -62,7 +66,10 @@ inline constexpr std::string_view kDependencyErrorMessage =
 // only one separator may be used, and Slurm 25.11 rejects it); text after "+M" or a state
 // suffix is an error (22.05 ignores it); negative IDs, IDs above 2^32-1, "N_" without a
 // task, and delays whose seconds overflow a C int are errors (22.05 wraps them);
-// afterburstbuffer and expand are refused (no burst buffers or job expansion here).
+// afterburstbuffer and expand are refused (no burst buffers or job expansion here); more than
+// kMaxDependencyTargets jobs and tasks is an error (22.05 has no limit: here one object's
+// dependency must not cost the operator a gigabyte or a minute), as is a set of brackets that
+// names more than that many tasks, repeats counted, before they are expanded.
 // Context checks are the caller's: a job depending on itself (ESLURM_DEPENDENCY), circular
 // dependencies, and showing "N" as "N_*" when N turns out to be an array.
 StatusOr<DependencySpec> parseDependency(std::string_view text);

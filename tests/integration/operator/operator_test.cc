@@ -1031,7 +1031,7 @@ TEST_F(OperatorIT, AnArrayPastMaxArraySizeKeepsItsIdSaysWhyAndMakesNoTask) {
   ASSERT_TRUE(waitUntil([&] { return valid().is_object(); }, 30s)) << job(array).dump();
   EXPECT_EQ(valid().value("status", ""), "False");
   EXPECT_EQ(valid().value("reason", ""), "InvalidSpec");
-  EXPECT_EQ(valid().value("message", ""), "Invalid job array specification");
+  EXPECT_EQ(valid().value("message", ""), "spec.array: invalid job array specification \"0-1001\"");
   EXPECT_GT(job(array)["status"].value("jobId", std::int64_t{0}), 0);
   std::this_thread::sleep_for(3s);  // a few cycles: none makes a task
   EXPECT_TRUE(arrayTasks(array).empty());

@@ -319,6 +319,39 @@ TEST(CancelledArrayTasks, ReadsTheIndexListOfTheArraysTasks) {
   EXPECT_EQ(cancelledArrayTasks(split), (std::vector<std::uint32_t>{1}));
 }
 
+// The operator decodes with the cluster's MaxArraySize as a count of tasks: an array that names
+// more does not decode to its ids (the webhook's words, the field named); a task's own one id
+// always does, and so does an array past the limit that names fewer (the cycle sets it aside).
+TEST(DecodedArrayTaskLimitTest, ArraysNamingMoreTasksDoNotDecode) {
+  struct Restore {
+    std::uint32_t before = decodedArrayTaskLimit();
+    ~Restore() { setDecodedArrayTaskLimit(before); }
+  } restore;
+  const auto withArray = [](const char* array) {
+    nlohmann::json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
+                             {"kind", "SlurmJob"},
+                             {"metadata", {{"name", "arr"}, {"namespace", "default"}}},
+                             {"spec", {{"script", "#!/bin/sh\ntrue\n"}, {"array", array}}}};
+    return decodeSlurmJob(object);
+  };
+  EXPECT_EQ(withArray("0-3999999")->request.array->taskIds.size(), 4000000U);
+  setDecodedArrayTaskLimit(1001);
+  EXPECT_EQ(decodedArrayTaskLimit(), 1001U);
+  const auto refused = withArray("0-3999999");
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_EQ(refused.status().message(), invalidArrayProblem("0-3999999"));
+  EXPECT_EQ(invalidArrayProblem("0-3999999"),
+            "spec.array: invalid job array specification \"0-3999999\"");
+  EXPECT_EQ(withArray("0-1000")->request.array->taskIds.size(), 1001U);
+  EXPECT_EQ(withArray("3000-3010")->request.array->taskIds.size(), 11U);
+  setDecodedArrayTaskLimit(0);
+  EXPECT_EQ(decodedArrayTaskLimit(), 1U);
+  EXPECT_TRUE(withArray("3999999%2").isOk());
+  EXPECT_FALSE(withArray("0-1").isOk());
+  // The problem quotes a few hundred bytes of what the tenant wrote, never a megabyte.
+  EXPECT_LT(invalidArrayProblem(std::string(1 << 20, '9')).size(), 400U);
+}
+
 // An array task's bookkeeping is read from its metadata once, at decode (SlurmJobObject::
 // arrayTask): both labels, a decimal index, and a controller reference named as the array label
 // says; only on a job with spec.array.

@@ -101,6 +101,31 @@ TEST(ParseArraySpecTest, HonoursMaxArraySize) {
   EXPECT_EQ(spread->maxRunning, 4U);
 }
 
+// One object's --array text may cost what the largest array costs, not that times every token
+// it repeats (a megabyte of "0-4000000," would walk four hundred billion ids).
+TEST(ParseArraySpecTest, BoundsTheIdsTheTokensName) {
+  std::string repeated;
+  for (int i = 0; i < 100000; ++i) repeated += "0-3999999,";
+  EXPECT_FALSE(parseArraySpec(repeated, kMaxMaxArraySize).isOk());
+  // Twice the largest array, repeats counted, reads as Slurm reads it; one id more does not.
+  EXPECT_EQ(parseArraySpec("0-4000000,0-4000000", kMaxMaxArraySize)->taskIds.size(), 4000001U);
+  EXPECT_FALSE(parseArraySpec("0-4000000,0-4000000,7", kMaxMaxArraySize).isOk());
+  // A step counts the ids it names, not the span.
+  EXPECT_EQ(parseArraySpec("0-3999999:2,0-4000000,0-2000000", kMaxMaxArraySize)->taskIds.size(),
+            4000001U);
+  EXPECT_FALSE(parseArraySpec("0-3999999:2,0-4000000,0-2000001", kMaxMaxArraySize).isOk());
+}
+
+// A reader that holds what it parses passes the cluster's limit as a count of tasks, whatever
+// their ids' bound: distinct tasks count, repeats do not.
+TEST(ParseArraySpecTest, BoundsTheDistinctTasks) {
+  EXPECT_EQ(parseArraySpec("0-49,0-49,10", kMaxMaxArraySize, 50)->taskIds.size(), 50U);
+  EXPECT_FALSE(parseArraySpec("0-50", kMaxMaxArraySize, 50).isOk());
+  EXPECT_FALSE(parseArraySpec("0-49,3999999", kMaxMaxArraySize, 50).isOk());
+  EXPECT_EQ(parseArraySpec("3999999%2", kMaxMaxArraySize, 1)->taskIds,
+            std::vector<std::uint32_t>{3999999});
+}
+
 struct FormatCase {
   std::vector<std::uint32_t> taskIds;
   std::optional<std::uint32_t> maxRunning;

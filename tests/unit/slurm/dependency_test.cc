@@ -165,6 +165,30 @@ TEST(ParseDependencyTest, BracketTasksHonourMaxArraySize) {
   EXPECT_FALSE(parseDependency("afterok:5_[0-12:4]", 8).isOk());  // task 8 is past it
 }
 
+// One object's dependency may name 16,384 jobs and tasks: a sweep's every task, never a
+// megabyte of brackets each expanded to MaxArraySize tasks (gigabytes, minutes).
+TEST(ParseDependencyTest, BoundsTheJobsAndTasksNamed) {
+  const auto ids = [](int first, int last) {
+    std::string text = "afterok";
+    for (int id = first; id <= last; ++id) text += ":" + std::to_string(id);
+    return text;
+  };
+  EXPECT_EQ(flattenDependency(*parseDependency(ids(1, 16384))).terms.size(), 16384U);
+  EXPECT_FALSE(parseDependency(ids(1, 16385)).isOk());
+  // Repeats of one target are kept once and cost nothing.
+  EXPECT_TRUE(parseDependency(ids(1, 16384) + ":7:7:7").isOk());
+  // The same in brackets, across terms.
+  EXPECT_TRUE(parseDependency("afterok:5_[0-9999],afterany:6_[0-6383]", 20000).isOk());
+  EXPECT_FALSE(parseDependency("afterok:5_[0-9999],afterany:6_[0-6384]", 20000).isOk());
+  EXPECT_FALSE(parseDependency("afterok:5_[0-3999999]", kMaxMaxArraySize).isOk());
+  EXPECT_TRUE(parseDependency("afterok:5_[0-3999999:1000]", kMaxMaxArraySize).isOk());
+  // Brackets count what they name before it is expanded, repeats included.
+  EXPECT_FALSE(parseDependency("afterok:5_[0-9999]:5_[0-9999]", 20000).isOk());
+  std::string hostile = "afterok";
+  for (int id = 1; id <= 70000; ++id) hostile += ":" + std::to_string(id) + "_[0-3999999]";
+  EXPECT_FALSE(parseDependency(hostile, kMaxMaxArraySize).isOk());
+}
+
 struct FormatCase {
   std::string input;
   std::string expected;
