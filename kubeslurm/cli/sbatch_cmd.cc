@@ -366,7 +366,10 @@ int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, Cli
 
   // The operator numbers the job, then judges it in the same scheduling cycle: once the id is
   // there, a little longer is allowed for a Valid=False condition (or any sign the job was
-  // looked at) before the submission counts as accepted.
+  // looked at) before the submission counts as accepted. An array's own record is never planned
+  // (its tasks are): what the operator refuses of it comes in the write that gives it its id,
+  // so its id is the judgement, and waiting longer would only delay every sweep's sbatch.
+  const bool judgedWithId = invocation.request.array.has_value();
   const auto interval = std::chrono::milliseconds(200);
   const int attempts = flags.submitTimeoutSeconds * 5;
   constexpr int kSettleAttempts = 10;
@@ -391,7 +394,7 @@ int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, Cli
       if (decoded.isOk() && decoded->status && decoded->status->jobId) {
         jobId = decoded->status->jobId;
         const api::SlurmJobStatus& status = *decoded->status;
-        const bool judged = valid != nullptr || status.state != "PENDING" ||
+        const bool judged = judgedWithId || valid != nullptr || status.state != "PENDING" ||
                             (!status.reason.empty() && status.reason != "None");
         if (judged || settle++ >= kSettleAttempts) break;
       }

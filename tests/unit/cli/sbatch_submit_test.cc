@@ -149,6 +149,29 @@ TEST(SbatchSubmit, WaitsForTheJudgementAfterTheId) {
   EXPECT_EQ(accepted.sleeps, 11);
 }
 
+// An array's record is never planned, so nothing judges it after its id: sbatch returns with
+// the id (the sweep benchmark's sbatch spent two seconds here). What the operator refuses of an
+// array comes in that same write, and is still reported.
+TEST(SbatchSubmit, AnArraysIdIsItsJudgement) {
+  FakeCluster fake;
+  operatorAssigns(fake, 2, 47, "None");
+  const SubmitRun run = sbatch(fake, {"--array=0-9999%8", "x.sbatch"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "Submitted batch job 47\n");
+  EXPECT_EQ(run.sleeps, 2);
+
+  FakeCluster refused;
+  operatorAssigns(refused, 1, 48, "None",
+                  json::array({{{"type", "Valid"},
+                                {"status", "False"},
+                                {"reason", "InvalidSpec"},
+                                {"message", "Invalid job array specification"}}}));
+  const SubmitRun invalid = sbatch(refused, {"--array=0-99999", "x.sbatch"});
+  EXPECT_EQ(invalid.code, 1);
+  EXPECT_EQ(invalid.err,
+            "sbatch: error: Batch job submission failed: Invalid job array specification\n");
+}
+
 TEST(SbatchSubmit, NoIdInTime) {
   FakeCluster fake;
   const SubmitRun run = sbatch(fake, {"--submit-timeout=2", "x.sbatch"});
