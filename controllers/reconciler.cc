@@ -276,13 +276,27 @@ Reconciler::StatusWrite Reconciler::statusWrite(
 }
 
 void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
+  // A patch is what changes on the server: for a job numbered this cycle, from the status the
+  // server holds, without the id.
+  std::vector<json> patches;
+  patches.reserve(writes.size());
+  for (const StatusWrite& write : writes) {
+    const auto unsent = unsentIds_.find(jobKey(*write.job));
+    if (unsent == unsentIds_.end()) {
+      patches.push_back(statusPatch(*write.job, write.object));
+      continue;
+    }
+    api::SlurmJobObject held = *write.job;
+    held.status = unsent->second.serverStatus;
+    patches.push_back(statusPatch(held, write.object));
+  }
   std::vector<std::optional<StatusOr<json>>> results = writeInFlight<StatusOr<json>>(
       writes.size(), options_.statusWriteParallelism, [this] { return fenceOpen(); },
       "status write",
       [&](std::size_t i) {
         const api::SlurmJobObject& job = *writes[i].job;
         return statusWriter_.patchStatus(kube::resources::slurmJobs(), job.namespaceName, job.name,
-                                         statusPatch(job, writes[i].object));
+                                         patches[i]);
       });
   for (std::size_t i = 0; i < writes.size(); ++i) {
     StatusWrite& write = writes[i];
@@ -291,7 +305,16 @@ void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& re
       report.fenceClosed = true;
       continue;
     }
+    const std::string key = jobKey(job);
+    const auto unsent = unsentIds_.find(key);
     if (!results[i]->isOk()) {
+      if (unsent != unsentIds_.end()) {
+        // Its id is lost (a gap, as a refused submission leaves in Slurm): the job sits out the
+        // rest of the cycle, whose plan counted it numbered, and is numbered again next cycle.
+        unsentIds_.erase(unsent);
+        lostIds_.insert(key);
+        written_.insert(key);
+      }
       if (results[i]->status().code() == StatusCode::kAborted) {
         ++report.writeConflicts;
       } else {
@@ -302,10 +325,16 @@ void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& re
     }
     write.written = true;
     write.response = std::move(*results[i]).value();
-    written_.insert(jobKey(job));
+    written_.insert(key);
     ++report.statusWrites;
-    if (!job.status || job.status->state != write.toState) {
-      report.transitions.push_back(write.toState);
+    const std::optional<api::SlurmJobStatus>& was =
+        unsent == unsentIds_.end() ? job.status : unsent->second.serverStatus;
+    if (!was || was->state != write.toState) report.transitions.push_back(write.toState);
+    if (unsent != unsentIds_.end()) {
+      ++report.idsAssigned;
+      recordEvent(job, JobEvent{"Normal", "Submitted",
+                                "Submitted batch job " + std::to_string(unsent->second.id)});
+      unsentIds_.erase(unsent);
     }
   }
 }
@@ -353,6 +382,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
   // undecodable job, which is not there (and whose response would not decode either).
   std::vector<std::optional<std::size_t>> slots;
   std::vector<std::int64_t> assigned;
+  std::vector<api::SlurmJobStatus> numberedStatus;  // writes[i]'s status
   const auto assign = [&](const api::SlurmJobObject& job, std::optional<std::size_t> slot,
                           const std::string* invalid) {
     if (!fenceOpen()) {  // a new block of ids is a write too
@@ -385,6 +415,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     targets.push_back(&job);
     slots.push_back(slot);
     assigned.push_back(*id);
+    numberedStatus.push_back(std::move(status));
   };
   // Ids in submission order, whatever order the informer listed the jobs in: Slurm's ids grow
   // with submission, and equal-priority jobs start lowest id first. An array's tasks, created
@@ -448,23 +479,59 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     undecodable.push_back(std::move(job));
   }
 
-  sendStatusWrites(writes, report);
+  // A job that decodes is numbered in the cycle's input alone: this cycle plans it with its id
+  // (instead of a cycle's worth of queue wait for the informer to bring it back), and its first
+  // write of the cycle carries the id with what the cycle decided of it (unsentIds_). The view
+  // keeps its own record until the informer brings the written one.
+  // Written now: a job that does not decode (never planned: its id comes with Valid=False), and
+  // an array's own record, whose tasks are made with its id later in this cycle and whose id
+  // sbatch waits for, not for them.
+  std::vector<StatusWrite> atOnce;
+  std::vector<std::size_t> atOnceAt;  // in writes
   for (std::size_t i = 0; i < writes.size(); ++i) {
-    if (!writes[i].written) continue;
     const api::SlurmJobObject& job = *targets[i];
+    if (!slots[i] || isArrayParent(job)) {
+      atOnce.push_back(std::move(writes[i]));
+      atOnceAt.push_back(i);
+      continue;
+    }
+    api::SlurmJobObject numbered = job;
+    numbered.status = std::move(numberedStatus[i]);
+    unsentIds_[jobKey(job)] = UnsentId{job.status, assigned[i]};
+    input.objects.jobs.replace(*slots[i], std::move(numbered));
+  }
+  sendStatusWrites(atOnce, report);
+  for (std::size_t n = 0; n < atOnce.size(); ++n) {
+    if (!atOnce[n].written) continue;
+    const std::size_t i = atOnceAt[n];
     ++report.idsAssigned;
-    recordEvent(
-        job, JobEvent{"Normal", "Submitted", "Submitted batch job " + std::to_string(assigned[i])});
-    // The server's copy is current: this cycle may plan the job instead of waiting for the
-    // informer to bring it back (a cycle's worth of queue wait for every new job). The view
-    // keeps its own record until the informer brings the same.
+    recordEvent(*targets[i], JobEvent{"Normal", "Submitted",
+                                      "Submitted batch job " + std::to_string(assigned[i])});
+    // The server's copy is current: the array makes its tasks in this cycle.
     if (!slots[i]) continue;
-    auto decoded = api::decodeSlurmJob(writes[i].response);
+    auto decoded = api::decodeSlurmJob(atOnce[n].response);
     if (decoded.isOk()) {
       written_.erase(jobKey(*decoded));
       input.objects.jobs.replace(*slots[i], std::move(decoded).value());
     }
   }
+}
+
+std::set<std::string> Reconciler::sendIds(const std::vector<std::string>& keys,
+                                          CycleReport& report) {
+  std::vector<StatusWrite> writes;
+  for (const std::string& key : keys) {
+    if (!unsentIds_.contains(key) || written_.contains(key)) continue;
+    const api::SlurmJobObject* job = findJob(key);
+    if (job == nullptr || !job->status) continue;
+    writes.push_back(statusWrite(*job, *job->status, nullptr));
+  }
+  sendStatusWrites(writes, report);
+  std::set<std::string> sent;
+  for (const StatusWrite& write : writes) {
+    if (write.written) sent.insert(jobKey(*write.job));
+  }
+  return sent;
 }
 
 void Reconciler::reconcileStatuses(const ClusterObjects& objects, core::Time now,
@@ -631,13 +698,23 @@ void Reconciler::applyStarts(const core::Plan& plan, const ClusterObjects& objec
       report.errors.push_back("start of " + key + ": " + why.toString());
     }
   };
+  // A job numbered this cycle starts once its id is written: its pods carry the id.
+  std::vector<std::string> numbered;
+  for (const core::Start& start : plan.starts) {
+    const auto key = index.jobKeys.find(start.jobId);
+    if (key != index.jobKeys.end() && unsentIds_.contains(key->second)) {
+      numbered.push_back(key->second);
+    }
+  }
+  const std::set<std::string> idsWritten = sendIds(numbered, report);
   // The plan's gangs hold disjoint capacity, so they are admitted side by side: one at a time,
   // a cycle that starts 200 gangs would take 200 admissions' round trips while the first jobs'
   // nodes sit bound and idle. Each admission is still all or nothing.
   for (const core::Start& start : plan.starts) {
     auto key = index.jobKeys.find(start.jobId);
-    if (key == index.jobKeys.end() || written_.contains(key->second) ||
-        assumed_.admitting(key->second)) {
+    if (key == index.jobKeys.end() ||
+        (written_.contains(key->second) && !idsWritten.contains(key->second)) ||
+        unsentIds_.contains(key->second) || assumed_.admitting(key->second)) {
       continue;
     }
     const api::SlurmJobObject* job = findJob(key->second);
@@ -1083,6 +1160,8 @@ void Reconciler::releaseTracking(const ClusterObjects& objects, CycleReport& rep
 CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   CycleReport report;
   written_.clear();
+  unsentIds_.clear();
+  lostIds_.clear();
   leftRunning_.clear();
   if (!fenceOpen()) {
     report.fenceClosed = true;
@@ -1130,6 +1209,10 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
   applyPreemptions(plan, index, now, report);
   applyStarts(plan, input.objects, index, now, report);
   applyPending(plan, index, report);
+  // The ids no write of the cycle carried (a job whose judgement did not change its status).
+  std::vector<std::string> unsent;
+  for (const auto& [key, id] : unsentIds_) unsent.push_back(key);
+  (void)sendIds(unsent, report);
   persistUsage(input.objects, index, plan, now, report);
   updatePartitions(input.objects, index, now, report);
   if (options_.accounting != nullptr) {
@@ -1138,7 +1221,17 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
       if (p.nodes.empty()) continue;  // nodes in natural order: the first is slurm.conf's
       nodeMemoryMb[p.name] = index.snapshot.nodes[p.nodes.front()].allocatable.memoryBytes >> 20;
     }
-    options_.accounting->offer(input.objects.jobs, input.objects.partitions, nodeMemoryMb);
+    // A job whose id was not written is no job of that id: it gets no record.
+    if (lostIds_.empty() && unsentIds_.empty()) {
+      options_.accounting->offer(input.objects.jobs, input.objects.partitions, nodeMemoryMb);
+    } else {
+      SharedList<api::SlurmJobObject> numbered = input.objects.jobs;
+      numbered.eraseIf([this](const api::SlurmJobObject& job) {
+        const std::string key = jobKey(job);
+        return lostIds_.contains(key) || unsentIds_.contains(key);
+      });
+      options_.accounting->offer(numbered, input.objects.partitions, nodeMemoryMb);
+    }
   }
   removeExpired(input.objects, now, report);
   releaseTracking(input.objects, report);

@@ -6,7 +6,14 @@
 //                        (an event, a backoff); the gangs this leader started that the caches
 //                        do not show whole are added to the input as their pods, so they hold
 //                        their nodes and are not planned twice (controllers/assumed_gangs.h)
-//     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING
+//     2. job ids         a SlurmJob without status.jobId gets one (JobIdAllocator), PENDING,
+//                        in the cycle's input only: the id goes out with the job's first write
+//                        of the cycle (its reason, a Valid condition, an array's summary), one
+//                        call where there were two; a job the plan starts has its id written
+//                        before its admission, and the ids no write carried are sent after
+//                        step 8. A job whose id write fails sits out the cycle. (A job that
+//                        does not decode gets its id and Valid=False at once; an array's own
+//                        record gets its id at once, to make its tasks with it in step 3.)
 //     3. arrays          an array's tasks are created as SlurmJobs of their own, as
 //                        planArrayExpansions (pure) plans, and the array's status sums theirs
 //                        up (controllers/arrays.h)
@@ -31,7 +38,7 @@
 //                        --test-only)
 //
 // A job written in step 5 or 6 is not started in the same cycle: its cached object is stale.
-// Steps 2, 5 and 8 decide every job first, then send their status writes together
+// Steps 5 and 8 decide every job first, then send their status writes together
 // (sendStatusWrites, statusWriteParallelism in flight), then do what follows each write in job
 // order; step 3 likewise sends its task creates and cancels together before the arrays'
 // statuses; step 7 admits admissionParallelism gangs at once, and a job whose admission runs is
@@ -121,9 +128,12 @@ struct ReconcilerOptions {
   core::Duration jobRetention = 86400;
   // Where job records go (issue 21); null: no lasting accounting. Not owned.
   AccountingWriter* accounting = nullptr;
-  // Array tasks created per cycle (all arrays together): a 1,000-task array takes a few cycles
-  // rather than one cycle of 1,000 creates that would hold up every other job's start.
-  std::size_t arrayTasksPerCycle = 256;
+  // Array tasks created per cycle (all arrays together): a 1,000-task array takes several
+  // cycles rather than one cycle of 1,000 creates that would hold up every other job's start.
+  // Each task made costs its create and, next cycle, its id: at 64, a cycle that makes tasks
+  // holds a new job's id for about 0.7 s on this API server (2 cores), at 256 for 2.6 s
+  // (tests/bench/scale/array_sweep.sh).
+  std::size_t arrayTasksPerCycle = 64;
   // Made tasks of one array that may wait (pending) at once: the others wait in the array's
   // record until these start, as Slurm's meta record holds them, so that ten 10,000-task arrays
   // are not 100,000 SlurmJobs in etcd and in every cycle. At least the backfill's 20 per array
@@ -288,6 +298,8 @@ class Reconciler {
   // Sends the writes statusWriteParallelism at a time (the jobs are distinct, so their order
   // does not matter to the API server), then counts each outcome in `report` in their order.
   void sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report);
+  // The ids of `keys` that no write carried yet, each sent alone; returns the keys written.
+  std::set<std::string> sendIds(const std::vector<std::string>& keys, CycleReport& report);
   // One write, sent alone. False when not written.
   bool writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,
                    const std::function<void(nlohmann::json& conditions)>& conditions,
@@ -308,6 +320,17 @@ class Reconciler {
 
   std::unordered_map<std::string, const api::SlurmJobObject*> jobsByKey_;  // during a cycle
   std::set<std::string> written_;  // jobs written this cycle: their cached objects are stale
+  // Jobs numbered this cycle whose id is not written yet: the id goes out with the job's first
+  // write of the cycle (its reason, a Valid condition, an array's summary of its tasks), one call
+  // where there were two; a job the plan starts, and what is left at the end of the cycle, is
+  // written alone. By "ns/name": the status the server holds, which that write's patch is taken
+  // from, and the id.
+  struct UnsentId {
+    std::optional<api::SlurmJobStatus> serverStatus;
+    std::int64_t id = 0;
+  };
+  std::map<std::string, UnsentId> unsentIds_;
+  std::set<std::string> lostIds_;  // numbered this cycle, the write of the id failed
   core::Time lastUsageWrite_ = 0;
   UsageLedger usage_;                  // fair-share usage, carried from cycle to cycle
   std::set<std::string> leftRunning_;  // jobs this cycle moved out of RUNNING

@@ -593,6 +593,42 @@ EOF
   (void)kubectl("delete partition later");
 }
 
+// A new job's id goes out with what its first cycle decided of it, in one status write (issue
+// 18's one call per object): a held job's first change that carries its id carries JobHeldUser.
+TEST_F(OperatorIT, ANewJobsIdComesWithItsReasonInOneWrite) {
+  const std::string events = ::testing::TempDir() + "/watch-" + ns_;
+  // Running before the job is made; its own request timeout ends it.
+  (void)kubectl("-n " + ns_ +
+                " get sj --watch --output-watch-events --request-timeout=20s -o "
+                "jsonpath='{.type} {.object.status.jobId} {.object.status.reason}{\"\\n\"}' > " +
+                events + " 2>&1 &");
+  std::this_thread::sleep_for(2s);
+  const std::string name = submit("held", R"(  hold: true
+  nodes: 1
+  script: |
+    #!/bin/sh
+    true
+)");
+  ASSERT_FALSE(name.empty());
+  ASSERT_TRUE(waitUntil([&] { return statusField(name, "reason") == "JobHeldUser"; }, 30s))
+      << job(name).dump();
+  std::this_thread::sleep_for(2s);  // later cycles: nothing for them to write
+  std::istringstream lines(testing_support::readFile(events));
+  std::vector<std::string> numbered;  // the changes that carry the id: "ID REASON"
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string type;
+    std::string id;
+    std::string reason;
+    words >> type >> id >> reason;
+    if (type == "MODIFIED" && !id.empty()) numbered.push_back(id + " " + reason);
+  }
+  const std::string id = std::to_string(job(name)["status"].value("jobId", std::int64_t{0}));
+  ASSERT_FALSE(numbered.empty()) << testing_support::readFile(events);
+  EXPECT_EQ(numbered.front(), id + " JobHeldUser") << testing_support::readFile(events);
+  EXPECT_EQ(numbered.size(), 1U) << testing_support::readFile(events);
+}
+
 // sbatch -p small,batch: the job is tried in each partition and starts in the one where it
 // fits; its status and pods say which (slurmctld reports the partition a job started in).
 TEST_F(OperatorIT, AJobOfSeveralPartitionsRunsInTheOneWhereItFits) {
@@ -966,7 +1002,7 @@ TEST_F(OperatorIT, TasksCancelledBeforeTheyWereMadeAreMadeCancelled) {
 }
 
 // A 512-task array (the common batch-inference sweep) run one at a time: as Slurm keeps a
-// pending array in one record, at most 256 of its tasks wait as SlurmJobs (made 256 per cycle,
+// pending array in one record, at most 256 of its tasks wait as SlurmJobs (made 64 per cycle,
 // many creates in flight at once), the rest in the array's record; scancel of the array makes
 // the rest cancelled and ends every one. The times are reported, not asserted (the machine is
 // shared).
