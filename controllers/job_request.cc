@@ -318,6 +318,8 @@ StatusOr<NodeRequest> nodeRequest(const slurm::JobRequest& request,
   } else if (memory.maxPerCpu > 0 && perNodeMb > 0 && !perGpu) {
     cpus = std::max(cpus, (perNodeMb + memory.maxPerCpu - 1) / memory.maxPerCpu);
   }
+  // --mincpus is a floor on each node's CPUs (pn_min_cpus); memory per CPU counts them all.
+  cpus = std::max<std::uint64_t>(cpus, request.minCpusPerNode.value_or(0));
   result.cpuMillisPerNode = saturatingProduct(cpus, 1000);
   if (perCpuMb > 0) perNodeMb = saturatingProduct(perCpuMb, cpus);
   if (perNodeMb == 0) {

@@ -123,6 +123,7 @@ void encodeResources(const JobRequest& r, json& spec) {
   if (r.ntasks) spec["ntasks"] = *r.ntasks;
   if (r.ntasksPerNode) spec["ntasksPerNode"] = *r.ntasksPerNode;
   if (r.cpusPerTask) spec["cpusPerTask"] = *r.cpusPerTask;
+  if (r.minCpusPerNode) spec["minCpusPerNode"] = *r.minCpusPerNode;
   if (!r.gres.empty()) spec["gres"] = slurm::formatGresList(r.gres);
   if (!r.gpus.empty()) spec["gpus"] = gpuValue(r.gpus);
   if (!r.gpusPerNode.empty()) spec["gpusPerNode"] = gpuValue(r.gpusPerNode);
@@ -410,6 +411,7 @@ void decodeResources(SpecReader& in, JobRequest& r) {
   r.ntasks = in.count("ntasks");
   r.ntasksPerNode = in.count("ntasksPerNode");
   r.cpusPerTask = in.count("cpusPerTask");
+  r.minCpusPerNode = in.count("minCpusPerNode");
   r.gres = in.gpus("gres", true);
   r.gpus = in.gpus("gpus", false);
   r.gpusPerNode = in.gpus("gpusPerNode", false);
@@ -648,18 +650,18 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
 // (or another controller's) and passes through untouched. A cached job holds only the rest as
 // JSON (dropModelledFields), so a member named here must be one the job's fields carry:
 // spec.cancel, which the controllers read from `raw` (cancelRequested), is not.
-constexpr std::array<const char*, 51> kSpecKeys = {
-    "jobName",      "user",         "submitter",   "partition",     "account",
-    "qos",          "timeLimit",    "timeMin",     "array",         "dependency",
-    "requeue",      "nice",         "priority",    "begin",         "deadline",
-    "signal",       "hold",         "comment",     "mailType",      "mailUser",
-    "nodes",        "maxNodes",     "ntasks",      "ntasksPerNode", "cpusPerTask",
-    "gres",         "gpus",         "gpusPerNode", "gpusPerTask",   "memory",
-    "memoryPerCpu", "memoryPerGpu", "exclusive",   "exclusiveMode", "oversubscribe",
-    "nodeList",     "exclude",      "constraint",  "switches",      "output",
-    "error",        "input",        "workDir",     "export",        "openMode",
-    "container",    "script",       "scriptPath",  "scriptArgs",    "requeueRequests",
-    "environment"};
+constexpr std::array<const char*, 52> kSpecKeys = {
+    "jobName",      "user",          "submitter",   "partition",     "account",
+    "qos",          "timeLimit",     "timeMin",     "array",         "dependency",
+    "requeue",      "nice",          "priority",    "begin",         "deadline",
+    "signal",       "hold",          "comment",     "mailType",      "mailUser",
+    "nodes",        "maxNodes",      "ntasks",      "ntasksPerNode", "cpusPerTask",
+    "gres",         "gpus",          "gpusPerNode", "gpusPerTask",   "memory",
+    "memoryPerCpu", "memoryPerGpu",  "exclusive",   "exclusiveMode", "oversubscribe",
+    "nodeList",     "exclude",       "constraint",  "switches",      "output",
+    "error",        "input",         "workDir",     "export",        "openMode",
+    "container",    "script",        "scriptPath",  "scriptArgs",    "requeueRequests",
+    "environment",  "minCpusPerNode"};
 constexpr std::array<const char*, 21> kStatusKeys = {
     "jobId",           "state",      "stateCode",   "reason",   "reasonDetail",    "nodeList",
     "partition",       "submitTime", "startTime",   "endTime",  "estimatedStart",  "exitCode",

@@ -216,7 +216,12 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   // many tasks its minimum of nodes implies: -N 2-4 is NumTasks=2 NumCPUs=1.
   const bool openRange =
       pending && maxNodes > (q.nodes ? q.nodes->min : 0) && !q.ntasks && !q.ntasksPerNode;
-  const std::int64_t cpus = openRange ? cpusPerTask : tasks * cpusPerTask;
+  // --mincpus CPUs on each node are what a started job holds (pn_min_cpus is a floor on the
+  // allocation); a pending one's record shows only what its tasks ask.
+  const std::int64_t minCpusPerNode = q.minCpusPerNode.value_or(0);
+  const std::int64_t cpus = openRange ? cpusPerTask
+                            : pending ? tasks * cpusPerTask
+                                      : std::max(tasks * cpusPerTask, numNodes * minCpusPerNode);
   out.line("NumNodes=" + nodesText + " NumCPUs=" + std::to_string(cpus) +
            " NumTasks=" + std::to_string(tasks) + " CPUs/Task=" + std::to_string(cpusPerTask) +
            " ReqB:S:C:T=0:0:*:*");
@@ -259,7 +264,9 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   out.line("TRES=" + (numNodes == 0 && cpus == 0 ? std::string("(null)") : tres));
   out.line("Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(q.ntasksPerNode.value_or(0)) +
            ":0:*:* CoreSpec=*");
-  out.line("MinCPUsNode=" + std::to_string(cpusPerTask * q.ntasksPerNode.value_or(1)) + " " +
+  out.line("MinCPUsNode=" +
+           std::to_string(std::max(cpusPerTask * q.ntasksPerNode.value_or(1), minCpusPerNode)) +
+           " " +
            (memory.perCpuMb > 0    ? "MinMemoryCPU=" + slurm::formatMegabytes(memory.perCpuMb)
             : memory.perNodeMb > 0 ? "MinMemoryNode=" + slurm::formatMegabytes(memory.perNodeMb)
                                    : std::string("MinMemoryNode=0")) +

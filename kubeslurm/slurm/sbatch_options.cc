@@ -93,6 +93,7 @@ enum class Opt {
   kComment,
   kConstraint,
   kCpusPerTask,
+  kMinCpus,
   kDeadline,
   kDependency,
   kError,
@@ -218,7 +219,7 @@ const std::vector<OptionDef>& optionTable() {
       {"mem-bind", kRequired, 0, Opt::kUnsupported},
       {"mem-per-cpu", kRequired, 0, Opt::kMemPerCpu},
       {"mem-per-gpu", kRequired, 0, Opt::kMemPerGpu},
-      {"mincpus", kRequired, 0, Opt::kUnsupported},
+      {"mincpus", kRequired, 0, Opt::kMinCpus},
       {"network", kRequired, 0, Opt::kUnsupported},
       {"nice", kOptional, 0, Opt::kNice},
       {"no-kill", kOptional, 'k', Opt::kNoKill},
@@ -954,6 +955,12 @@ std::optional<Failure> applyCounts(OptState& s, Opt id, std::string_view arg) {
         return std::nullopt;
       }
       return failure;
+    case Opt::kMinCpus:
+      if (auto n = parsePositiveInt("--mincpus", arg, failure)) {
+        s.req.minCpusPerNode = *n;
+        return std::nullopt;
+      }
+      return failure;
     case Opt::kSwitches: {
       // "count[@max-time]": a bad time is no time (time_str2secs() gives NO_VAL), not an error.
       const std::size_t at = arg.find('@');
@@ -1196,6 +1203,7 @@ std::optional<Failure> applyOption(OptState& s, const OptionDef& def,
     case Opt::kNtasks:
     case Opt::kNtasksPerNode:
     case Opt::kCpusPerTask:
+    case Opt::kMinCpus:
     case Opt::kSwitches:
     case Opt::kSwitchReq:
     case Opt::kSwitchWait:

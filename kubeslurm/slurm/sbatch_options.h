@@ -115,6 +115,9 @@ struct JobRequest {
   std::optional<std::uint32_t> ntasks;
   std::optional<std::uint32_t> ntasksPerNode;
   std::optional<std::uint32_t> cpusPerTask;
+  // --mincpus: at least this many CPUs on each node (slurmctld's pn_min_cpus, which MinCPUsNode
+  // shows as the largest of it, cpus-per-task and cpus-per-task x ntasks-per-node).
+  std::optional<std::uint32_t> minCpusPerNode;
   // GPUs. Each list holds "[type:]count" entries as given (comma lists are allowed); entries
   // with a zero count are dropped, as Slurm drops them.
   std::vector<GresRequest> gres;              // --gres, per node

@@ -629,6 +629,33 @@ TEST_F(OperatorIT, ANewJobsIdComesWithItsReasonInOneWrite) {
   EXPECT_EQ(numbered.size(), 1U) << testing_support::readFile(events);
 }
 
+// sbatch --mincpus: each node is asked for at least that many CPUs (slurmctld's pn_min_cpus, a
+// floor on the allocation): the rank pods request them, and more than a node has never starts.
+TEST_F(OperatorIT, MinCpusIsWhatEachRankPodRequests) {
+  const std::string fits = submit("mincpus", R"(  nodes: 2
+  minCpusPerNode: 12
+  script: |
+    #!/bin/sh
+    true
+)");
+  const std::string never = submit("toomany", R"(  nodes: 1
+  minCpusPerNode: 65
+  script: |
+    #!/bin/sh
+    true
+)");
+  ASSERT_FALSE(fits.empty());
+  ASSERT_FALSE(never.empty());
+  ASSERT_TRUE(waitUntil([&] { return rankPods(fits).size() == 2; }, 60s)) << job(fits).dump();
+  for (const json& pod : rankPods(fits)) {
+    EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["requests"].value("cpu", ""), "12") << pod;
+  }
+  EXPECT_TRUE(reaches(fits, "COMPLETED", 60s));
+  EXPECT_EQ(state(never), "PENDING");
+  EXPECT_TRUE(rankPods(never).empty());
+  EXPECT_NE(statusField(never, "reason"), "") << job(never).dump();
+}
+
 // sbatch -p small,batch: the job is tried in each partition and starts in the one where it
 // fits; its status and pods say which (slurmctld reports the partition a job started in).
 TEST_F(OperatorIT, AJobOfSeveralPartitionsRunsInTheOneWhereItFits) {

@@ -164,6 +164,9 @@ const std::vector<Case>& cases() {
       {"cpus_per_gpu", {"--gpus=2", "--cpus-per-gpu=4"}},
       {"name_and_chdir", {"-J", "name with spaces", "--chdir=/tmp"}},
       {"mincpus", {"--mincpus=16"}},
+      {"mincpus_under_tasks", {"-N", "2", "--ntasks-per-node=4", "-c", "2", "--mincpus=4"}},
+      {"mincpus_over_tasks", {"-N", "2", "--ntasks-per-node=2", "--mincpus=6"}},
+      {"mincpus_and_cpus_per_task", {"-c", "2", "--mincpus=3"}},
       {"contiguous", {"-N", "2", "--contiguous"}},
       {"two_partitions", {"-p", "debug,train"}},
       {"gres_with_tasks", {"--gres=gpu:1", "-n", "2"}},
@@ -221,14 +224,11 @@ const std::vector<KnownDifference>& knownDifferences() {
          return (caseName == "one_task_two_cpus" || caseName == "mem_per_cpu_tasks_cpus") &&
                 field == "NumNodes" && ours == "1" && slurm == "2";
        }},
-      {"--contiguous and --mincpus are accepted and not acted on (sbatch warns that kubeslurm "
-       "ignores them, docs/cli.md): the record shows Contiguous=0 and MinCPUsNode from the tasks' "
-       "CPUs, as for a job that did not ask.",
+      {"--contiguous is accepted and not acted on (sbatch warns that kubeslurm ignores it, "
+       "docs/cli.md): the record shows Contiguous=0, as for a job that did not ask.",
        [](const std::string& caseName, const std::string& field, const std::string& ours,
           const std::string& slurm) {
-         return (caseName == "contiguous" && field == "Contiguous" && ours == "0" &&
-                 slurm == "1") ||
-                (caseName == "mincpus" && field == "MinCPUsNode" && ours == "1" && slurm == "16");
+         return caseName == "contiguous" && field == "Contiguous" && ours == "0" && slurm == "1";
        }},
   };
   return kKnown;

@@ -70,6 +70,22 @@ TEST(NodeRequest, TasksDriveGpusPerTaskAndCpus) {
   EXPECT_EQ(nodes->cpuMillisPerNode, 24000U);
 }
 
+// --mincpus is a floor on each node's CPUs (pn_min_cpus): above the tasks' CPUs it is what each
+// node is asked for, and memory per CPU counts every one; below them it changes nothing.
+TEST(NodeRequest, MinCpusIsAFloorOnEachNodesCpus) {
+  slurm::JobRequest request;
+  request.nodes = slurm::NodeRange{2, std::nullopt};
+  request.ntasksPerNode = 2;
+  request.minCpusPerNode = 6;
+  request.memPerCpuMb = 100;
+  auto nodes = nodeRequest(request, kNoDefaults);
+  ASSERT_TRUE(nodes.isOk());
+  EXPECT_EQ(nodes->cpuMillisPerNode, 6000U);
+  EXPECT_EQ(nodes->memoryBytesPerNode, 600ULL << 20);
+  request.cpusPerTask = 4;
+  EXPECT_EQ(nodeRequest(request, kNoDefaults)->cpuMillisPerNode, 8000U);
+}
+
 // -n 16 --ntasks-per-node=8 is 16 tasks at most 8 to a node: two nodes, not eight tasks on one
 // (cons_tres caps a node's tasks at ntasks_per_node; slurmctld's record shows NumNodes=2, pinned
 // by the slurmctld differential test's tasks_and_tasks_per_node case).

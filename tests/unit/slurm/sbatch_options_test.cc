@@ -173,6 +173,15 @@ TEST(SbatchGetopt, UniqueLongPrefixSelectsOption) {
   EXPECT_EQ(request({"--ntasks-per-n=2", "job.sh"}).ntasksPerNode, 2U);
 }
 
+// --mincpus is acted on (slurmctld's pn_min_cpus): kept, and no "kubeslurm ignores" warning.
+TEST(SbatchGetopt, MinCpusIsKept) {
+  SbatchParseResult result = parse({"--mincpus=16", "x.sh"}, "#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(result.invocation);
+  EXPECT_EQ(result.invocation->request.minCpusPerNode, 16U);
+  EXPECT_TRUE(result.invocation->warnings.empty());
+  EXPECT_EQ(request({"--minc=4", "job.sh"}).minCpusPerNode, 4U);
+}
+
 TEST(SbatchGetopt, OptionsStopAtTheScript) {
   SbatchParseResult result = parse({"-N", "2", "job.sh", "-N", "3", "--bogus"});
   ASSERT_TRUE(result.invocation);
@@ -290,6 +299,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"CpusPerTaskZero",
                   {"-c", "0", "x.sh"},
                   {"sbatch: error: Invalid numeric value \"0\" for --cpus-per-task."},
+                  1},
+        ErrorCase{"MinCpusZero",
+                  {"--mincpus=0", "x.sh"},
+                  {"sbatch: error: Invalid numeric value \"0\" for --mincpus."},
                   1},
         ErrorCase{"NtasksPerNodeBad",
                   {"--ntasks-per-node=x", "x.sh"},
