@@ -252,12 +252,12 @@ json encodeStatus(const SlurmJobStatus& s) {
 // ---------------------------------------------------------------------------------------------
 // Decoding. Each reader checks one field and names it in its error.
 
-// The problem quotes what the tenant wrote: cut to a few hundred bytes, so that a megabyte of it
-// does not travel on in a condition, a webhook answer or a log line.
 std::string arrayTextProblem(std::string_view arrayText) {
   return "invalid job array specification \"" + std::string(arrayText) + "\"";
 }
 
+// The problem quotes what the tenant wrote: cut to a few hundred bytes, so that a megabyte of it
+// does not travel on in a condition, a webhook answer or a log line.
 std::string fieldProblem(std::string_view key, const std::string& problem) {
   constexpr std::size_t kMaxProblem = 300;
   std::string shown =
@@ -451,7 +451,8 @@ void decodeScheduling(SpecReader& in, JobRequest& r) {
   r.timeMin = in.limit("timeMin");
   r.arrayText = in.text("array");
   // MaxArraySize is the cluster's (the operator's --max-array-size, which the webhook and the
-  // reconciler apply): an object reads as written up to the largest slurm.conf allows.
+  // reconciler apply): an object reads as written up to the largest slurm.conf allows, with no
+  // more tasks than the process's limit (setDecodedArrayTaskLimit).
   if (!r.arrayText.empty()) {
     StatusOr<slurm::ArraySpec> array =
         slurm::parseArraySpec(r.arrayText, slurm::kMaxMaxArraySize, decodedArrayTaskLimit());
