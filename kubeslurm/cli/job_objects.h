@@ -40,7 +40,7 @@ std::string labelOf(const api::SlurmJobObject& job, std::string_view key);
 // An array's own SlurmJob (spec.array, and not one of its tasks): never a row of its own.
 bool isArrayParent(const api::SlurmJobObject& job);
 
-// The tasks of an array that have no SlurmJob with an id yet (the operator makes them 256 a
+// The tasks of an array that have no SlurmJob with an id yet (the operator makes them 64 a
 // cycle): pending in the array's record, as Slurm's meta record holds its pending tasks, so that
 // squeue and scontrol show them from the moment sbatch printed the array's id.
 struct UnmadeTasks {
