@@ -490,6 +490,12 @@ Row rowOf(const api::SlurmJobObject& job, const SqueueContext& context, const Jo
       request.ntasks ? *request.ntasks
                      : (request.ntasksPerNode ? *request.ntasksPerNode : 1) * row.numNodes;
   row.numCpus = tasks * request.cpusPerTask.value_or(1);
+  // A started job holds --mincpus CPUs on each node at least (pn_min_cpus, a floor on the
+  // allocation), as scontrol's NumCPUs counts them.
+  if (row.state != JobState::kPending && !status.nodeList.empty()) {
+    row.numCpus = std::max<std::int64_t>(
+        row.numCpus, row.numNodes * static_cast<std::int64_t>(request.minCpusPerNode.value_or(0)));
+  }
   std::optional<slurm::TimeLimit> limit = request.timeLimit;
   if (!limit) {
     const auto it = context.partitionDefaultTime.find(

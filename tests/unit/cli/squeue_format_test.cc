@@ -116,6 +116,17 @@ TEST(SqueueFormat, ReferenceRunningAndPending) {
                          "gpu-node-[001-004]\n");
 }
 
+// --mincpus: a started job holds that many CPUs on each node at least, as scontrol's NumCPUs
+// counts them; a pending one shows what its tasks ask.
+TEST(SqueueFormat, CpusOfAMinCpusJob) {
+  api::SlurmJobObject running =
+      JobBuilder(2, "x", "RUNNING").nodes(2).running("gpu-[1-2]", 5).build();
+  running.request.minCpusPerNode = 12;
+  api::SlurmJobObject pending = JobBuilder(3, "x", "PENDING").nodes(2).reason("Resources").build();
+  pending.request.minCpusPerNode = 12;
+  EXPECT_EQ(squeue({"-h", "-o", "%i %C"}, {running, pending}).out, "3 2\n2 24\n");
+}
+
 // "sbatch and squeue": squeue --start before the backfill pass (no estimate: N/A; SCHEDNODES
 // is NULL, printed "(null)").
 TEST(SqueueFormat, ReferenceStartBeforeBackfill) {
