@@ -8,6 +8,7 @@
 #include "controllers/job_object.h"
 #include "controllers/job_status.h"
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/slurm/names.h"
 
@@ -186,7 +187,8 @@ std::vector<ArrayExpansion> planArrayExpansions(const std::map<std::string, Arra
     ArrayExpansion e;
     e.family = &family;
     e.key = key;
-    const nlohmann::json* created = findCondition(conditionsOf(*array.raw), kTasksCreatedCondition);
+    const nlohmann::json* created =
+        api::findCondition(api::conditionsOf(*array.raw), kTasksCreatedCondition);
     e.allCreated = created != nullptr && api::stringMember(*created, "status") == "True";
     const bool cancel = cancelRequested(array);
     const std::vector<std::uint32_t> cancelled = api::cancelledArrayTasks(array);

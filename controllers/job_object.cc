@@ -16,24 +16,6 @@ std::string podJobName(const api::Pod& pod) {
   return it == pod.metadata.labels.end() ? std::string() : it->second;
 }
 
-const nlohmann::json& conditionsOf(const nlohmann::json& raw) {
-  static const nlohmann::json kEmpty = nlohmann::json::array();
-  if (!raw.is_object()) return kEmpty;
-  auto status = raw.find("status");
-  if (status == raw.end() || !status->is_object()) return kEmpty;
-  auto conditions = status->find("conditions");
-  if (conditions == status->end() || !conditions->is_array()) return kEmpty;
-  return *conditions;
-}
-
-const nlohmann::json* findCondition(const nlohmann::json& conditions, std::string_view type) {
-  if (!conditions.is_array()) return nullptr;
-  for (const nlohmann::json& c : conditions) {
-    if (api::stringMember(c, "type") == type) return &c;
-  }
-  return nullptr;
-}
-
 std::string jobKey(const api::SlurmJobObject& job) { return job.namespaceName + "/" + job.name; }
 
 api::ObjectMeta jobMetadata(const api::SlurmJobObject& job) {

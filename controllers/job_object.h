@@ -34,13 +34,6 @@ std::string jobKey(const api::SlurmJobObject& job);
 // name and namespace. Just those two when the cached metadata does not decode.
 api::ObjectMeta jobMetadata(const api::SlurmJobObject& job);
 
-// The status.conditions array of a cached object as read (the codec does not model conditions:
-// they stay in `raw`); an empty array when it has none.
-const nlohmann::json& conditionsOf(const nlohmann::json& raw);
-
-// The condition `type` in a status.conditions array, or nullptr.
-const nlohmann::json* findCondition(const nlohmann::json& conditions, std::string_view type);
-
 // The SlurmJob a pod was made for: its owner of kind SlurmJob, else its job-name label; "" for
 // any other pod.
 std::string podJobName(const api::Pod& pod);

@@ -16,6 +16,7 @@
 #include "controllers/rank_tracking.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
+#include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/kube/run_bounded.h"
 #include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -464,7 +465,7 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     job->raw = bad.object;
     const json& status = bad.object.contains("status") ? bad.object.at("status") : json();
     if (status.is_object() && status.contains("jobId")) {
-      json conditions = conditionsOf(bad.object);
+      json conditions = api::conditionsOf(bad.object);
       if (setCondition(conditions, kValidCondition, "False", "InvalidSpec", bad.message, now) &&
           fenceOpen()) {
         json object = bad.object;
@@ -621,8 +622,8 @@ void Reconciler::reportProblems(const ClusterObjects& objects, const SnapshotInd
   for (const api::SlurmJobObject& job : objects.jobs) {
     if (report.fenceClosed) return;
     if (!job.status || !job.status->jobId || written_.contains(jobKey(job))) continue;
-    const json& current = conditionsOf(*job.raw);
-    const json* valid = findCondition(current, kValidCondition);
+    const json& current = api::conditionsOf(*job.raw);
+    const json* valid = api::findCondition(current, kValidCondition);
     auto problem = problems.find(jobKey(job));
     json next = current;
     api::SlurmJobStatus status = *job.status;
@@ -790,7 +791,7 @@ void Reconciler::admissionFailed(const api::SlurmJobObject& job, const Status& c
   }
   recordEvent(job, JobEvent{"Warning", std::string(kInvalidPodSpecReason), problem->message});
   if (!job.status) return;
-  json next = conditionsOf(*job.raw);
+  json next = api::conditionsOf(*job.raw);
   if (setCondition(next, kValidCondition, "False", problem->reason, problem->message, now,
                    jobMetadata(job).generation)) {
     api::SlurmJobStatus status = *job.status;

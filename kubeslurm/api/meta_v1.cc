@@ -45,6 +45,24 @@ std::string stringMember(const Json& object, std::string_view key) {
   return it->get<std::string>();
 }
 
+const Json& conditionsOf(const Json& object) {
+  static const Json kEmpty = Json::array();
+  if (!object.is_object()) return kEmpty;
+  auto status = object.find("status");
+  if (status == object.end() || !status->is_object()) return kEmpty;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return kEmpty;
+  return *conditions;
+}
+
+const Json* findCondition(const Json& conditions, std::string_view type) {
+  if (!conditions.is_array()) return nullptr;
+  for (const Json& c : conditions) {
+    if (stringMember(c, "type") == type) return &c;
+  }
+  return nullptr;
+}
+
 namespace detail {
 
 Condition decodeCondition(Decoder& d, const Json& in, const Path& at) {

@@ -66,6 +66,13 @@ void encodeObjectMeta(const ObjectMeta& meta, Json& into);
 // value(key, default) throws type_error on a member of another type.
 std::string stringMember(const Json& object, std::string_view key);
 
+// The status.conditions array of an object as read (codecs that leave conditions in the raw
+// object: a SlurmJob's); an empty array when it has none.
+const Json& conditionsOf(const Json& object);
+
+// The condition `type` in a status.conditions array, or nullptr.
+const Json* findCondition(const Json& conditions, std::string_view type);
+
 namespace detail {
 
 // NodeCondition, PodCondition and metav1.Condition (Condition above).

@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/kube_access.h"
@@ -317,17 +318,6 @@ int printJob(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, C
   return 0;
 }
 
-const nlohmann::json* findCondition(const nlohmann::json& object, std::string_view type) {
-  const auto status = object.find("status");
-  if (status == object.end() || !status->is_object()) return nullptr;
-  const auto conditions = status->find("conditions");
-  if (conditions == status->end() || !conditions->is_array()) return nullptr;
-  for (const nlohmann::json& condition : *conditions) {
-    if (condition.is_object() && condition.value("type", "") == type) return &condition;
-  }
-  return nullptr;
-}
-
 // sbatch's lines for a job slurmctld refused, from the operator's Valid=False message
 // (reference "sbatch and squeue": --partition=nope).
 void printRejection(const std::string& message, CliIo& io) {
@@ -379,7 +369,7 @@ int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, Cli
   for (int attempt = 0; attempt <= attempts; ++attempt) {
     if (attempt > 0) object = session->reader->get(type, namespaceName, name);
     if (object.isOk()) {
-      const nlohmann::json* valid = findCondition(*object, "Valid");
+      const nlohmann::json* valid = api::findCondition(api::conditionsOf(*object), "Valid");
       if (valid != nullptr && valid->value("status", "") == "False") {
         printRejection(valid->value("message", valid->value("reason", "invalid job")), io);
         // A refused Slurm job does not exist; the id it used up is not reused.

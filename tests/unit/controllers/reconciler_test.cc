@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/job_object.h"
+#include "kubeslurm/api/meta_v1.h"
 
 namespace kubeslurm::controllers {
 namespace {
@@ -43,9 +44,9 @@ TEST(ConditionTest, OtherConditionsAreKeptAndFound) {
   json conditions = json::array({{{"type", "Other"}, {"status", "True"}}});
   setCondition(conditions, "Valid", "True", "Valid", "", 0);
   ASSERT_EQ(conditions.size(), 2U);
-  ASSERT_NE(findCondition(conditions, "Other"), nullptr);
-  EXPECT_EQ(findCondition(conditions, "Valid")->at("reason"), "Valid");
-  EXPECT_EQ(findCondition(conditions, "Missing"), nullptr);
+  ASSERT_NE(api::findCondition(conditions, "Other"), nullptr);
+  EXPECT_EQ(api::findCondition(conditions, "Valid")->at("reason"), "Valid");
+  EXPECT_EQ(api::findCondition(conditions, "Missing"), nullptr);
 }
 
 }  // namespace
