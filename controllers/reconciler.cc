@@ -46,7 +46,6 @@ using nlohmann::json;
 // not decode at all: api::setDecodedArrayTaskLimit.)
 void setAsideOversizedArrays(ReconcileInput& input, std::uint32_t maxArraySize) {
   input.objects.jobs.eraseIf([&](const api::SlurmJobObject& job) {
-    // The cheap test first: isArrayParent reads the job's labels and owners from its raw object.
     if (!job.request.array || job.request.array->taskIds.empty() ||
         job.request.array->taskIds.back() < maxArraySize || !isArrayParent(job)) {
       return false;
@@ -279,10 +278,13 @@ Reconciler::StatusWrite Reconciler::statusWrite(
 void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report) {
   // A patch is what changes on the server: for a job numbered this cycle, from the status the
   // server holds, without the id.
+  std::vector<std::string> keys;
   std::vector<json> patches;
+  keys.reserve(writes.size());
   patches.reserve(writes.size());
   for (const StatusWrite& write : writes) {
-    const auto unsent = unsentIds_.find(jobKey(*write.job));
+    keys.push_back(jobKey(*write.job));
+    const auto unsent = unsentIds_.find(keys.back());
     if (unsent == unsentIds_.end()) {
       patches.push_back(statusPatch(*write.job, write.object));
       continue;
@@ -306,7 +308,7 @@ void Reconciler::sendStatusWrites(std::span<StatusWrite> writes, CycleReport& re
       report.fenceClosed = true;
       continue;
     }
-    const std::string key = jobKey(job);
+    const std::string& key = keys[i];
     const auto unsent = unsentIds_.find(key);
     if (!results[i]->isOk()) {
       if (unsent != unsentIds_.end()) {
@@ -375,15 +377,26 @@ void Reconciler::recordEvent(const api::SlurmJobObject& job, const JobEvent& eve
 }
 
 void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& report) {
-  // Ids are handed out in order; their status writes go out together (sendStatusWrites), and
-  // each outcome is then taken in the same order.
+  // Ids are handed out in order. A job that decodes is numbered in the cycle's input alone
+  // (`numbered`): this cycle plans it with its id (instead of a cycle's worth of queue wait for
+  // the informer to bring it back), and its first write of the cycle carries the id with what
+  // the cycle decided of it (unsentIds_). Written now, together (sendStatusWrites), each outcome
+  // then taken in the same order: a job that does not decode (never planned: its id comes with
+  // Valid=False), and an array's own record, whose tasks are made with its id later in this
+  // cycle and whose id sbatch waits for, not for them.
+  struct Numbered {
+    const api::SlurmJobObject* job = nullptr;
+    std::size_t slot = 0;  // in input.objects.jobs
+    std::int64_t id = 0;
+    api::SlurmJobStatus status;
+  };
+  std::vector<Numbered> numbered;
   std::vector<StatusWrite> writes;
   std::vector<const api::SlurmJobObject*> targets;  // writes[i]'s job
   // Where in input.objects.jobs the written job is, for its response to replace it; none for an
   // undecodable job, which is not there (and whose response would not decode either).
   std::vector<std::optional<std::size_t>> slots;
   std::vector<std::int64_t> assigned;
-  std::vector<api::SlurmJobStatus> numberedStatus;  // writes[i]'s status
   const auto assign = [&](const api::SlurmJobObject& job, std::optional<std::size_t> slot,
                           const std::string* invalid) {
     if (!fenceOpen()) {  // a new block of ids is a write too
@@ -408,6 +421,10 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     } else if (job.request.array) {
       status.arrayJobId = *id;
     }
+    if (slot && !isArrayParent(job)) {
+      numbered.push_back({&job, *slot, *id, std::move(status)});
+      return;
+    }
     writes.push_back(statusWrite(job, status, [&](json& list) {
       if (invalid != nullptr) {
         setCondition(list, kValidCondition, "False", "InvalidSpec", *invalid, now);
@@ -416,7 +433,6 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     targets.push_back(&job);
     slots.push_back(slot);
     assigned.push_back(*id);
-    numberedStatus.push_back(std::move(status));
   };
   // Ids in submission order, whatever order the informer listed the jobs in: Slurm's ids grow
   // with submission, and equal-priority jobs start lowest id first. An array's tasks, created
@@ -480,37 +496,23 @@ void Reconciler::assignIds(ReconcileInput& input, core::Time now, CycleReport& r
     undecodable.push_back(std::move(job));
   }
 
-  // A job that decodes is numbered in the cycle's input alone: this cycle plans it with its id
-  // (instead of a cycle's worth of queue wait for the informer to bring it back), and its first
-  // write of the cycle carries the id with what the cycle decided of it (unsentIds_). The view
-  // keeps its own record until the informer brings the written one.
-  // Written now: a job that does not decode (never planned: its id comes with Valid=False), and
-  // an array's own record, whose tasks are made with its id later in this cycle and whose id
-  // sbatch waits for, not for them.
-  std::vector<StatusWrite> atOnce;
-  std::vector<std::size_t> atOnceAt;  // in writes
-  for (std::size_t i = 0; i < writes.size(); ++i) {
-    const api::SlurmJobObject& job = *targets[i];
-    if (!slots[i] || isArrayParent(job)) {
-      atOnce.push_back(std::move(writes[i]));
-      atOnceAt.push_back(i);
-      continue;
-    }
-    api::SlurmJobObject numbered = job;
-    numbered.status = std::move(numberedStatus[i]);
-    unsentIds_[jobKey(job)] = UnsentId{job.status, assigned[i]};
-    input.objects.jobs.replace(*slots[i], std::move(numbered));
+  // After the loops above, which hold pointers to the jobs these replace (the view keeps its own
+  // record until the informer brings the written one).
+  for (Numbered& n : numbered) {
+    api::SlurmJobObject job = *n.job;
+    unsentIds_[jobKey(job)] = UnsentId{job.status, n.id};
+    job.status = std::move(n.status);
+    input.objects.jobs.replace(n.slot, std::move(job));
   }
-  sendStatusWrites(atOnce, report);
-  for (std::size_t n = 0; n < atOnce.size(); ++n) {
-    if (!atOnce[n].written) continue;
-    const std::size_t i = atOnceAt[n];
+  sendStatusWrites(writes, report);
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    if (!writes[i].written) continue;
     ++report.idsAssigned;
     recordEvent(*targets[i], JobEvent{"Normal", "Submitted",
                                       "Submitted batch job " + std::to_string(assigned[i])});
     // The server's copy is current: the array makes its tasks in this cycle.
     if (!slots[i]) continue;
-    auto decoded = api::decodeSlurmJob(atOnce[n].response);
+    auto decoded = api::decodeSlurmJob(writes[i].response);
     if (decoded.isOk()) {
       written_.erase(jobKey(*decoded));
       input.objects.jobs.replace(*slots[i], std::move(decoded).value());
