@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -195,6 +196,11 @@ struct SnapshotMemo::Nodes {
     std::uint64_t build = 0;
   };
   std::unordered_map<const api::Node*, Entry> entries;
+  // The list the last build read and the order it sorted it into: the same records in the same
+  // places sort the same way, without 60,000 natural-order comparisons at 5,000 nodes. Held, so
+  // that no other record can take one of their addresses while they are compared.
+  std::vector<std::shared_ptr<const api::Node>> listed;
+  std::vector<std::size_t> order;
   std::uint64_t build = 0;
   std::size_t used = 0;  // entries this build found or added
   std::uint64_t hits = 0;
@@ -231,12 +237,50 @@ struct SnapshotMemo::Nodes {
   }
 };
 
+JobKeys::JobKeys(std::initializer_list<value_type> keys) : keys_(keys) {
+  std::ranges::stable_sort(keys_, {}, &value_type::first);
+  const auto repeated = std::ranges::unique(keys_, {}, &value_type::first);
+  keys_.erase(repeated.begin(), repeated.end());
+}
+
+JobKeys::const_iterator JobKeys::find(core::JobId id) const {
+  const auto it = std::ranges::lower_bound(keys_, id, {}, &value_type::first);
+  return it != keys_.end() && it->first == id ? it : keys_.end();
+}
+
+const std::string& JobKeys::at(core::JobId id) const {
+  const auto it = find(id);
+  if (it == end()) throw std::out_of_range("JobKeys::at: no job " + std::to_string(id));
+  return it->second;
+}
+
+void JobKeys::append(core::JobId id, std::string key) { keys_.emplace_back(id, std::move(key)); }
+
+void JobKeys::erase(const std::vector<core::JobId>& ids) {
+  std::erase_if(
+      keys_, [&ids](const value_type& key) { return std::ranges::binary_search(ids, key.first); });
+}
+
 SnapshotMemo::SnapshotMemo() : nodes_(std::make_unique<Nodes>()) {}
 SnapshotMemo::~SnapshotMemo() = default;
 std::uint64_t SnapshotMemo::lastHits() const { return nodes_->hits; }
 std::uint64_t SnapshotMemo::lastMisses() const { return nodes_->misses; }
 
 namespace {
+
+// The walk by id visits 50,000 records of 2 KB each, scattered over the heap in the order the
+// informer decoded them: each record's first touch stalled on memory for most of the walk's time.
+// Asking for the record a few steps ahead overlaps those stalls (at 5,000 nodes and 50,000 jobs
+// the build went from ~70 ms to ~60: operator_cache_bench).
+constexpr std::size_t kPrefetchAhead = 8;
+constexpr std::size_t kCacheLine = 64;
+
+void prefetchRecord(const api::SlurmJobObject* record) {
+  const auto* bytes = reinterpret_cast<const char*>(record);  // NOLINT: addresses, not access
+  for (std::size_t offset = 0; offset < sizeof(api::SlurmJobObject); offset += kCacheLine) {
+    __builtin_prefetch(bytes + offset);
+  }
+}
 
 class Builder {
  public:
@@ -273,13 +317,31 @@ class Builder {
     return memo_->add(objects_.nodes.shared(at), coreNode(node));
   }
 
-  void buildNodes() {
-    std::vector<std::size_t> nodes(objects_.nodes.size());
+  // ClusterObjects::nodes by name, in natural order ("gpu-2" before "gpu-10").
+  std::vector<std::size_t> nodesByName() {
+    const auto& list = objects_.nodes;
+    if (memo_ != nullptr && memo_->listed.size() == list.size() &&
+        std::ranges::equal(memo_->listed, list, [](const auto& held, const api::Node& node) {
+          return held.get() == &node;
+        })) {
+      return memo_->order;
+    }
+    std::vector<std::size_t> nodes(list.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
-    std::sort(nodes.begin(), nodes.end(), [this](std::size_t a, std::size_t b) {
-      return slurm::naturalCompare(objects_.nodes[a].metadata.name,
-                                   objects_.nodes[b].metadata.name) < 0;
+    std::sort(nodes.begin(), nodes.end(), [&list](std::size_t a, std::size_t b) {
+      return slurm::naturalCompare(list[a].metadata.name, list[b].metadata.name) < 0;
     });
+    if (memo_ != nullptr) {
+      memo_->listed.clear();
+      memo_->listed.reserve(list.size());
+      for (std::size_t i = 0; i < list.size(); ++i) memo_->listed.push_back(list.shared(i));
+      memo_->order = nodes;
+    }
+    return nodes;
+  }
+
+  void buildNodes() {
+    const std::vector<std::size_t> nodes = nodesByName();
     out_.snapshot.nodes.reserve(nodes.size());
     out_.nodeNames.reserve(nodes.size());
     nodeIndex_.reserve(nodes.size());
@@ -493,6 +555,7 @@ class Builder {
     }
     std::vector<core::Job> kept;
     kept.reserve(out_.snapshot.jobs.size());
+    std::vector<core::JobId> overLimit;  // ascending, as the jobs are
     for (core::Job& j : out_.snapshot.jobs) {
       if (j.phase == core::JobPhase::kPending) {
         const auto limit = limitOf(j.account);
@@ -506,7 +569,7 @@ class Builder {
                     slurm::pendingReasonName(slurm::PendingReason::kAssocMaxSubmitJobLimit)),
                 "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
                 "limits)"});
-            out_.jobKeys.erase(key);
+            overLimit.push_back(j.id);
           }
           out_.snapshot.unplanned.push_back({j.id, j.arrayJobId, j.arrayTaskId, false});
           continue;
@@ -516,6 +579,7 @@ class Builder {
       kept.push_back(std::move(j));
     }
     out_.snapshot.jobs = std::move(kept);
+    out_.jobKeys.erase(overLimit);
   }
 
   // A job left out of the plan still exists: its dependants must keep waiting for it.
@@ -568,6 +632,7 @@ class Builder {
     }
     if (!arrays.empty()) addUnmaterializedTasks(arrays, madeTasks);
     out_.snapshot.jobs.reserve(jobs.size());
+    out_.jobKeys.reserve(jobs.size());
     // Oldest id first: of two objects claiming one id (which invariant 5 forbids) the one seen
     // first keeps it, whatever order the informer listed them in.
     std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
@@ -575,7 +640,9 @@ class Builder {
       return jobKey(*a.second) < jobKey(*b.second);
     });
     std::optional<std::int64_t> previous;  // sorted: a used id is the one just before
-    for (const auto& [rawId, job] : jobs) {
+    for (std::size_t at = 0; at < jobs.size(); ++at) {
+      if (at + kPrefetchAhead < jobs.size()) prefetchRecord(jobs[at + kPrefetchAhead].second);
+      const auto& [rawId, job] = jobs[at];
       if (rawId <= 0) {
         problem(jobKey(*job), "InvalidJobId", "status.jobId must be positive");
         continue;
@@ -738,7 +805,7 @@ class Builder {
     setArray(*job.status, *core);
     core->phase = core::JobPhase::kPending;
     // buildJobs goes by ascending id: each key goes at the end.
-    out_.jobKeys.emplace_hint(out_.jobKeys.end(), id, std::move(key));
+    out_.jobKeys.append(id, std::move(key));
     out_.snapshot.jobs.push_back(std::move(core).value());
   }
 
@@ -805,7 +872,7 @@ class Builder {
       core->allocatedNodes.push_back(nodeIndex_.at(pod->spec.nodeName));
       chargedByJob_.insert(pod);
     }
-    out_.jobKeys.emplace_hint(out_.jobKeys.end(), id, std::move(key));
+    out_.jobKeys.append(id, std::move(key));
     out_.snapshot.jobs.push_back(std::move(core).value());
   }
 

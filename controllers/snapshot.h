@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "controllers/shared_list.h"
@@ -57,12 +59,41 @@ struct JobProblem {
   std::string message;
 };
 
+// Pending and running jobs' keys ("ns/name") by id. The snapshot adds them in ascending id
+// order, so a sorted vector serves the lookups: a tree node per job was a tenth of building and
+// freeing a snapshot of 30,000 pending jobs.
+class JobKeys {
+ public:
+  using value_type = std::pair<core::JobId, std::string>;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  JobKeys() = default;
+  JobKeys(std::initializer_list<value_type> keys);  // any order; a repeated id keeps the first
+
+  const_iterator begin() const { return keys_.begin(); }
+  const_iterator end() const { return keys_.end(); }
+  const_iterator find(core::JobId id) const;
+  bool contains(core::JobId id) const { return find(id) != end(); }
+  const std::string& at(core::JobId id) const;  // throws std::out_of_range, as map::at
+  bool empty() const { return keys_.empty(); }
+  std::size_t size() const { return keys_.size(); }
+
+  void reserve(std::size_t count) { keys_.reserve(count); }
+  // `id` above every id added before (the snapshot's ascending walk).
+  void append(core::JobId id, std::string key);
+  // Removes the keys of `ids` (ascending), in one pass.
+  void erase(const std::vector<core::JobId>& ids);
+
+ private:
+  std::vector<value_type> keys_;
+};
+
 struct SnapshotIndex {
   core::Snapshot snapshot;
-  std::vector<std::string> nodeNames;          // by NodeIndex
-  std::map<core::JobId, std::string> jobKeys;  // pending and running jobs: "ns/name"
-  std::vector<JobProblem> problems;            // jobs left out of the snapshot, and why
-  std::vector<JobProblem> partitionProblems;   // key: the partition's name
+  std::vector<std::string> nodeNames;         // by NodeIndex
+  JobKeys jobKeys;                            // pending and running jobs
+  std::vector<JobProblem> problems;           // jobs left out of the snapshot, and why
+  std::vector<JobProblem> partitionProblems;  // key: the partition's name
   // Pending jobs left out because pods of their current attempt exist: a gang is being bound or
   // torn down, and only the binder or the job controller may act on it (invariant 1).
   std::set<std::string> gangsInFlight;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -887,6 +888,12 @@ std::string translatedNodes(const SnapshotIndex& index) {
   return out.str();
 }
 
+std::string names(const SnapshotIndex& index) {
+  std::string out;
+  for (const std::string& name : index.nodeNames) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
 ClusterObjects memoCluster() {
   ClusterObjects objects = gpuCluster();
   objects.nodes.replace(0, node("gpu-1", 8, {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}));
@@ -922,6 +929,23 @@ TEST(SnapshotMemo, ANodeTheInformerReplacedIsTranslatedAfresh) {
   EXPECT_EQ(memo.lastMisses(), 1U);
 }
 
+// The order a build sorted the nodes into serves the next build only for the same records in the
+// same places: a list the informer reordered, or with one record replaced by a node of another
+// name, is sorted again.
+TEST(SnapshotMemo, ANodeListThatChangedIsSortedAgain) {
+  ClusterObjects objects = memoCluster();
+  SnapshotMemo memo;
+  (void)buildSnapshot(objects, {}, kNow, {}, &memo);
+  objects.nodes.replace(3, node("gpu-0", 8));
+  EXPECT_EQ(names(buildSnapshot(objects, {}, kNow, {}, &memo)), "gpu-0,gpu-1,gpu-2,gpu-3");
+  ClusterObjects reordered;
+  for (std::size_t i = objects.nodes.size(); i-- > 0;) {
+    reordered.nodes.push_back(std::const_pointer_cast<api::Node>(objects.nodes.shared(i)));
+  }
+  EXPECT_EQ(names(buildSnapshot(reordered, {}, kNow, {}, &memo)), "gpu-0,gpu-1,gpu-2,gpu-3");
+  EXPECT_EQ(memo.lastHits(), 4U);
+}
+
 // The memo holds every record it translated, so a cycle that changes one (SharedList::mutableAt)
 // changes a copy at another address: the change is never mistaken for the record translated.
 TEST(SnapshotMemo, ANodeChangedInPlaceIsTranslatedAfresh) {
@@ -948,14 +972,31 @@ TEST(SnapshotMemo, ANodeThatWentAwayIsLetGo) {
   for (const auto& record : records) objects.nodes.push_back(record);
   SnapshotMemo memo;
   (void)buildSnapshot(objects, {}, kNow, {}, &memo);
-  EXPECT_EQ(records[3].use_count(), 3);  // this test, the list and the memo
+  // This test, the list and the memo (its translation and the list it sorted).
+  EXPECT_EQ(records[3].use_count(), 4);
   objects.nodes.clear();
   for (std::size_t i = 0; i < 3; ++i) objects.nodes.push_back(records[i]);
   const SnapshotIndex index = buildSnapshot(objects, {}, kNow, {}, &memo);
   EXPECT_EQ(index.snapshot.nodes.size(), 3U);
   EXPECT_EQ(memo.lastHits(), 3U);
   EXPECT_EQ(records[3].use_count(), 1);
-  EXPECT_EQ(records[0].use_count(), 3);
+  EXPECT_EQ(records[0].use_count(), 4);
+}
+
+// Lookups by id whatever order the keys were given in; the first of a repeated id is kept, as
+// the snapshot keeps the first object that claims an id.
+TEST(JobKeys, FindsByIdAndDropsWhatWasErased) {
+  JobKeys keys = {{7, "ns/g"}, {3, "ns/c"}, {5, "ns/e"}, {3, "ns/c-again"}};
+  EXPECT_EQ(keys.size(), 3U);
+  EXPECT_EQ(keys.at(3), "ns/c");
+  EXPECT_EQ(keys.find(4), keys.end());
+  EXPECT_THROW((void)keys.at(4), std::out_of_range);
+  keys.append(9, "ns/i");
+  keys.erase({3, 9});
+  EXPECT_FALSE(keys.contains(3));
+  EXPECT_FALSE(keys.contains(9));
+  EXPECT_EQ(keys.at(5), "ns/e");
+  EXPECT_EQ(keys.at(7), "ns/g");
 }
 
 }  // namespace
