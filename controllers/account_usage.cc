@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "kubeslurm/core/usage.h"
+
 namespace kubeslurm::controllers {
 
 namespace {
@@ -15,6 +17,8 @@ std::string associationKey(const core::Account& account) {
 }  // namespace
 
 void UsageLedger::advance(core::Snapshot& snapshot, core::Time now) {
+  gpuSeconds_.clear();
+  if (loaded_) gpuSeconds_ = core::gpuSecondsHeld(snapshot, asOf_, now);
   if (loaded_) {
     for (core::Account& a : snapshot.accounts) {
       if (auto it = usage_.find(associationKey(a)); it != usage_.end()) a.rawUsage = it->second;
@@ -34,6 +38,7 @@ void UsageLedger::advance(core::Snapshot& snapshot, core::Time now) {
 
 void UsageLedger::reset() {
   usage_.clear();
+  gpuSeconds_.clear();
   loaded_ = false;
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controllers/snapshot.h"
@@ -28,9 +29,17 @@ class UsageLedger {
   void advance(core::Snapshot& snapshot, core::Time now);
   // Leadership ended: the next term starts from what was persisted.
   void reset();
+  // The GPU-seconds the last advance added, by (account, user), undecayed
+  // (core::gpuSecondsHeld): from the cycle before to this one. The first cycle of a term adds
+  // none: the leader before counted up to its last cycle, and what fell between its last cycle
+  // and this term's first is not counted again (nor at all: the accounting store has it).
+  const std::map<std::pair<std::string, std::string>, double>& lastGpuSeconds() const {
+    return gpuSeconds_;
+  }
 
  private:
   std::map<std::string, double> usage_;  // by account '\0' user
+  std::map<std::pair<std::string, std::string>, double> gpuSeconds_;
   core::Time asOf_ = 0;
   bool loaded_ = false;
 };

@@ -1193,6 +1193,7 @@ CycleReport Reconciler::cycle(ReconcileInput input, core::Time now) {
       });
   SnapshotIndex index = buildSnapshot(input.objects, options_.snapshot, now, holds, &snapshotMemo_);
   usage_.advance(index.snapshot, now);
+  report.gpuSeconds = usage_.lastGpuSeconds();
   core::Budget budget = options_.budget;
   std::optional<SteadyDeadline> deadline;
   if (options_.backfillMaxTime.count() > 0) {

@@ -63,6 +63,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "controllers/account_usage.h"
@@ -201,6 +202,8 @@ struct CycleReport {
   };
   std::vector<QueueWait> queueWaits;  // one per gang started
   std::vector<core::FairShareRow> fairShare;
+  // GPU-seconds held since the cycle before, by (account, user): UsageLedger::lastGpuSeconds.
+  std::map<std::pair<std::string, std::string>, double> gpuSeconds;
   // The plan's pending jobs, for the query API (sprio, squeue --start).
   struct PendingJob {
     core::JobId jobId = 0;

@@ -55,6 +55,7 @@ void publishMetrics(metrics::OperatorMetrics& m, const controllers::CycleReport&
   }
   for (const std::string& state : report.transitions) m.addJobTransition(state);
   m.addJobIdsAssigned(report.idsAssigned);
+  m.addGpuSeconds(report.gpuSeconds);
 }
 
 namespace {

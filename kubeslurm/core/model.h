@@ -421,9 +421,6 @@ struct Plan {
 // The scheduler: a function of a snapshot and a time.
 Plan plan(const Snapshot& snapshot, Time now, const Budget& budget);
 
-// Usage accrual and decay for fair-share: returns the accounts with rawUsage advanced from
-// snapshot.usageTime to `now`: decayed by exp(ln 0.5 * dt / halfLife) and increased by what the
-// running jobs consumed (billing-weighted GPU-seconds), and the ended ones up to their end.
-std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now);
+// Usage over time (fair-share accrual and decay, chargeback): core/usage.h.
 
 }  // namespace kubeslurm::core

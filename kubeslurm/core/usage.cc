@@ -10,11 +10,13 @@
 // with lambda = ln(2) / H and dt = now - t0: every second of use is decayed by how long ago it
 // was, rather than charging the whole interval at one end of it. Without a half-life (0), usage
 // never decays and the job adds b * dt.
+#include "kubeslurm/core/usage.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 
-#include "kubeslurm/core/model.h"
 #include "kubeslurm/core/priority.h"
 
 namespace kubeslurm::core {
@@ -23,19 +25,24 @@ namespace {
 
 constexpr double kMillisPerCpu = 1000.0;
 
-// Billing units per second of a running job: billing-weighted GPUs and CPUs it holds. An exclusive
-// job holds its nodes' whole allocatable.
-double billingRate(const Job& job, const Snapshot& snapshot) {
-  const PriorityConfig& c = snapshot.config.priority;
-  double gpus = 0;
-  double cpuMillis = 0;
+// What a running job holds over its nodes: an exclusive job holds their whole allocatable.
+Resources heldResources(const Job& job, const Snapshot& snapshot) {
+  Resources total;
   for (NodeIndex n : job.allocatedNodes) {
     if (n >= snapshot.nodes.size()) continue;
     const Resources held = job.exclusive ? snapshot.nodes[n].allocatable : job.perNodeAllocation();
-    gpus += held.gpus;
-    cpuMillis += static_cast<double>(held.cpuMillis);
+    total.gpus += held.gpus;
+    total.cpuMillis += held.cpuMillis;
   }
-  return gpus * c.billingWeightGpu + cpuMillis / kMillisPerCpu * c.billingWeightCpu;
+  return total;
+}
+
+// Billing units per second of a running job: billing-weighted GPUs and CPUs it holds.
+double billingRate(const Job& job, const Snapshot& snapshot) {
+  const PriorityConfig& c = snapshot.config.priority;
+  const Resources held = heldResources(job, snapshot);
+  return static_cast<double>(held.gpus) * c.billingWeightGpu +
+         static_cast<double>(held.cpuMillis) / kMillisPerCpu * c.billingWeightCpu;
 }
 
 // What one unit of usage is worth `seconds` later (1 with no half-life: usage never decays).
@@ -82,6 +89,22 @@ std::vector<Account> advanceUsage(const Snapshot& snapshot, Time now) {
         decayOver(now - to, halfLife);
   }
   return accounts;
+}
+
+std::map<std::pair<std::string, std::string>, double> gpuSecondsHeld(const Snapshot& snapshot,
+                                                                     Time since, Time now) {
+  std::map<std::pair<std::string, std::string>, double> held;
+  const auto charge = [&](const Job& job, Time to) {
+    const Time from = std::max(job.startTime, since);
+    const std::uint64_t gpus = heldResources(job, snapshot).gpus;
+    if (to <= from || gpus == 0) return;
+    held[{job.account, job.user}] += static_cast<double>(gpus) * static_cast<double>(to - from);
+  };
+  for (const Job& job : snapshot.jobs) {
+    if (job.phase == JobPhase::kRunning) charge(job, now);
+  }
+  for (const EndedJob& ended : snapshot.ended) charge(ended.job, std::min(ended.endTime, now));
+  return held;
 }
 
 }  // namespace kubeslurm::core

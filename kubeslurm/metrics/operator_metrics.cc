@@ -258,6 +258,11 @@ struct OperatorMetrics::Impl {
       counterFamily(*registry, "kubeslurm_accounting_write_failures_total",
                     "Batches of job records the accounting store refused (kept and retried).")
           .Add({});
+  Family<Counter>& accountGpuSeconds = counterFamily(
+      *registry, "kubeslurm_account_gpu_seconds_total",
+      "GPU-seconds held by running jobs, by account and user, counted each scheduling cycle up "
+      "to it (an exclusive job's whole nodes): what a chargeback sums. Not weighted, not "
+      "decayed; the accounting store keeps the records behind it.");
   Gauge& recordsQueued = gaugeFamily(*registry, "kubeslurm_accounting_records_queued",
                                      "Job records waiting to be written to the accounting store.")
                              .Add({});
@@ -354,6 +359,14 @@ void OperatorMetrics::addJobIdsAssigned(std::int64_t n) {
 
 void OperatorMetrics::addApiError(const std::string& verb) {
   impl_->apiErrors.Add({{"verb", verb}}).Increment();
+}
+
+void OperatorMetrics::addGpuSeconds(
+    const std::map<std::pair<std::string, std::string>, double>& byAccountAndUser) {
+  for (const auto& [who, seconds] : byAccountAndUser) {
+    if (seconds <= 0) continue;  // a counter only grows
+    impl_->accountGpuSeconds.Add({{"account", who.first}, {"user", who.second}}).Increment(seconds);
+  }
 }
 
 void OperatorMetrics::setAccounting(const AccountingFigures& figures) {

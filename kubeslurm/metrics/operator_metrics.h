@@ -108,6 +108,8 @@ class OperatorMetrics {
   void addJobTransition(const std::string& state);
   void addJobIdsAssigned(std::int64_t n);
   void addApiError(const std::string& verb);
+  // GPU-seconds held since the last call, by (account, user).
+  void addGpuSeconds(const std::map<std::pair<std::string, std::string>, double>& byAccountAndUser);
   // The writer's running totals: the counters move by what they grew since the last call.
   void setAccounting(const AccountingFigures& figures);
 

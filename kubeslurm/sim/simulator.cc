@@ -6,6 +6,8 @@
 #include <queue>
 #include <unordered_map>
 
+#include "kubeslurm/core/usage.h"
+
 namespace kubeslurm::sim {
 namespace {
 

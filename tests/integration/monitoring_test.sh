@@ -329,6 +329,27 @@ EOF
 }
 k get sj -A >&2
 
+step "chargeback: GPU-seconds counted at the rate the running jobs hold GPUs, by account"
+# The operator's kubeslurm_account_gpu_seconds_total summed over the users of account $1.
+gpu_seconds() {
+  curl -fsS --max-time 5 "http://127.0.0.1:$METRICS_PORT/metrics" |
+    awk -v a="account=\"$1\"" '$1 ~ /^kubeslurm_account_gpu_seconds_total[{]/ && index($1, a) {
+      s += $2 } END { printf "%.3f", s }'
+}
+t0=$(date +%s.%N)
+v0=$(gpu_seconds team)
+sleep 5
+v1=$(gpu_seconds team)
+t1=$(date +%s.%N)
+# Only the gang (2 x 8 GPUs) runs in team now: 16 GPU-seconds a second, give or take a cycle
+# at each end of the window.
+ratio=$(awk -v a="$v0" -v b="$v1" -v s="$t0" -v e="$t1" 'BEGIN { printf "%.2f", (b - a) / (16 * (e - s)) }')
+awk -v r="$ratio" 'BEGIN { exit !(r >= 0.6 && r <= 1.4) }' ||
+  fail "team's GPU-seconds grew $v0 -> $v1 in $t0..$t1: $ratio of the gang's 16 GPUs"
+vision=$(gpu_seconds vision)
+awk -v v="$vision" 'BEGIN { exit !(v > 0) }' || fail "vision's finished job counted no GPU-seconds"
+echo "  team: $v0 -> $v1 GPU-seconds ($ratio x 16 GPUs); vision: $vision" >&2
+
 # ---------------------------------------------------------------------------------------------
 step "every metric name in the dashboards and rules is one the operator exports (its scrape)"
 curl -fsS --max-time 5 "http://127.0.0.1:$METRICS_PORT/metrics" >"$WORK/scrape.txt"
@@ -387,7 +408,7 @@ expand() {
   # shellcheck disable=SC2016  # Grafana's variables, not the shell's
   sed -E 's/\$(__rate_interval|__interval|__range|wait_window)\b/1m/g;
           s/\$\{(__rate_interval|__interval|__range|wait_window)\}/1m/g;
-          s/\$\{?partition\}?/.*/g'
+          s/\$\{?(partition|account)\}?/.*/g'
 }
 # Alerts whose condition holds in this scenario (before their `for:`), and those that must
 # not: a partition with 8 free GPUs while big pends for Resources; a leader that cycles, starts

@@ -60,6 +60,33 @@ TEST(UsageLedgerTest, ANewTermReadsThePersistedUsageAgain) {
   EXPECT_DOUBLE_EQ(next.accounts[1].rawUsage, 500);
 }
 
+// The GPU-seconds of a cycle run from the cycle before: none in a term's first cycle (the leader
+// before counted up to its last), the running job's since then in the next.
+TEST(UsageLedgerTest, GpuSecondsCountFromTheCycleBeforeAndNotInATermsFirst) {
+  UsageLedger ledger;
+  core::Snapshot s = persisted(0, kT0 - 3600);
+  s.nodes.resize(1);
+  s.nodes[0].allocatable.gpus = 8;
+  core::Job running;
+  running.id = 1;
+  running.account = "nlp";
+  running.user = "alice";
+  running.gpusPerNode = 4;
+  running.phase = core::JobPhase::kRunning;
+  running.startTime = kT0 - 3600;
+  running.allocatedNodes = {0};
+  s.jobs.push_back(running);
+  core::Snapshot first = s;
+  ledger.advance(first, kT0);
+  EXPECT_TRUE(ledger.lastGpuSeconds().empty());
+  core::Snapshot second = s;
+  ledger.advance(second, kT0 + 15);
+  ASSERT_EQ(ledger.lastGpuSeconds().size(), 1U);
+  EXPECT_DOUBLE_EQ(ledger.lastGpuSeconds().at({"nlp", "alice"}), 4.0 * 15);
+  ledger.reset();
+  EXPECT_TRUE(ledger.lastGpuSeconds().empty());
+}
+
 core::Job job(core::JobId id, std::string account, core::JobPhase phase) {
   core::Job j;
   j.id = id;

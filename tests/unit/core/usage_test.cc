@@ -1,4 +1,6 @@
 // Fair-share usage decay and accrual (priority_multifactor.c decay; PriorityDecayHalfLife).
+#include "kubeslurm/core/usage.h"
+
 #include <cmath>
 #include <numbers>
 
@@ -98,6 +100,33 @@ TEST(Usage, EndedJobsAreChargedUpToTheirEndOnce) {
 
   s.ended[0].endTime = kT0 - 60;  // before usageTime: charged while it ran
   EXPECT_EQ(advanceUsage(s, kT0 + kHour)[1].rawUsage, 0.0);
+}
+
+// Chargeback's GPU-seconds: by account and user, undecayed and unweighted whatever the
+// priority settings, from `since` (or the job's start, if later) to now or the job's end; an
+// exclusive job pays for its nodes' GPUs, a job without GPUs is not listed.
+TEST(GpuSecondsHeld, RunningAndEndedJobsByAccountAndUserSinceTheLastCount) {
+  MakeCluster c(4);
+  c.partition("train");
+  c.account("root", "", 1).account("a", "root", 1).account("b", "root", 1);
+  c.job(MakeJob().account("a").user("alice").gpus(8).running(kT0 - kHour, {idx(1), idx(2)}));
+  c.job(MakeJob().account("a").user("alice").gpus(2).running(kT0 + 30, {idx(3)}));
+  c.job(MakeJob().account("b").user("bob").gpus(1).exclusive().running(kT0 - kHour, {idx(4)}));
+  c.job(MakeJob().account("b").user("carol").gpus(0).running(kT0 - kHour, {idx(4)}));
+  Snapshot s = c.obj();
+  s.config.priority.decayHalfLife = 7 * kDay;
+  s.config.priority.billingWeightGpu = 3.0;
+  Job ended = MakeJob().account("b").user("bob").gpus(4).running(kT0 - kHour, {idx(3)}).obj();
+  s.ended.push_back({ended, kT0 + 20});
+
+  const auto held = gpuSecondsHeld(s, kT0, kT0 + 60);
+  ASSERT_EQ(held.size(), 2U);
+  EXPECT_DOUBLE_EQ((held.at({"a", "alice"})), 16.0 * 60 + 2.0 * 30);
+  EXPECT_DOUBLE_EQ((held.at({"b", "bob"})), 8.0 * 60 + 4.0 * 20);
+  // Counted once: a later count starts where this one ended, and the ended job is past.
+  const auto next = gpuSecondsHeld(s, kT0 + 60, kT0 + 70);
+  EXPECT_DOUBLE_EQ((next.at({"a", "alice"})), 18.0 * 10);
+  EXPECT_DOUBLE_EQ((next.at({"b", "bob"})), 8.0 * 10);
 }
 
 }  // namespace

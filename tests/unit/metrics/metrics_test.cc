@@ -262,6 +262,18 @@ TEST(MetricsTest, EventCounters) {
   EXPECT_THAT(text, HasSubstr("kubeslurm_accounting_records_queued 0\n"));
 }
 
+// GPU-seconds accumulate per (account, user) from cycle to cycle; nothing counts down.
+TEST(MetricsTest, GpuSecondsAccumulateByAccountAndUser) {
+  OperatorMetrics metrics;
+  metrics.addGpuSeconds({{{"nlp", "alice"}, 480}, {{"vision", "bob"}, 8}});
+  metrics.addGpuSeconds({{{"nlp", "alice"}, 120}, {{"vision", "bob"}, -5}});
+  const std::string text = metrics.exposition();
+  EXPECT_THAT(
+      text, HasSubstr("kubeslurm_account_gpu_seconds_total{account=\"nlp\",user=\"alice\"} 600\n"));
+  EXPECT_THAT(
+      text, HasSubstr("kubeslurm_account_gpu_seconds_total{account=\"vision\",user=\"bob\"} 8\n"));
+}
+
 struct HttpResponse {
   int code = 0;
   std::string headers;  // lower-cased
