@@ -445,6 +445,18 @@ StatusOr<core::Job> plannedJob(const slurm::JobRequest& request,
   if (!job.isOk() || partitions.size() == 1) return job;
   for (const api::Partition* other : partitions.subspan(1)) {
     job->otherPartitions.push_back(other->metadata.name);
+    // Its memory as that partition's defaults make it (the GPUs and tasks are the request's, the
+    // same everywhere); a partition where it would not translate keeps the first's shape, and
+    // is refused there by the same rules as the first.
+    auto there = nodeRequest(request, other->spec);
+    if (!there.isOk()) continue;
+    core::PartitionShape shape{other->metadata.name, there->cpuMillisPerNode,
+                               there->memoryBytesPerNode, there->allMemory};
+    if (shape.cpuMillisPerNode != job->cpuMillisPerNode ||
+        shape.memoryBytesPerNode != job->memoryBytesPerNode ||
+        shape.allNodeMemory != job->allNodeMemory) {
+      job->otherShapes.push_back(std::move(shape));
+    }
   }
   job->timeLimitFromPartition = !request.timeLimit && !partitions.front()->spec.defaultTime;
   return job;

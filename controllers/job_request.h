@@ -108,8 +108,9 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
                             std::size_t clusterNodes);
 
 // The core's Job for a pending request that may run in `partitions` (jobPartitions, not empty):
-// coreJob's with the first, the rest as Job::otherPartitions (sbatch -p a,b). The one
-// translation of a SlurmJob's request that the cycle and --test-only share.
+// coreJob's with the first, the rest as Job::otherPartitions (sbatch -p a,b), each with the
+// memory its own defaults give where they differ (Job::otherShapes). The one translation of a
+// SlurmJob's request that the cycle and --test-only share.
 StatusOr<core::Job> plannedJob(const slurm::JobRequest& request,
                                std::span<const api::Partition* const> partitions, core::JobId id,
                                const std::string& user, core::Time submitTime,

@@ -43,10 +43,10 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
   JobView v;
   v.job = jobIndex;
   v.partition = partition;
-  v.request = {toAmount(job.perNodeAllocation()), job.holdsWholeNodes()};
+  const Partition& tried = state.snapshot().partitions[partition];
+  v.request = {toAmount(job.perNodeAllocationIn(tried.name)), job.holdsWholeNodesIn(tried.name)};
   v.minNodes = std::max<std::uint32_t>(job.minNodes, 1);
   v.maxNodes = std::max(job.maxNodes, v.minNodes);
-  const Partition& tried = state.snapshot().partitions[partition];
   const Duration limit =
       job.timeLimitFromPartition ? tried.defaultTime.value_or(tried.maxTime) : job.timeLimit;
   v.duration = std::max<Duration>(limit, 1);  // a zero limit still holds its nodes

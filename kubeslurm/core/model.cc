@@ -8,4 +8,28 @@ Resources Job::perNodeAllocation() const {
   return {gpusPerNode, cpuMillisPerNode, memoryBytesPerNode};
 }
 
+const PartitionShape* Job::shapeIn(std::string_view partitionName) const {
+  if (otherShapes.empty() || partitionName == partition) return nullptr;
+  for (const PartitionShape& shape : otherShapes) {
+    if (shape.partition == partitionName) return &shape;
+  }
+  return nullptr;
+}
+
+Resources Job::perNodeAllocationIn(std::string_view partitionName) const {
+  const PartitionShape* shape = shapeIn(partitionName);
+  if (shape == nullptr) return perNodeAllocation();
+  return {gpusPerNode, shape->cpuMillisPerNode, shape->memoryBytesPerNode};
+}
+
+bool Job::holdsWholeNodesIn(std::string_view partitionName) const {
+  const PartitionShape* shape = shapeIn(partitionName);
+  return exclusive || (shape != nullptr ? shape->allNodeMemory : allNodeMemory);
+}
+
+std::uint64_t Job::memoryBytesPerNodeIn(std::string_view partitionName) const {
+  const PartitionShape* shape = shapeIn(partitionName);
+  return shape != nullptr ? shape->memoryBytesPerNode : memoryBytesPerNode;
+}
+
 }  // namespace kubeslurm::core

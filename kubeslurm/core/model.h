@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kubeslurm/slurm/dependency.h"
@@ -144,6 +145,16 @@ struct Qos {
 
 enum class JobPhase { kPending, kRunning };
 
+// A job's per-node request in one partition, where it differs from the job's own
+// (Job::otherShapes).
+struct PartitionShape {
+  std::string partition;
+  std::uint64_t cpuMillisPerNode = 0;
+  std::uint64_t memoryBytesPerNode = 0;
+  bool allNodeMemory = false;
+  friend bool operator==(const PartitionShape&, const PartitionShape&) = default;
+};
+
 struct Job {
   JobId id = 0;
   std::string name;
@@ -154,6 +165,11 @@ struct Job {
   // (with that partition's priority and limits) and starts in the first where it fits; a running
   // job's `partition` is the one it runs in.
   std::vector<std::string> otherPartitions;
+  // What one node holds for it in those of otherPartitions whose memory defaults give it another
+  // shape than `partition` does: slurmctld recomputes the memory of a job that gave no --mem* from
+  // the partition it tries (job_limits_check: DefMemPerCPU, then _valid_pn_min_mem's
+  // MaxMemPerCPU). Absent for a partition: the same as in `partition`.
+  std::vector<PartitionShape> otherShapes;
   std::string qos;
 
   // Request (per node unless stated).
@@ -209,6 +225,11 @@ struct Job {
   std::vector<NodeIndex> allocatedNodes;  // rank order
   Time startTime = 0;
   Resources perNodeAllocation() const;  // what one of its nodes holds for it
+  // The same, and whether it holds whole nodes, when tried in `partitionName`.
+  Resources perNodeAllocationIn(std::string_view partitionName) const;
+  bool holdsWholeNodesIn(std::string_view partitionName) const;
+  std::uint64_t memoryBytesPerNodeIn(std::string_view partitionName) const;
+  const PartitionShape* shapeIn(std::string_view partitionName) const;
   // No other job's rank may share its nodes: --exclusive, or all of each node's memory.
   bool holdsWholeNodes() const { return exclusive || allNodeMemory; }
 };

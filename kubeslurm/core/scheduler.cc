@@ -124,7 +124,8 @@ Verdict Cycle::partitionVerdict(const Job& job, std::uint32_t p) const {
     return waiting(PendingReason::kAccountNotAllowed);
   }
   // _valid_pn_min_mem, last of job_limits_check's tests.
-  if (part.maxMemoryBytesPerNode && job.memoryBytesPerNode > *part.maxMemoryBytesPerNode) {
+  if (part.maxMemoryBytesPerNode &&
+      job.memoryBytesPerNodeIn(part.name) > *part.maxMemoryBytesPerNode) {
     return waiting(PendingReason::kMaxMemPerLimit);
   }
   if (part.state == PartitionState::kDown) return waiting(PendingReason::kPartitionDown);

@@ -807,6 +807,41 @@ TEST(Snapshot, AJobOfSeveralPartitionsStartsInTheOneWhereItFits) {
   EXPECT_TRUE(core::plan(untolerated.snapshot, kNow, core::Budget{}).starts.empty());
 }
 
+// A job of several partitions that gave no --mem* takes each partition's memory default where it
+// is tried: slurmctld's job_limits_check sets pn_min_memory from the DefMemPerCPU of the
+// partition it tests (job_mgr.c), not only the first's. Here `big` would give it 1,200,000 MB a
+// node, more than a node has; `lean` gives it 2,000 MB, and it starts there.
+TEST(Snapshot, AJobOfSeveralPartitionsTakesEachPartitionsMemoryDefault) {
+  ClusterObjects objects;
+  for (int i = 1; i <= 4; ++i) objects.nodes.push_back(node("gpu-" + std::to_string(i), 8));
+  objects.partitions.push_back(
+      partition("big", {{"nodes", "gpu-[1-2]"}, {"default", true}, {"defMemPerCPU", 600000}}));
+  objects.partitions.push_back(partition("lean", {{"nodes", "gpu-[3-4]"}, {"defMemPerCPU", 1000}}));
+  objects.jobs.push_back(slurmJob("train", 7, "PENDING",
+                                  {{"partition", "big,lean"}, {"nodes", 1}, {"cpusPerTask", 2}}));
+  const SnapshotIndex index = buildSnapshot(objects, {}, kNow);
+  ASSERT_TRUE(index.problems.empty());
+  const core::Job* job = jobOf(index, 7);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->memoryBytesPerNode, 1200000ULL << 20);
+  ASSERT_EQ(job->otherShapes.size(), 1U);
+  EXPECT_EQ(job->otherShapes[0].partition, "lean");
+  EXPECT_EQ(job->otherShapes[0].memoryBytesPerNode, 2000ULL << 20);
+  EXPECT_EQ(job->otherShapes[0].cpuMillisPerNode, 2000U);
+
+  const core::Plan plan = core::plan(index.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  EXPECT_EQ(plan.starts[0].partition, "lean");
+
+  // Both partitions' defaults alike: no shape of its own, and `big` takes it first.
+  objects.partitions[0].spec.defMemPerCpu = 1000;
+  const SnapshotIndex alike = buildSnapshot(objects, {}, kNow);
+  EXPECT_TRUE(jobOf(alike, 7)->otherShapes.empty());
+  const core::Plan first = core::plan(alike.snapshot, kNow, core::Budget{});
+  ASSERT_EQ(first.starts.size(), 1U);
+  EXPECT_EQ(first.starts[0].partition, "big");
+}
+
 // One unknown name refuses the whole list, naming it (partition_mgr.c get_part_list).
 TEST(Snapshot, AnUnknownPartitionInAListIsAProblem) {
   ClusterObjects objects = gpuCluster();

@@ -312,5 +312,25 @@ TEST(Topology, NodeLabelsGiveTheSwitchRecordsOfATopologyConf) {
   EXPECT_EQ(t.leafDistance(t.leafOf(0), t.leafOf(4)), kInfiniteDistance);
 }
 
+// sbatch -p a,b without --mem*: where a partition's memory defaults give the job another shape
+// (Job::otherShapes), that shape is what is placed there and what its MaxMemPerNode is checked
+// against (slurmctld's job_limits_check, per partition tried).
+TEST(Placement, EachPartitionOfAJobPlacesAndChecksItsOwnShape) {
+  MakeCluster c(2);  // 500 GiB nodes
+  c.partition("a").partition("b");
+  Job job = MakeJob("a").gpus(1).memory(600 * testing::kGiB).obj();  // fits no node in a
+  job.otherPartitions = {"b"};
+  job.otherShapes = {{"b", 2000, 100 * testing::kGiB, false}};
+  c.job(job);
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_EQ(plan.starts.size(), 1U);
+  EXPECT_EQ(plan.starts[0].partition, "b");
+
+  c.ref().partitions[1].maxMemoryBytesPerNode = 50 * testing::kGiB;  // b's limit: below its shape
+  EXPECT_TRUE(core::plan(c.obj(), kT0, Budget{}).starts.empty());
+  c.ref().partitions[1].maxMemoryBytesPerNode = 100 * testing::kGiB;
+  EXPECT_EQ(core::plan(c.obj(), kT0, Budget{}).starts.size(), 1U);
+}
+
 }  // namespace
 }  // namespace kubeslurm::core
