@@ -22,9 +22,13 @@ Resources Job::perNodeAllocationIn(std::string_view partitionName) const {
   return {gpusPerNode, shape->cpuMillisPerNode, shape->memoryBytesPerNode};
 }
 
-bool Job::holdsWholeNodesIn(std::string_view partitionName) const {
+bool Job::allNodeMemoryIn(std::string_view partitionName) const {
   const PartitionShape* shape = shapeIn(partitionName);
-  return exclusive || (shape != nullptr ? shape->allNodeMemory : allNodeMemory);
+  return shape != nullptr ? shape->allNodeMemory : allNodeMemory;
+}
+
+bool Job::holdsWholeNodesIn(std::string_view partitionName) const {
+  return exclusive || allNodeMemoryIn(partitionName);
 }
 
 std::uint64_t Job::memoryBytesPerNodeIn(std::string_view partitionName) const {

@@ -228,6 +228,7 @@ struct Job {
   // The same, and whether it holds whole nodes, when tried in `partitionName`.
   Resources perNodeAllocationIn(std::string_view partitionName) const;
   bool holdsWholeNodesIn(std::string_view partitionName) const;
+  bool allNodeMemoryIn(std::string_view partitionName) const;
   std::uint64_t memoryBytesPerNodeIn(std::string_view partitionName) const;
   const PartitionShape* shapeIn(std::string_view partitionName) const;
   // No other job's rank may share its nodes: --exclusive, or all of each node's memory.

@@ -123,10 +123,16 @@ Verdict Cycle::partitionVerdict(const Job& job, std::uint32_t p) const {
           part.allowedAccounts.end()) {
     return waiting(PendingReason::kAccountNotAllowed);
   }
-  // _valid_pn_min_mem, last of job_limits_check's tests.
-  if (part.maxMemoryBytesPerNode &&
-      job.memoryBytesPerNodeIn(part.name) > *part.maxMemoryBytesPerNode) {
-    return waiting(PendingReason::kMaxMemPerLimit);
+  // _valid_pn_min_mem, last of job_limits_check's tests. A job that takes all of each node's
+  // memory (no --mem and no default: pn_min_memory 0) is measured by the partition's first node
+  // (_mem_per_node_part): past MaxMemPerNode, it waits for good, as on Slurm.
+  if (part.maxMemoryBytesPerNode) {
+    std::uint64_t memory = job.memoryBytesPerNodeIn(part.name);
+    if (job.allNodeMemoryIn(part.name) && !part.nodes.empty() &&
+        part.nodes.front() < snapshot_.nodes.size()) {
+      memory = snapshot_.nodes[part.nodes.front()].allocatable.memoryBytes;
+    }
+    if (memory > *part.maxMemoryBytesPerNode) return waiting(PendingReason::kMaxMemPerLimit);
   }
   if (part.state == PartitionState::kDown) return waiting(PendingReason::kPartitionDown);
   if (part.state == PartitionState::kInactive) return waiting(PendingReason::kPartitionInactive);

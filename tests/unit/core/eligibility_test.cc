@@ -382,6 +382,22 @@ TEST(Reasons, MaxMemPerNodeAdmitsAJobAtTheLimit) {
   EXPECT_EQ(testing::pendingOf(plan, 2).reason, PendingReason::kMaxMemPerLimit);
 }
 
+// A job that takes all of each node's memory (no --mem, no default) is measured against
+// MaxMemPerNode by the partition's first node (job_mgr.c _valid_pn_min_mem: pn_min_memory 0 is
+// _mem_per_node_part): on 500 GiB nodes under a 64 GiB limit it waits MaxMemPerLimit, for good,
+// as on Slurm; under a limit of the node's size it starts.
+TEST(Reasons, MaxMemPerNodeMeasuresAWholeMemoryJobByThePartitionsFirstNode) {
+  MakeCluster c = referenceCluster();
+  c.ref().partitions[0].maxMemoryBytesPerNode = std::uint64_t{64} << 30;
+  Job whole = MakeJob().id(1).obj();
+  whole.allNodeMemory = true;
+  c.job(whole);
+  EXPECT_EQ(testing::pendingOf(core::plan(c.obj(), kT0, Budget{}), 1).reason,
+            PendingReason::kMaxMemPerLimit);
+  c.ref().partitions[0].maxMemoryBytesPerNode = 500 * testing::kGiB;
+  EXPECT_NE(testing::findStart(core::plan(c.obj(), kT0, Budget{}), 1), nullptr);
+}
+
 TEST(Reasons, RequiredNodeJobsDoNotBlockThePartition) {
   MakeCluster c = referenceCluster();
   c.job(MakeJob().nodes(1).gpus(8).time(kHour).running(kT0, {idx(1)}));
