@@ -14,6 +14,7 @@
 #include "controllers/job_object.h"
 #include "controllers/job_request.h"
 #include "controllers/rank_tracking.h"
+#include "controllers/retention.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/api/core_v1.h"
 #include "kubeslurm/api/meta_v1.h"
@@ -962,47 +963,27 @@ void Reconciler::updatePartitions(const ClusterObjects& objects, const SnapshotI
 }
 
 void Reconciler::removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report) {
-  if (options_.jobRetention <= 0) return;
-  // An array's tasks go with it: it waits for their records too. The families are found once,
-  // for the first array past its retention.
-  std::optional<std::map<std::string, std::vector<const api::SlurmJobObject*>>> tasksOfArray;
-  const auto recorded = [&](const api::SlurmJobObject& job) {
-    if (options_.accounting == nullptr) return true;
-    if (!options_.accounting->endedRecordWritten(job)) return false;
-    if (!job.request.array) return true;
-    if (!tasksOfArray) {
-      tasksOfArray.emplace();
-      for (const auto& [key, family] : arrayFamilies(objects.jobs)) {
-        for (const auto& [index, task] : family.tasks) (*tasksOfArray)[key].push_back(task);
-      }
-    }
-    const auto tasks = tasksOfArray->find(jobKey(job));
-    return tasks == tasksOfArray->end() ||
-           std::ranges::all_of(tasks->second, [this](const api::SlurmJobObject* task) {
-             return options_.accounting->endedRecordWritten(*task);
-           });
-  };
-  for (const api::SlurmJobObject& job : objects.jobs) {
-    if (!job.status || !job.status->endTime) continue;
-    // A task is deleted with its array (owner reference), which ends last: sacct lists them all.
-    if (job.request.array && arrayTaskOf(job)) continue;
-    const auto state = slurm::parseJobState(job.status->state);
-    if (!state || !slurm::isFinished(*state)) continue;
-    if (now - *job.status->endTime < options_.jobRetention) continue;
-    if (!recorded(job)) continue;
+  EndedRecordWritten recorded;
+  if (options_.accounting != nullptr) {
+    recorded = [writer = options_.accounting](const api::SlurmJobObject& job) {
+      return writer->endedRecordWritten(job);
+    };
+  }
+  for (const api::SlurmJobObject* job :
+       expiredJobs(objects.jobs, now, options_.jobRetention, recorded)) {
     if (!fenceOpen()) {
       report.fenceClosed = true;
       return;
     }
     kube::DeleteOptions options;
-    options.uid = jobMetadata(job).uid;  // not a new job that took the name meanwhile
+    options.uid = jobMetadata(*job).uid;  // not a new job that took the name meanwhile
     options.propagationPolicy = "Background";
     const Status done =
-        writer_.remove(kube::resources::slurmJobs(), job.namespaceName, job.name, options);
+        writer_.remove(kube::resources::slurmJobs(), job->namespaceName, job->name, options);
     if (done.isOk() || done.code() == StatusCode::kNotFound) {
       ++report.jobsRemoved;
     } else if (done.code() != StatusCode::kAborted) {
-      report.errors.push_back("remove expired " + jobKey(job) + ": " + done.toString());
+      report.errors.push_back("remove expired " + jobKey(*job) + ": " + done.toString());
     }
   }
 }

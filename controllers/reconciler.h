@@ -278,6 +278,7 @@ class Reconciler {
                     const core::Plan& plan, core::Time now, CycleReport& report);
   void updatePartitions(const ClusterObjects& objects, const SnapshotIndex& index, core::Time now,
                         CycleReport& report);
+  // Deletes the finished jobs past their retention (controllers/retention.h).
   void removeExpired(const ClusterObjects& objects, core::Time now, CycleReport& report);
   // Removes the job-tracking finalizer of every rank pod whose outcome no job claims
   // (controllers/rank_tracking.h).
