@@ -760,6 +760,57 @@ PY
     *) fail "job $id's accounting record after retention: $record" ;;
   esac
 }
+# A database outage loses no record (issue 21): another process holds the store's write lock
+# while a job runs and ends. The writer's batches fail and are kept (counted in
+# kubeslurm_accounting_write_failures_total), the job outlives its --job-retention until its
+# ended record is committed, and once the lock goes the record is written, once.
+python3 - "$WORK/accounting.db" "$WORK/db-locked" <<'PY' &
+import pathlib, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+db.execute("BEGIN EXCLUSIVE")
+pathlib.Path(sys.argv[2]).write_text("locked")
+deadline = time.time() + 120  # held at most two minutes, should the test stop first
+while pathlib.Path(sys.argv[2]).exists() and time.time() < deadline:
+    time.sleep(0.1)
+db.execute("ROLLBACK")
+PY
+LOCK_PID=$!
+# shellcheck disable=SC2016  # wait_for evaluates its conditions
+{
+  wait_for 10 "the store's lock" '[ -s "$WORK/db-locked" ]'
+  k -n team-a create -f - >/dev/null <<'EOF'
+apiVersion: kubeslurm.io/v1alpha1
+kind: SlurmJob
+metadata: {name: outage}
+spec: {nodes: 1, gpusPerNode: 1, script: "#!/bin/sh\nsleep 1\n"}
+EOF
+  wait_for 60 "outage's end while the store is locked" '[ "$(sj outage .status.state)" = COMPLETED ]'
+  outage_id=$(sj outage .status.jobId)
+  metrics_port=$(sed -n 's/.* metrics on port \([0-9]*\)$/\1/p' "$WORK/operator.log")
+  failures() {
+    curl -fsS --max-time 5 "http://127.0.0.1:$metrics_port/metrics" |
+      awk '$1 == "kubeslurm_accounting_write_failures_total" { print int($2) }'
+  }
+  wait_for 20 "a failed batch while the store is locked" '[ "$(failures)" -gt 0 ]'
+  sleep 4  # twice --job-retention past its end: kept, since its ended record is not committed
+  k -n team-a get sj outage -o name >/dev/null 2>&1 ||
+    fail "job $outage_id was deleted before its record was written (the store was locked)"
+  rm -f "$WORK/db-locked"
+  wait "$LOCK_PID" || fail "the process holding the store's lock failed"
+  wait_for 60 "outage's removal once its record is written" \
+    '! k -n team-a get sj outage -o name >/dev/null 2>&1'
+  outage_records=$(python3 - "$WORK/accounting.db" "$outage_id" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT state FROM jobs WHERE cluster = 'kubeslurm' AND job_id = ?",
+                  (int(sys.argv[2]),)).fetchall()
+print(",".join(r[0] for r in rows))
+PY
+)
+  [ "$outage_records" = COMPLETED ] ||
+    fail "job $outage_id's records after the store's outage: '$outage_records' (want one, COMPLETED)"
+  echo "  store locked: $(failures) failed batches kept; job $outage_id kept until its record, then written once" >&2
+}
 # An array: the operator creates one SlurmJob per task (create), and cancelling the array
 # patches spec.cancel onto each running task (patch), whose rank pods it deletes.
 k -n team-a create -f - >/dev/null <<'EOF'
