@@ -455,6 +455,17 @@ AdmissionResponse mutateSlurmJob(const AdmissionRequest& request,
           {{"op", "add"}, {"path", "/spec/partition"}, {"value", chosen->metadata.name}});
     }
   }
+  // Likewise the account: a job that names none is charged to its namespace's default, recorded
+  // at submission as slurmctld records the association's account (scontrol show job Account=,
+  // sacct, sreport), not resolved again each time something reads it.
+  const Json& account =
+      request.object["spec"].contains("account") ? request.object["spec"]["account"] : Json();
+  if (account.is_null() || (account.is_string() && account.get<std::string>().empty())) {
+    const std::string chosen = defaultAccountFor(context.accounts, request.namespaceName);
+    if (!chosen.empty()) {
+      response.patch.push_back({{"op", "add"}, {"path", "/spec/account"}, {"value", chosen}});
+    }
+  }
   return response;
 }
 

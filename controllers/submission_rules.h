@@ -8,7 +8,8 @@
 // SlurmJob, CREATE (by anyone but the operator, whose array tasks copy a checked parent):
 //   mutate    spec.user := the Slurm short name of the authenticated user; spec.submitter :=
 //             the whole identity. Whatever the object said. An empty spec.partition := the
-//             default partition, as Slurm records it at submission.
+//             default partition, and an empty spec.account := the namespace's account
+//             (defaultAccountFor), as Slurm records both at submission.
 //   validate  the object decodes; sizes within Slurm's limits (script, template, environment:
 //             "Pathname of a file, directory or other parameter too long"); hostlists no larger
 //             than the cluster ("Invalid node name specified"); every host of --nodelist and

@@ -836,7 +836,9 @@ TEST(Snapshot, AJobOfSeveralPartitionsTakesEachPartitionsMemoryDefault) {
   // Both partitions' defaults alike: no shape of its own, and `big` takes it first.
   objects.partitions[0].spec.defMemPerCpu = 1000;
   const SnapshotIndex alike = buildSnapshot(objects, {}, kNow);
-  EXPECT_TRUE(jobOf(alike, 7)->otherShapes.empty());
+  const core::Job* planned = jobOf(alike, 7);
+  ASSERT_NE(planned, nullptr);
+  EXPECT_TRUE(planned->otherShapes.empty());
   const core::Plan first = core::plan(alike.snapshot, kNow, core::Budget{});
   ASSERT_EQ(first.starts.size(), 1U);
   EXPECT_EQ(first.starts[0].partition, "big");

@@ -121,10 +121,12 @@ void expectRefused(const AdmissionResponse& response, const std::string& message
 TEST_F(SubmissionRules, AnOrdinaryJobIsStampedWithItsSubmitterAndAdmitted) {
   AdmissionRequest request = create({{"user", "root"}}, kAlice, /*stamp=*/false);
   const AdmissionResponse mutated = mutateSlurmJob(request, context);
-  ASSERT_EQ(mutated.patch.size(), 3U);
+  ASSERT_EQ(mutated.patch.size(), 4U);
   request.object = request.object.patch(mutated.patch);
   // No -p: the default partition, recorded at submission as Slurm does.
   EXPECT_EQ(request.object["spec"]["partition"], "gpu");
+  // No -A: its namespace's account, recorded at submission too.
+  EXPECT_EQ(request.object["spec"]["account"], "nlp");
   // The short name, whatever the object said (security review H1: spec.user was taken as given).
   EXPECT_EQ(request.object["spec"]["user"], "alice");
   EXPECT_EQ(request.object["spec"]["submitter"],
@@ -140,6 +142,16 @@ TEST_F(SubmissionRules, ANamedPartitionIsKept) {
   AdmissionRequest request = create({{"partition", "urgent"}}, kAlice, /*stamp=*/false);
   request.object = request.object.patch(mutateSlurmJob(request, context).patch);
   EXPECT_EQ(request.object["spec"]["partition"], "urgent");
+}
+
+TEST_F(SubmissionRules, ANamedAccountIsKeptAndNoneIsStampedWithoutAccounts) {
+  AdmissionRequest named = create({{"account", "vision"}}, kAlice, /*stamp=*/false);
+  named.object = named.object.patch(mutateSlurmJob(named, context).patch);
+  EXPECT_EQ(named.object["spec"]["account"], "vision");
+  accounts.clear();  // a cluster without Accounts: no account to record
+  AdmissionRequest none = create(Json::object(), kAlice, /*stamp=*/false);
+  none.object = none.object.patch(mutateSlurmJob(none, context).patch);
+  EXPECT_FALSE(none.object["spec"].contains("account"));
 }
 
 TEST_F(SubmissionRules, AJobThatSkippedTheStampIsRefused) {
@@ -372,9 +384,9 @@ TEST_F(SubmissionUpdates, WhatOnlyAnAdministratorMayChange) {
       "a longer time limit is for administrators");
   expectRefused(validate(update({{"timeLimit", "1:00:00"}}, {{"timeLimit", "1:00:01"}}, "PENDING")),
                 "a longer time limit");
-  expectRefused(validate(update({}, {{"account", "nlp"}}, "RUNNING")),
+  expectRefused(validate(update({{"account", "vision"}}, {{"account", "nlp"}}, "RUNNING")),
                 "the account of a started job is for administrators");
-  EXPECT_TRUE(validate(update({}, {{"account", "nlp"}}, "PENDING")).allowed);
+  EXPECT_TRUE(validate(update({{"account", "vision"}}, {{"account", "nlp"}}, "PENDING")).allowed);
   expectRefused(validate(update({}, {{"priority", 10}}, "PENDING")), "--priority");
   checks.admins.insert(kAlice.user);
   EXPECT_TRUE(validate(update({{"timeLimit", "1:00:00"}}, {{"timeLimit", "UNLIMITED"}}, "RUNNING"))
