@@ -131,6 +131,48 @@ std::optional<std::vector<std::vector<std::string>>> conjunctiveForm(std::string
   return clauses;
 }
 
+// "[a|b|c]", alone or joined by '&' to features or parenthesised groups ("gpu&[r1|r2]"): the
+// bracket's features as ConstraintTerms::matching, the rest's clauses as the conjunctive form.
+// Anything else with a bracket ('&' inside it, '|' joining it, a count) is left unplanned.
+void matchingOr(std::string_view constraint, ConstraintTerms& out) {
+  const std::size_t open = constraint.find('[');
+  const std::size_t close = constraint.find(']', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return;
+  const auto isAnd = [](char c) { return c == '&' || c == ','; };
+  if (open > 0 && !isAnd(constraint[open - 1])) return;
+  if (close + 1 < constraint.size() && !isAnd(constraint[close + 1])) return;
+  std::vector<std::string> alternatives;
+  std::string feature;
+  for (const char c : constraint.substr(open + 1, close - open - 1)) {
+    if (c == '&' || c == ',' || c == '(' || c == ')') return;
+    if (c != '|') {
+      feature += c;
+      continue;
+    }
+    if (feature.empty()) return;
+    alternatives.push_back(std::move(feature));
+    feature.clear();
+  }
+  if (feature.empty()) return;
+  alternatives.push_back(std::move(feature));
+  std::string rest(constraint.substr(0, open == 0 ? 0 : open - 1));
+  const std::string_view after = constraint.substr(std::min(close + 2, constraint.size()));
+  if (!rest.empty() && !after.empty()) rest += '&';
+  rest += after;
+  // '|' joining the rest at its top level would make Slurm's left-to-right reading differ.
+  int depth = 0;
+  for (const char c : rest) {
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c == '|' && depth == 0) return;
+  }
+  if (rest.empty()) {
+    out.clauses.emplace();
+  } else {
+    out.clauses = conjunctiveForm(rest);
+  }
+  if (out.clauses) out.matching = std::move(alternatives);
+}
+
 }  // namespace
 
 ConstraintTerms constraintTerms(std::string_view constraint) {
@@ -200,6 +242,8 @@ ConstraintTerms constraintTerms(std::string_view constraint) {
     out.clauses = conjunctiveForm(constraint);
   } else if (out.wellFormed && constraint.empty()) {
     out.clauses.emplace();
+  } else if (out.wellFormed && brackets == 1 && !counted) {
+    matchingOr(constraint, out);
   }
   return out;
 }
@@ -398,6 +442,17 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
                                [&](const std::string& f) { return requiredSet.contains(f); })) {
         job.constraintAnyOf.push_back(clause);
       }
+    }
+    if (terms.matching.size() > kMaxMatchingFeatures) {
+      return invalidArgument(std::string(kInvalidFeature) + " (more than " +
+                             std::to_string(kMaxMatchingFeatures) + " features in [...])");
+    }
+    // Each feature once, in order; one that every node must have anyway settles it.
+    if (std::ranges::none_of(terms.matching,
+                             [&](const std::string& f) { return requiredSet.contains(f); })) {
+      FirstSeen matching;
+      for (std::string& f : terms.matching) matching.add(std::move(f));
+      job.matchingOneOf = matching.take();
     }
   }
   for (std::string& type : requiredGpuTypeFeatures(request)) {

@@ -90,15 +90,22 @@ struct ConstraintTerms {
   std::vector<std::string> features;  // every feature it names, in order
   bool wellFormed = true;             // as build_feature_list parses it
   // The expression as the core plans it, in conjunctive form: every node of the job has one
-  // feature of each clause ("a&b": {a},{b}; "a|b": {a,b}; "(a|b)&c": {a,b},{c}). None for the
-  // forms the core does not plan: matching OR ("[a|b]", one feature for all nodes), counts
-  // ("a*2"), and '&' and '|' mixed outside parentheses (which Slurm reads left to right).
+  // feature of each clause ("a&b": {a},{b}; "a|b": {a,b}; "(a|b)&c": {a,b},{c}), besides the
+  // matching OR below. None for the forms the core does not plan: counts ("a*2"), a bracket
+  // that is more than "[a|b|...]" joined by '&', and '&' and '|' mixed outside parentheses
+  // (which Slurm reads left to right).
   std::optional<std::vector<std::vector<std::string>>> clauses;
+  // "[a|b]" (matching OR): every node of the job has the same one of these, in this order.
+  std::vector<std::string> matching;
 };
 ConstraintTerms constraintTerms(std::string_view constraint);
 // What a job whose --constraint is in a form the core does not plan is told.
 inline constexpr std::string_view kUnplannedConstraint =
-    "kubeslurm does not plan [a|b], a*N, or & and | mixed outside parentheses";
+    "kubeslurm does not plan a*N, [...] beyond [a|b] joined by &, or & and | mixed outside "
+    "parentheses";
+// A matching OR names at most this many features (node_scheduler.c MAX_FEATURES: the features
+// of "[fs1|fs2|...]" are bits of a 64-bit set).
+inline constexpr std::size_t kMaxMatchingFeatures = 64;
 
 // `clusterNodes`: how many nodes the cluster has. A --nodelist or --exclude of more hosts than
 // that names a node that does not exist: kInvalidArgument, kInvalidNodeName, found without

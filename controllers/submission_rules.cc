@@ -157,7 +157,7 @@ std::optional<AdmissionResponse> checkNamedNodes(const api::SlurmJobObject& job,
   if (!context.nodes) {
     // Without the node cache only the form is checked (namedNodesProblem reads it first).
     const ConstraintTerms terms = constraintTerms(r.constraint);
-    if (terms.clauses) return std::nullopt;
+    if (terms.clauses && terms.matching.size() <= kMaxMatchingFeatures) return std::nullopt;
     return refuse(namedNodesProblem(r, NodeCatalog{}).value_or(std::string(kInvalidFeature)));
   }
   if (auto problem = namedNodesProblem(r, context.nodes())) return refuse(*problem);
@@ -406,6 +406,10 @@ std::optional<std::string> namedNodesProblem(const slurm::JobRequest& request,
     return what(kInvalidFeature, "--constraint " + quoteForDiagnostic(request.constraint, 64));
   }
   if (!terms.clauses) return what(kInvalidFeature, kUnplannedConstraint);
+  if (terms.matching.size() > kMaxMatchingFeatures) {
+    return what(kInvalidFeature,
+                "more than " + std::to_string(kMaxMatchingFeatures) + " features in [...]");
+  }
   for (const auto& [list, field] :
        {std::pair{&request.nodeList, "--nodelist"}, std::pair{&request.excludeList, "--exclude"}}) {
     if (list->empty()) continue;

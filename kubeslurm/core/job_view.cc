@@ -37,12 +37,21 @@ bool hasJobFeatures(const Node& node, const Job& job) {
                      });
 }
 
+bool hasViewFeatures(const Node& node, const Job& job, const JobView& view) {
+  if (!hasJobFeatures(node, job)) return false;
+  if (view.matching < 0) return true;
+  const auto at = static_cast<std::size_t>(view.matching);
+  return at < job.matchingOneOf.size() && std::find(node.features.begin(), node.features.end(),
+                                                    job.matchingOneOf[at]) != node.features.end();
+}
+
 JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint32_t partition,
-                    Time now) {
+                    Time now, std::int32_t matching) {
   const Job& job = state.snapshot().jobs[jobIndex];
   JobView v;
   v.job = jobIndex;
   v.partition = partition;
+  v.matching = matching;
   const Partition& tried = state.snapshot().partitions[partition];
   v.request = {toAmount(job.perNodeAllocationIn(tried.name)), job.holdsWholeNodesIn(tried.name)};
   v.minNodes = std::max<std::uint32_t>(job.minNodes, 1);
@@ -67,7 +76,7 @@ bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n)
   const Partition& partition = state.snapshot().partitions[job.partition];
   return node.state == NodeState::kUp &&
          toleratesAll(node.taints, j.tolerations, partition.tolerations) &&
-         hasJobFeatures(node, j) &&
+         hasViewFeatures(node, j, job) &&
          !std::binary_search(job.excluded.begin(), job.excluded.end(), n);
 }
 

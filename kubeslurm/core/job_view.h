@@ -26,10 +26,13 @@ struct JobView {
   std::vector<NodeIndex> required;           // -w, resolved, ascending
   std::vector<NodeIndex> excluded;           // -x, resolved, ascending
   std::vector<std::string> unknownRequired;  // -w names that are not nodes
+  // A job with a matching OR (Job::matchingOneOf) is one view per feature: the index of this
+  // view's, which every node it takes has. -1: none.
+  std::int32_t matching = -1;
 };
 
 JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint32_t partition,
-                    Time now);
+                    Time now, std::int32_t matching = -1);
 
 // Whether node n may hold a rank of the job at all (state, taints, features, -x), regardless of
 // free capacity and of the main pass closing nodes.
@@ -37,6 +40,8 @@ bool nodeAllowedSlow(const ClusterState& state, const JobView& job, NodeIndex n)
 // Whether `node` has the features `job` asks for (-C): each of constraints, and one of each
 // constraintAnyOf clause.
 bool hasJobFeatures(const Node& node, const Job& job);
+// The same, and the view's matching-OR feature.
+bool hasViewFeatures(const Node& node, const Job& job, const JobView& view);
 inline bool nodeAllowed(const ClusterState& state, const JobView& job, NodeIndex n) {
   return job.simple ? state.usable(n) : nodeAllowedSlow(state, job, n);
 }

@@ -196,7 +196,12 @@ struct Job {
   // -C "a|b", "(a|b)&c": each of these needs one of its features on every node of the job
   // (Slurm's OR without brackets: nodes may differ in which one they have).
   std::vector<std::vector<std::string>> constraintAnyOf;
-  bool hasFeatureConstraints() const { return !constraints.empty() || !constraintAnyOf.empty(); }
+  // -C "[a|b]" (matching OR): every node of the job has the same one of these features, tried in
+  // this order (node_scheduler.c _get_req_features walks the features in order, first that fits).
+  std::vector<std::string> matchingOneOf;
+  bool hasFeatureConstraints() const {
+    return !constraints.empty() || !constraintAnyOf.empty() || !matchingOneOf.empty();
+  }
   // Taints this job's pods tolerate: a node taint matches when the key is equal and the value
   // and effect are equal or empty here. Nodes with an untolerated NoSchedule or NoExecute taint
   // take none of its ranks.

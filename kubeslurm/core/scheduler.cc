@@ -171,19 +171,37 @@ void Cycle::examine() {
   for (std::uint32_t j = 0; j < snapshot_.jobs.size(); ++j) {
     const Job& job = snapshot_.jobs[j];
     if (job.phase != JobPhase::kPending) continue;
-    examineEntry(j, job.partition, context);
+    examinePartition(j, job.partition, context);
     for (const std::string& other : job.otherPartitions) {
       if (other == job.partition) continue;
-      examineEntry(j, other, context);
+      examinePartition(j, other, context);
       multiPartition_ = true;
     }
+  }
+}
+
+// A job with a matching OR is queued once per feature in each partition, in the order it names
+// them: entries of one job and partition sort together (order's last tie-break), so the first
+// feature whose nodes can take it now wins, as node_scheduler.c's walk over the features does.
+void Cycle::examinePartition(std::uint32_t j, const std::string& partitionName,
+                             const PriorityContext& context) {
+  const Job& job = snapshot_.jobs[j];
+  if (job.matchingOneOf.empty()) {
+    examineEntry(j, partitionName, context, -1);
+    return;
+  }
+  multiPartition_ = true;
+  const auto alternatives = static_cast<std::int32_t>(job.matchingOneOf.size());
+  for (std::int32_t a = 0; a < alternatives; ++a) {
+    examineEntry(j, partitionName, context, a);
+    pending_.back().moreAlternatives = a + 1 < alternatives;
   }
 }
 
 // A job of several partitions is queued once per partition, each with that partition's
 // priority and limits (job_scheduler.c builds one job_queue record per part_ptr_list entry).
 void Cycle::examineEntry(std::uint32_t j, const std::string& partitionName,
-                         const PriorityContext& context) {
+                         const PriorityContext& context, std::int32_t matching) {
   const Job& job = snapshot_.jobs[j];
   PendingJob p;
   p.job = j;
@@ -192,7 +210,7 @@ void Cycle::examineEntry(std::uint32_t j, const std::string& partitionName,
   p.tier = partition != nullptr ? partition->priorityTier : 0;
   p.verdict = staticVerdict(job, p.partition);
   if (p.verdict.reason == PendingReason::kNone) {
-    p.view = makeJobView(state_, j, *p.partition, now_);
+    p.view = makeJobView(state_, j, *p.partition, now_, matching);
     p.verdict = nodeVerdict(p.view);
   }
   PriorityInputs inputs;
@@ -260,11 +278,12 @@ void Cycle::mainPassJob(PendingJob& p) {
     if (!limited(p, nodes_.size())) start(p, nodes_, false);
     return;
   }
-  if (!configFeasible(p.view)) {
-    p.verdict.reason = PendingReason::kBadConstraints;
-    return;
-  }
-  p.verdict.reason = PendingReason::kResources;
+  const bool feasible = configFeasible(p.view);
+  p.verdict.reason = feasible ? PendingReason::kResources : PendingReason::kBadConstraints;
+  // Another of its matching-OR features may fit: the job's last entry here decides for it, and
+  // the job waits for resources (blocking the partition) if any of its features could ever fit.
+  if (p.moreAlternatives) return;
+  if (!feasible && !earlierAlternativeWaits(p)) return;
   if (p.view.required.size() >= p.view.minNodes) {
     // Do not schedule more jobs on the nodes this job requires, but do not block the partition.
     for (NodeIndex n : p.view.required) index_.close(n);
@@ -276,6 +295,18 @@ void Cycle::mainPassJob(PendingJob& p) {
   } else {
     closePartition(partition);
   }
+}
+
+// Whether an earlier matching-OR entry of the job in the same partition waits for resources:
+// examinePartition queues a job's features one after another.
+bool Cycle::earlierAlternativeWaits(const PendingJob& p) const {
+  if (p.view.matching <= 0) return false;
+  const auto at = static_cast<std::size_t>(&p - pending_.data());
+  for (std::size_t back = 1; back <= static_cast<std::size_t>(p.view.matching) && back <= at;
+       ++back) {
+    if (pending_[at - back].verdict.reason == PendingReason::kResources) return true;
+  }
+  return false;
 }
 
 // The limits that hold back a job about to start on `nodes` nodes (post-select): it does not
@@ -337,7 +368,7 @@ bool Cycle::configFeasible(const JobView& view) const {
     if (!view.simple && (!toleratesAll(node.taints, job.tolerations,
                                        snapshot_.partitions[view.partition].tolerations) ||
                          std::binary_search(view.excluded.begin(), view.excluded.end(), n) ||
-                         !hasJobFeatures(node, job))) {
+                         !hasViewFeatures(node, job, view))) {
       continue;
     }
     if (++count >= view.minNodes) return true;
@@ -485,7 +516,10 @@ void Cycle::report() {
     // pending_ is in examine order: each job's entries in the order it names its partitions.
     for (const PendingJob& p : pending_) {
       const Job& job = snapshot_.jobs[p.job];
-      if (job.otherPartitions.empty() || !p.partition || taken_[p.job] == kStarted) continue;
+      if (job.otherPartitions.empty() || !p.partition || taken_[p.job] == kStarted ||
+          p.view.matching > 0) {
+        continue;
+      }
       plan_.partitionPriorities[job.id].push_back(
           PartitionPriority{snapshot_.partitions[*p.partition].name, p.factors});
     }

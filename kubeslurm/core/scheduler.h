@@ -51,13 +51,18 @@ class Cycle {
     PriorityFactors factors;
     JobView view;
     bool preempting = false;
+    // A matching-OR entry with more of the job's features after it in this partition: its
+    // failure leaves the partition open for them (the job as a whole has not failed yet).
+    bool moreAlternatives = false;
     std::optional<Time> estimatedStart;
     std::vector<NodeIndex> estimatedNodes;
   };
 
   void examine();
-  void examineEntry(std::uint32_t job, const std::string& partition,
-                    const PriorityContext& context);
+  void examinePartition(std::uint32_t job, const std::string& partition,
+                        const PriorityContext& context);
+  void examineEntry(std::uint32_t job, const std::string& partition, const PriorityContext& context,
+                    std::int32_t matching);
   Verdict staticVerdict(const Job& job, const std::optional<std::uint32_t>& partition) const;
   Verdict partitionVerdict(const Job& job, std::uint32_t partition) const;
   Verdict nodeVerdict(const JobView& view) const;
@@ -66,6 +71,7 @@ class Cycle {
   void mainPass();
   void mainPassJob(PendingJob& p);
   bool tryPreempt(PendingJob& p);
+  bool earlierAlternativeWaits(const PendingJob& p) const;
   void closePartition(std::uint32_t partition);
   void backfillPass();
   bool configFeasible(const JobView& view) const;
@@ -92,7 +98,8 @@ class Cycle {
   // Per Snapshot::jobs: 0, or whether one of its entries started or is preempting (so its other
   // partitions' entries are skipped).
   std::vector<std::uint8_t> taken_;
-  bool multiPartition_ = false;  // some job names several partitions
+  // Some job has several entries: it names several partitions, or a matching OR.
+  bool multiPartition_ = false;
   std::unordered_map<JobId, std::uint32_t> arrayRunning_;
   std::vector<std::uint32_t> preemptors_;  // indices into pending_
   std::vector<NodeIndex> nodes_;           // scratch

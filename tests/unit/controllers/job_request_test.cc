@@ -112,13 +112,16 @@ TEST(NodeRequest, TasksOverTasksPerNodeSetTheNodeCount) {
 
 // build_feature_list (job_scheduler.c): ',' is '&'; an operator with no name before it, an
 // unclosed bracket or a count that is not positive is not read at all. The core plans the
-// conjunctive forms: every node has one feature of each clause.
+// conjunctive forms: every node has one feature of each clause; and a matching OR joined to
+// them by '&' (all nodes share one of its features).
 TEST(ConstraintTerms, AsSlurmctldReadsThem) {
   using Clauses = std::vector<std::vector<std::string>>;
+  using Features = std::vector<std::string>;
   struct Case {
     std::string text;
     bool wellFormed;
     std::optional<Clauses> clauses;  // none: a form the core does not plan
+    Features matching = {};
   };
   const std::vector<Case> cases = {
       {"a100", true, Clauses{{"a100"}}},
@@ -135,8 +138,16 @@ TEST(ConstraintTerms, AsSlurmctldReadsThem) {
       {"a100&ib|x", true, std::nullopt},  // left to right in Slurm: (a100&ib)|x
       {"(a100&ib)|x", true, std::nullopt},
       {"(a100|ib)x&c", true, std::nullopt},
-      {"[a100|ib]", true, std::nullopt},
-      {"[a100|ib]&x", true, std::nullopt},
+      {"[a100|ib]", true, Clauses{}, Features{"a100", "ib"}},
+      {"[a100|ib]&x", true, Clauses{{"x"}}, Features{"a100", "ib"}},
+      {"x,[r1|r2|r3]", true, Clauses{{"x"}}, Features{"r1", "r2", "r3"}},
+      {"(a|b)&[r1|r2]&c", true, Clauses{{"a", "b"}, {"c"}}, Features{"r1", "r2"}},
+      {"[r1]", true, Clauses{}, Features{"r1"}},
+      {"[r1|r2]|x", true, std::nullopt},  // '|' joining the bracket: Slurm's own reading
+      {"x|y&[r1|r2]", true, std::nullopt},
+      {"[r1&r2]", true, std::nullopt},  // a bracket of '&' (XAND) is not planned
+      {"[r1|r2]*2", true, std::nullopt},
+      {"[r1|r2]x", true, std::nullopt},
       {"a100*2", true, std::nullopt},
       {"", true, Clauses{}},
       {"&a100", false, std::nullopt},
@@ -152,6 +163,7 @@ TEST(ConstraintTerms, AsSlurmctldReadsThem) {
     const ConstraintTerms terms = constraintTerms(c.text);
     EXPECT_EQ(terms.wellFormed, c.wellFormed) << c.text;
     EXPECT_EQ(terms.clauses, c.clauses) << c.text;
+    EXPECT_EQ(terms.matching, c.matching) << c.text;
   }
   EXPECT_EQ(constraintTerms("(a100|ib)&ib").features,
             (std::vector<std::string>{"a100", "ib", "ib"}));
@@ -177,12 +189,29 @@ TEST(CoreJob, ConstraintsAreTheConjunctiveForm) {
   ASSERT_TRUE(job.isOk()) << job.status().toString();
   EXPECT_EQ(job->constraints, (std::vector<std::string>{"ib"}));
   EXPECT_EQ(job->constraintAnyOf, (std::vector<std::vector<std::string>>{{"a100", "h100"}}));
-  request.constraint = "[a100|ib]";
+  // A matching OR: its features once each, in order; moot when a required feature is one.
+  request.constraint = "ib&[rack2|rack1|rack2]";
+  job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_EQ(job->constraints, (std::vector<std::string>{"ib"}));
+  EXPECT_EQ(job->matchingOneOf, (std::vector<std::string>{"rack2", "rack1"}));
+  request.constraint = "rack1&[rack1|rack2]";
+  job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_TRUE(job.isOk()) << job.status().toString();
+  EXPECT_TRUE(job->matchingOneOf.empty());
+  std::string many = "[f0";
+  for (int i = 1; i <= 64; ++i) many += "|f" + std::to_string(i);
+  request.constraint = many + "]";
   job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
   ASSERT_FALSE(job.isOk());
   EXPECT_EQ(job.status().message(),
-            "Invalid feature specification (kubeslurm does not plan [a|b], a*N, or & and | mixed "
-            "outside parentheses)");
+            "Invalid feature specification (more than 64 features in [...])");
+  request.constraint = "a100*2";
+  job = coreJob(request, partition(std::nullopt, std::nullopt), 7, "alice", 0, 8);
+  ASSERT_FALSE(job.isOk());
+  EXPECT_EQ(job.status().message(),
+            "Invalid feature specification (kubeslurm does not plan a*N, [...] beyond [a|b] "
+            "joined by &, or & and | mixed outside parentheses)");
 }
 
 TEST(NodeRequest, AgreeingGpuOptionsAreAcceptedConflictingOnesRefused) {

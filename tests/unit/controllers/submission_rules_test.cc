@@ -310,10 +310,14 @@ TEST_F(SubmissionRules, NodesAndFeaturesMustBeTheClusters) {
   EXPECT_TRUE(validate(create({{"constraint", "a100|ib"}})).allowed);
   EXPECT_TRUE(validate(create({{"constraint", "(a100|ib)&ib"}})).allowed);
   expectRefused(validate(create({{"constraint", "a100|A100"}})), "no node has feature \"A100\"");
+  // A matching OR of features nodes have is planned; one of a feature no node has is not.
+  EXPECT_TRUE(validate(create({{"constraint", "[a100|ib]"}})).allowed);
+  expectRefused(validate(create({{"constraint", "ib&[a100|A100]"}})),
+                "no node has feature \"A100\"");
   // Slurm plans these; the core does not yet, and a job must not wait for a node it cannot see.
-  expectRefused(validate(create({{"constraint", "[a100|ib]"}})),
-                "Invalid feature specification (kubeslurm does not plan [a|b], a*N, or & and | "
-                "mixed outside parentheses)");
+  expectRefused(validate(create({{"constraint", "[a100|ib]*2"}})),
+                "Invalid feature specification (kubeslurm does not plan a*N, [...] beyond [a|b] "
+                "joined by &, or & and | mixed outside parentheses)");
   expectRefused(validate(create({{"constraint", "a100&ib|a100"}})), "kubeslurm does not plan");
 
   // Without the node cache the form is still checked, and the names are the operator's to find.

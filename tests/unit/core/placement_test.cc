@@ -1,6 +1,7 @@
 // Gang placement and topology/tree node selection.
 #include "kubeslurm/core/placement.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace kubeslurm::core {
 namespace {
 
 using testing::idx;
+using testing::kHour;
 using testing::kT0;
 using testing::MakeCluster;
 using testing::MakeJob;
@@ -181,6 +183,67 @@ TEST(GangPlacement, ExcludedNodesAndConstraintsFilter) {
   EXPECT_EQ(testing::findStart(plan, 100)->nodes, std::vector<NodeIndex>{idx(8)});
   ASSERT_NE(testing::findPending(plan, 101), nullptr);
   EXPECT_EQ(testing::pendingOf(plan, 101).reason, slurm::PendingReason::kBadConstraints);
+}
+
+// -C "[rack1|rack2]" (matching OR): every node of the job has the same one of the features,
+// tried in order, the first that can take it now winning (node_scheduler.c walks the features in
+// order). rack1 is nodes 1-4, rack2 nodes 5-8, with a running job on nodes 1-3.
+MakeCluster racks() {
+  MakeCluster c(8);
+  c.partition("train");
+  for (std::size_t n = 1; n <= 8; ++n)
+    c.ref().nodes[idx(n)].features = {n <= 4 ? "rack1" : "rack2"};
+  return c;
+}
+
+Job matching(JobId id, std::uint32_t nodes, std::vector<std::string> features) {
+  Job job = MakeJob().id(id).nodes(nodes).gpus(8).obj();
+  job.matchingOneOf = std::move(features);
+  return job;
+}
+
+std::vector<NodeIndex> sorted(std::vector<NodeIndex> nodes) {
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+TEST(GangPlacement, AMatchingOrTakesAllItsNodesWithOneFeatureInOrder) {
+  MakeCluster c = racks();
+  c.job(matching(100, 2, {"rack1", "rack2"}));
+  Plan plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* first = testing::findStart(plan, 100);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(sorted(first->nodes), (std::vector<NodeIndex>{idx(1), idx(2)}));  // rack1, first
+
+  // rack1 has one free node: not one from each rack (as "rack1|rack2" would), both from rack2.
+  c.job(MakeJob().id(1).nodes(3).gpus(8).running(kT0 - 60, {idx(1), idx(2), idx(3)}));
+  plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* second = testing::findStart(plan, 100);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(sorted(second->nodes), (std::vector<NodeIndex>{idx(5), idx(6)}));
+}
+
+// While some feature could take it, it waits for resources and holds the partition: a job
+// behind it that needs the same nodes does not start first. A feature no node has is not a
+// wait for resources.
+TEST(GangPlacement, AMatchingOrWaitsForResourcesWhileOneOfItsFeaturesCouldFit) {
+  MakeCluster c = racks();
+  c.job(MakeJob().id(1).nodes(3).gpus(8).time(kHour).running(kT0 - 60, {idx(1), idx(2), idx(3)}));
+  c.job(MakeJob().id(2).nodes(3).gpus(8).time(kHour).running(kT0 - 60, {idx(5), idx(6), idx(7)}));
+  c.job(matching(100, 4, {"nosuch", "rack2", "rack1"}));
+  Job behind = MakeJob().id(101).nodes(2).gpus(8).time(2 * kHour).submit(kT0 + 5).obj();
+  c.job(behind);
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  EXPECT_EQ(testing::findStart(plan, 100), nullptr);
+  EXPECT_EQ(testing::pendingOf(plan, 100).reason, slurm::PendingReason::kResources);
+  ASSERT_TRUE(testing::pendingOf(plan, 100).estimatedStart.has_value());
+  // Nodes 4 and 8 are free, but taking them for two hours would delay 100's reservation.
+  EXPECT_EQ(testing::findStart(plan, 101), nullptr);
+
+  MakeCluster none = racks();
+  none.job(matching(100, 1, {"nosuch", "other"}));
+  EXPECT_EQ(testing::pendingOf(core::plan(none.obj(), kT0, Budget{}), 100).reason,
+            slurm::PendingReason::kBadConstraints);
 }
 
 TEST(GangPlacement, UntoleratedNoScheduleTaintKeepsRanksOff) {

@@ -162,7 +162,8 @@ class RandomCluster {
     if (chance(0.05)) j.requiredNodes = {s.nodes[pick(0, nodes - 1)].name};
     if (chance(0.05)) j.excludedNodes = {s.nodes[pick(0, nodes - 1)].name, "no-such-node"};
     if (chance(0.03)) j.constraints = {"ib"};
-    if (chance(0.03)) j.constraintAnyOf = {{"ib", "nvlink"}};  // -C "ib|nvlink"
+    if (chance(0.03)) j.constraintAnyOf = {{"ib", "nvlink"}};  // -C "ib|nvlink
+    if (chance(0.03)) j.matchingOneOf = {"nvlink", "ib"};      // -C "[nvlink|ib]""
     if (chance(0.03)) j.tolerations = {{"dedicated", "", ""}};
     if (chance(0.05)) j.maxNodes = j.minNodes + static_cast<std::uint32_t>(pick(0, 3));
     if (chance(0.03)) j.timeLimit = chance(0.5) ? kUnlimited : 0;
@@ -283,6 +284,18 @@ void checkGangs(const Snapshot& s, const Plan& plan) {
       }
       ASSERT_EQ(std::find(j.excludedNodes.begin(), j.excludedNodes.end(), node.name),
                 j.excludedNodes.end());
+    }
+    // A matching OR: one of its features on every node the job takes.
+    if (!j.matchingOneOf.empty()) {
+      ASSERT_TRUE(
+          std::any_of(j.matchingOneOf.begin(), j.matchingOneOf.end(),
+                      [&](const std::string& f) {
+                        return std::all_of(st.nodes.begin(), st.nodes.end(), [&](NodeIndex n) {
+                          const auto& features = s.nodes[n].features;
+                          return std::find(features.begin(), features.end(), f) != features.end();
+                        });
+                      }))
+          << "job " << j.id;
     }
     for (const std::string& name : j.requiredNodes) {
       ASSERT_TRUE(std::any_of(st.nodes.begin(), st.nodes.end(),
