@@ -143,6 +143,27 @@ TEST(SacctFormat, ReferenceParsableAllocations) {
             "gpu-node-[001-004]|billing=4,cpu=4,gres/gpu=32,mem=2000G,node=4\n");
 }
 
+// What docs/accounting.md's chargeback pipeline reads (the guides' AllocGRES, renamed
+// AllocTRES): user, the gres/gpu entry it sums, and the seconds. With --state the window ends
+// at --starttime unless --endtime is given (slurmdb_defs.c slurmdb_job_cond_def_start_end), so
+// the guides' command without -E finds nothing, on Slurm as here.
+TEST(SacctFormat, TheChargebackPipelinesFields) {
+  api::SlurmJobObject j = job(2, "x", "COMPLETED");
+  j.request.memPerNodeMb = 512000;
+  const std::vector<std::string> asked = {"--allocations",
+                                          "--starttime=2026-11-01",
+                                          "--state=COMPLETED",
+                                          "--format=User,AllocTRES,ElapsedRaw",
+                                          "-P",
+                                          "-n"};
+  EXPECT_EQ(run({j}, asked).out, "");
+  std::vector<std::string> toNow = asked;
+  toNow.push_back("--endtime=now");
+  const CommandOutput out = run({j}, toNow);
+  EXPECT_EQ(out.err, "");
+  EXPECT_EQ(out.out, j.user + "|billing=4,cpu=4,gres/gpu=32,mem=2000G,node=4|40\n");
+}
+
 // print_fields.c: -p ends every field with '|', -n drops the header.
 TEST(SacctFormat, ParsableWithTrailingDelimiterAndNoHeader) {
   const CommandOutput out =
