@@ -239,8 +239,12 @@ struct SnapshotMemo::Nodes {
 
 JobKeys::JobKeys(std::initializer_list<value_type> keys) : keys_(keys) {
   std::ranges::stable_sort(keys_, {}, &value_type::first);
-  const auto repeated = std::ranges::unique(keys_, {}, &value_type::first);
-  keys_.erase(repeated.begin(), repeated.end());
+  // std::unique, not std::ranges::unique: clang 14 (the fuzz build) cannot use the subrange the
+  // latter returns with libstdc++ 12.
+  keys_.erase(
+      std::unique(keys_.begin(), keys_.end(),
+                  [](const value_type& a, const value_type& b) { return a.first == b.first; }),
+      keys_.end());
 }
 
 JobKeys::const_iterator JobKeys::find(core::JobId id) const {
