@@ -140,12 +140,45 @@ def request_delta(before, after, own):
     return dict(sorted(delta.items()))
 
 
-def write_summary(delta, pods):
-    """Writes per pod: all of them, and those of the scheduler's side (not BACKGROUND_RESOURCES)."""
+# Who reported an event: the operator (event_recorder.cc's reportingController) or kube-scheduler.
+SCHEDULER_EVENT_SOURCES = ("kubeslurm.io/operator", "kubeslurm-operator", "default-scheduler")
+
+
+def scheduler_events(items):
+    """The scheduler's own event writes among a namespace's events: a POST per event object, a
+    PATCH per repeat the recorder folded into it (its count). The API server's request counts
+    have no client label, so its events/POST counts every component's events in every namespace
+    (the nodes' registration, the endpoint controller's warnings) as the scheduler's."""
+    posts = patches = 0
+    for e in items:
+        # core/v1 names the reporter reportingComponent; events.k8s.io (kube-scheduler's) is
+        # listed here with it, and older recorders fill only source.component.
+        sources = (e.get("reportingComponent"), e.get("reportingController"),
+                   (e.get("source") or {}).get("component"))
+        if not any(s in SCHEDULER_EVENT_SOURCES for s in sources if s):
+            continue
+        posts += 1
+        patches += max(0, e.get("count", 1) - 1)
+    return posts, patches
+
+
+def write_summary(delta, pods, own_events=None):
+    """Writes per pod: all of them, and those of the scheduler's side (not BACKGROUND_RESOURCES;
+    its events, when `own_events` (posts, patches) is given, counted from the events it reported
+    rather than from the API server's events requests of every client)."""
     if delta is None or not pods:
         return None
     writes = {k: v for k, v in delta.items() if k.split(" ")[0] in WRITE_VERBS}
     scheduler = {k: v for k, v in writes.items() if k.split(" ")[1] not in BACKGROUND_RESOURCES}
+    if own_events is not None:
+        scheduler.pop("POST events", None)
+        scheduler.pop("PATCH events", None)
+        posts, patches = own_events
+        if posts:
+            scheduler["POST events"] = posts
+        if patches:
+            scheduler["PATCH events"] = patches
+        scheduler = dict(sorted(scheduler.items()))
     reads = {k: v for k, v in delta.items() if k.split(" ")[0] in ("GET", "LIST")}
     return {
         "scheduler_writes": scheduler,
@@ -416,7 +449,8 @@ def cmd_submit(a):
     # The namespace's events by type and reason (Warnings tell why a gang was rolled back).
     events = {}
     status, listed = api.request("GET", f"/api/v1/namespaces/{ns}/events")
-    for e in listed.get("items", []) if status == 200 else []:
+    listed_events = listed.get("items", []) if status == 200 else []
+    for e in listed_events:
         key = f"{e.get('type', '')} {e.get('reason', '')}"
         events[key] = events.get(key, 0) + e.get("count", 1)
 
@@ -447,7 +481,7 @@ def cmd_submit(a):
         "api_requests": requests,
         "cpu": cpu,
         "cpu_window_s": round(window, 3),
-        "writes": write_summary(requests, live),
+        "writes": write_summary(requests, live, scheduler_events(listed_events)),
         "watch_relists": watch.relists,
         "watch_error": watch.error,
     }
