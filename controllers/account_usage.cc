@@ -18,8 +18,8 @@ std::string associationKey(const core::Account& account) {
 
 void UsageLedger::advance(core::Snapshot& snapshot, core::Time now) {
   gpuSeconds_.clear();
-  if (loaded_) gpuSeconds_ = core::gpuSecondsHeld(snapshot, asOf_, now);
   if (loaded_) {
+    gpuSeconds_ = core::gpuSecondsHeld(snapshot, asOf_, now);
     for (core::Account& a : snapshot.accounts) {
       if (auto it = usage_.find(associationKey(a)); it != usage_.end()) a.rawUsage = it->second;
     }

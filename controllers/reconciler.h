@@ -302,7 +302,8 @@ class Reconciler {
   // Sends the writes statusWriteParallelism at a time (the jobs are distinct, so their order
   // does not matter to the API server), then counts each outcome in `report` in their order.
   void sendStatusWrites(std::span<StatusWrite> writes, CycleReport& report);
-  // The ids of `keys` that no write carried yet, each sent alone; returns the keys written.
+  // The ids of `keys` that no write carried yet, sent together (sendStatusWrites), each with its
+  // job's status as it stands; returns the keys written.
   std::set<std::string> sendIds(const std::vector<std::string>& keys, CycleReport& report);
   // One write, sent alone. False when not written.
   bool writeStatus(const api::SlurmJobObject& job, const api::SlurmJobStatus& status,

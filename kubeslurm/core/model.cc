@@ -31,9 +31,4 @@ bool Job::holdsWholeNodesIn(std::string_view partitionName) const {
   return exclusive || allNodeMemoryIn(partitionName);
 }
 
-std::uint64_t Job::memoryBytesPerNodeIn(std::string_view partitionName) const {
-  const PartitionShape* shape = shapeIn(partitionName);
-  return shape != nullptr ? shape->memoryBytesPerNode : memoryBytesPerNode;
-}
-
 }  // namespace kubeslurm::core

@@ -234,7 +234,6 @@ struct Job {
   Resources perNodeAllocationIn(std::string_view partitionName) const;
   bool holdsWholeNodesIn(std::string_view partitionName) const;
   bool allNodeMemoryIn(std::string_view partitionName) const;
-  std::uint64_t memoryBytesPerNodeIn(std::string_view partitionName) const;
   const PartitionShape* shapeIn(std::string_view partitionName) const;
   // No other job's rank may share its nodes: --exclusive, or all of each node's memory.
   bool holdsWholeNodes() const { return exclusive || allNodeMemory; }

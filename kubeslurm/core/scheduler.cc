@@ -127,7 +127,7 @@ Verdict Cycle::partitionVerdict(const Job& job, std::uint32_t p) const {
   // memory (no --mem and no default: pn_min_memory 0) is measured by the partition's first node
   // (_mem_per_node_part): past MaxMemPerNode, it waits for good, as on Slurm.
   if (part.maxMemoryBytesPerNode) {
-    std::uint64_t memory = job.memoryBytesPerNodeIn(part.name);
+    std::uint64_t memory = job.perNodeAllocationIn(part.name).memoryBytes;
     if (job.allNodeMemoryIn(part.name) && !part.nodes.empty() &&
         part.nodes.front() < snapshot_.nodes.size()) {
       memory = snapshot_.nodes[part.nodes.front()].allocatable.memoryBytes;
