@@ -1,6 +1,7 @@
 // The in-pod tool, `kubeslurm-inpod`: what a rank pod runs. Rank 0 runs `kubeslurm-inpod
-// batch-step SCRIPT`, every other rank `kubeslurm-inpod step-agent`, and the batch script finds
-// `srun` and `scontrol` (links to this binary) first on its PATH. It links the in-pod runtime
+// batch-step SCRIPT` (`kubeslurm-inpod allocation` in an interactive allocation, which srun on a
+// login host releases), every other rank `kubeslurm-inpod step-agent`, and the script
+// finds `srun` and `scontrol` (links to this binary) first on its PATH. It links the in-pod runtime
 // only: no scheduler, YAML or Kubernetes client, so that it is small and can carry its own C
 // library into any image (docs/runtime.md, "In any image").
 #include <iostream>
@@ -15,6 +16,7 @@ namespace {
 constexpr std::string_view kUsage =
     "Usage: kubeslurm-inpod step-agent [--listen ADDRESS] [--kill-wait SECONDS]\n"
     "       kubeslurm-inpod batch-step [--listen ADDRESS] [--kill-wait SECONDS] SCRIPT [ARGS...]\n"
+    "       kubeslurm-inpod allocation [--listen ADDRESS] [--kill-wait SECONDS]\n"
     "Invoked as srun or scontrol, it is that command (docs/runtime.md).\n";
 
 std::string_view commandName(const char* argv0) {
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "step-agent") return kubeslurm::inpod::stepAgentMain(rest);
     if (args[0] == "batch-step") return kubeslurm::inpod::batchStepMain(rest);
+    if (args[0] == "allocation") return kubeslurm::inpod::allocationMain(rest);
     if (args[0] == "--help" || args[0] == "-h") {
       std::cout << kUsage;
       return 0;

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "kubeslurm/base/text.h"
-#include "kubeslurm/inpod/step.grpc.pb.h"
 #include "kubeslurm/inpod/task_process.h"
+#include "kubeslurm/step/step.grpc.pb.h"
 
 namespace kubeslurm::inpod {
 namespace {
@@ -54,8 +54,8 @@ struct RunningTask {
 
 class Service final : public v1::StepAgent::Service {
  public:
-  Service(std::string token, std::chrono::milliseconds killWait)
-      : token_(std::move(token)), killWait_(killWait) {}
+  Service(std::string token, std::chrono::milliseconds killWait, std::function<void(int)> onRelease)
+      : token_(std::move(token)), killWait_(killWait), onRelease_(std::move(onRelease)) {}
 
   void beginStop() { stopping_ = true; }
 
@@ -143,6 +143,18 @@ class Service final : public v1::StepAgent::Service {
     r.state = record->state();
     const std::lock_guard lock(mutex_);
     records_.push_back(std::move(r));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Release(grpc::ServerContext* context, const v1::ReleaseRequest* request,
+                       v1::ReleaseReply* /*reply*/) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    if (!onRelease_) {
+      return {grpc::StatusCode::FAILED_PRECONDITION,
+              "this job runs a batch script, which it ends with: only an interactive allocation "
+              "is released"};
+    }
+    onRelease_(request->exit_code());
     return grpc::Status::OK;
   }
 
@@ -280,6 +292,7 @@ class Service final : public v1::StepAgent::Service {
 
   const std::string token_;
   const std::chrono::milliseconds killWait_;
+  const std::function<void(int)> onRelease_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint32_t> nextStepId_{0};
   mutable std::mutex mutex_;
@@ -328,12 +341,13 @@ StatusOr<std::uint16_t> agentPort(const std::map<std::string, std::string>& envi
   return *port;
 }
 
-StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options) {
+StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options,
+                                            std::function<void(int)> onRelease) {
   if (options.token.empty()) {
     return invalidArgument(std::string("the step agent needs a token (") +
                            std::string(kTokenVariable) + ")");
   }
-  auto service = std::make_unique<Service>(options.token, options.killWait);
+  auto service = std::make_unique<Service>(options.token, options.killWait, std::move(onRelease));
   grpc::ServerBuilder builder;
   int port = 0;
   // Plain HTTP/2 inside the job's pod network; the token authenticates srun (docs/runtime.md).

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,6 +47,9 @@ class Agent {
 StatusOr<std::uint16_t> agentPort(const std::map<std::string, std::string>& environment);
 
 // Errors: an empty token (kInvalidArgument), an address that cannot be bound (kUnavailable).
-StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options);
+// `onRelease`: set on rank 0 of an interactive allocation, what a Release call hands over (the
+// job's exit code); unset, the agent refuses Release.
+StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options,
+                                            std::function<void(int exitCode)> onRelease = {});
 
 }  // namespace kubeslurm::inpod

@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -204,9 +206,28 @@ std::map<std::string, std::string> processEnvironment() {
 }
 
 int srunMain(const std::vector<std::string>& args) {
-  Srun srun(processEnvironment(),
+  return srunThrough(args, processEnvironment(), StepTransport{});
+}
+
+void blockSrunSignals() {
+  const sigset_t set = handledSet();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+bool takePendingInterrupt() {
+  sigset_t interrupts;
+  sigemptyset(&interrupts);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&interrupts, sig);
+  const timespec now{};
+  return sigtimedwait(&interrupts, nullptr, &now) > 0;
+}
+
+int srunThrough(const std::vector<std::string>& args,
+                std::map<std::string, std::string> environment, StepTransport transport) {
+  Srun srun(std::move(environment),
             SrunSettings{.workingDirectory = workingDirectory(), .umask = currentUmask()},
             std::cout, std::cerr);
+  if (transport.connect) srun.useTransport(std::move(transport));
   SignalThread signals([&srun](int sig) { srun.onSignal(sig); });
   return srun.run(args);
 }
@@ -320,6 +341,42 @@ int batchStepMain(const std::vector<std::string>& args) {
     writeStepRecords(env, agent->steps());
   }
   return exitStatusOf(status);
+}
+
+int allocationMain(const std::vector<std::string>& args) {
+  const auto env = processEnvironment();
+  auto options = parseLauncher("kubeslurm-inpod allocation", args, env);
+  if (!options) return 2;
+  // The exit code once known: a Release, or 128 + the signal that ended the pod.
+  std::mutex mutex;
+  std::condition_variable ended;
+  std::optional<int> exitCode;
+  auto finish = [&](int code) {
+    const std::lock_guard lock(mutex);
+    if (!exitCode) exitCode = code;
+    ended.notify_all();
+  };
+  SignalThread signals([&finish](int sig) {
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT) finish(128 + sig);
+  });
+  const auto token = env.find(std::string(kTokenVariable));
+  auto agent = startAgent(AgentOptions{.listenAddress = options->listen,
+                                       .token = token == env.end() ? "" : token->second,
+                                       .killWait = options->killWait},
+                          finish);
+  if (!agent.isOk()) {
+    std::cerr << "kubeslurm-inpod allocation: " << agent.status().message() << "\n";
+    return 1;
+  }
+  int code = 0;
+  {
+    std::unique_lock lock(mutex);
+    ended.wait(lock, [&exitCode] { return exitCode.has_value(); });
+    code = *exitCode;
+  }
+  (*agent)->stop();
+  writeStepRecords(env, (*agent)->steps());
+  return code;
 }
 
 }  // namespace kubeslurm::inpod

@@ -12,8 +12,8 @@
 #include "kubeslurm/inpod/agent.h"
 #include "kubeslurm/inpod/agent_address.h"
 #include "kubeslurm/inpod/srun_options.h"
-#include "kubeslurm/inpod/step.grpc.pb.h"
 #include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/step/step.grpc.pb.h"
 #include "kubeslurm/step/step_layout.h"
 
 namespace kubeslurm::inpod {
@@ -90,8 +90,9 @@ v1::StepRecord stepRecord(std::uint32_t stepId, bool cancelled, const SrunInvoca
 struct Srun::Step {
   std::int64_t jobId = 0;
   std::uint32_t stepId = 0;
-  std::string token;
+  StepTransport transport;
   std::vector<std::shared_ptr<grpc::Channel>> channels;  // one per step node
+  std::vector<std::uint32_t> ranks;                      // each channel's rank
   std::atomic<bool> cancelled{false};
   std::atomic<bool> killSent{false};
   std::mutex stateMutex;
@@ -119,10 +120,10 @@ struct Srun::Step {
   }
 
   void signalAll(int signal) {
-    for (const auto& channel : channels) {
-      auto stub = v1::StepAgent::NewStub(channel);
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+      auto stub = v1::StepAgent::NewStub(channels[i]);
       grpc::ClientContext context;
-      context.AddMetadata("authorization", "Bearer " + token);
+      transport.authorize(context, ranks[i]);
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
       v1::SignalRequest request;
       request.set_step_id(stepId);
@@ -190,6 +191,58 @@ void Srun::onSignal(int signal) {
   }
 }
 
+// Inside a job: each rank's agent by its hostname (or KUBESLURM_STEP_AGENTS) and the job's step
+// token from the pod's environment.
+StatusOr<StepTransport> Srun::directTransport(const step::StepAllocation& allocation,
+                                              const step::StepLayout& layout) const {
+  std::string token = lookup(environment_, std::string(kTokenVariable));
+  if (token.empty()) {
+    return failedPrecondition("no step token (" + std::string(kTokenVariable) +
+                              "): this pod was not started by kubeslurm");
+  }
+  // Where each rank's agent listens.
+  std::vector<std::string> agents;
+  if (const auto listed = lookup(environment_, std::string(kAgentsVariable)); !listed.empty()) {
+    std::string_view rest = listed;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      agents.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    }
+  } else {
+    const auto port = agentPort(environment_);
+    if (!port.isOk()) return port.status();
+    for (const auto& host : allocation.nodes) agents.push_back(host + ":" + std::to_string(*port));
+  }
+  if (agents.size() != allocation.nodes.size()) {
+    return invalidArgument(std::string(kAgentsVariable) + " names " +
+                           std::to_string(agents.size()) + " agents for " +
+                           std::to_string(allocation.nodes.size()) + " nodes");
+  }
+
+  // By address, for the ranks this step talks to (rank 0 and the step's nodes): a rank whose name
+  // does not resolve yet is asked again within the connect timeout.
+  const auto resolveBy = std::chrono::steady_clock::now() + settings_.connectTimeout;
+  std::vector<bool> used(agents.size(), false);
+  used[0] = true;
+  for (const auto& node : layout.nodes) used[node.rank] = true;
+  for (std::size_t rank = 0; rank < agents.size(); ++rank) {
+    if (!used[rank]) continue;
+    StatusOr<std::string> target = resolveAgentAddress(agents[rank], resolveBy);
+    if (!target.isOk()) return target.status();
+    agents[rank] = std::move(target).value();
+  }
+  StepTransport transport;
+  transport.connect = [agents = std::move(agents)](std::uint32_t rank) {
+    return grpc::CreateChannel(agents.at(rank), grpc::InsecureChannelCredentials());
+  };
+  transport.authorize = [token = std::move(token)](grpc::ClientContext& context,
+                                                   std::uint32_t /*rank*/) {
+    context.AddMetadata("authorization", "Bearer " + token);
+  };
+  return transport;
+}
+
 int Srun::run(const std::vector<std::string>& args) {
   auto parsed = parseSrunArguments(args, environment_);
   if (!parsed.isOk()) {
@@ -249,67 +302,29 @@ int Srun::run(const std::vector<std::string>& args) {
     for (const auto& warning : layout->warnings) err_ << warning << '\n';
   }
 
-  const std::string token = lookup(environment_, std::string(kTokenVariable));
-  if (token.empty()) {
-    message("error: no step token (" + std::string(kTokenVariable) +
-            "): this pod was not started by kubeslurm");
-    return 1;
-  }
-  // Where each rank's agent listens.
-  std::vector<std::string> agents;
-  if (const auto listed = lookup(environment_, std::string(kAgentsVariable)); !listed.empty()) {
-    std::string_view rest = listed;
-    while (!rest.empty()) {
-      const auto comma = rest.find(',');
-      agents.emplace_back(rest.substr(0, comma));
-      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-    }
-  } else {
-    const auto port = agentPort(environment_);
-    if (!port.isOk()) {
-      message("error: " + port.status().message());
-      return 1;
-    }
-    for (const auto& host : allocation.nodes) agents.push_back(host + ":" + std::to_string(*port));
-  }
-  if (agents.size() != allocation.nodes.size()) {
-    message("error: " + std::string(kAgentsVariable) + " names " + std::to_string(agents.size()) +
-            " agents for " + std::to_string(allocation.nodes.size()) + " nodes");
-    return 1;
-  }
-
-  // By address, for the ranks this step talks to (rank 0 and the step's nodes): a rank whose name
-  // does not resolve yet is asked again within the connect timeout.
-  const auto resolveBy = std::chrono::steady_clock::now() + settings_.connectTimeout;
-  std::vector<bool> used(agents.size(), false);
-  used[0] = true;
-  for (const auto& node : layout->nodes) used[node.rank] = true;
-  for (std::size_t rank = 0; rank < agents.size(); ++rank) {
-    if (!used[rank]) continue;
-    StatusOr<std::string> target = resolveAgentAddress(agents[rank], resolveBy);
-    if (!target.isOk()) {
-      message("error: " + target.status().message());
-      return 1;
-    }
-    agents[rank] = std::move(target).value();
-  }
-
   auto step = std::make_shared<Step>();
   step->jobId = allocation.jobId;
   step->taskState.assign(layout->ntasks, 'r');
-  step->token = token;
-  auto authorize = [&](grpc::ClientContext& context) {
-    context.AddMetadata("authorization", "Bearer " + token);
+  if (transport_.connect) {
+    step->transport = transport_;
+  } else {
+    auto direct = directTransport(allocation, *layout);
+    if (!direct.isOk()) {
+      message("error: " + direct.status().message());
+      return 1;
+    }
+    step->transport = std::move(direct).value();
+  }
+  const auto authorize = [&step](grpc::ClientContext& context, std::uint32_t rank) {
+    step->transport.authorize(context, rank);
   };
-  auto connect = [&](std::uint32_t rank) {
-    return grpc::CreateChannel(agents[rank], grpc::InsecureChannelCredentials());
-  };
+  const auto connect = [&step](std::uint32_t rank) { return step->transport.connect(rank); };
 
   // Step ids come from rank 0, where the batch script (and so every srun of the job) runs.
   {
     auto stub = v1::StepAgent::NewStub(connect(0));
     grpc::ClientContext context;
-    authorize(context);
+    authorize(context, 0);
     context.set_wait_for_ready(true);
     context.set_deadline(std::chrono::system_clock::now() + settings_.connectTimeout);
     v1::NextStepIdReply reply;
@@ -346,6 +361,7 @@ int Srun::run(const std::vector<std::string>& args) {
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   for (const auto& node : layout->nodes) {
     step->channels.push_back(connect(node.rank));
+    step->ranks.push_back(node.rank);
     for (const auto id : node.tasks) taskHost[id] = node.hostname;
     contexts.push_back(std::make_unique<grpc::ClientContext>());
   }
@@ -435,7 +451,7 @@ int Srun::run(const std::vector<std::string>& args) {
         }
       }
       auto& context = *contexts[i];
-      authorize(context);
+      authorize(context, node.rank);
       if (!step->channels[i]->WaitForConnected(std::chrono::system_clock::now() +
                                                settings_.connectTimeout)) {
         launchFailures[i] = "Communication connection failure";
@@ -504,7 +520,7 @@ int Srun::run(const std::vector<std::string>& args) {
   {
     // Best effort, as accounting is to srun: a step whose record does not reach rank 0 still ran.
     grpc::ClientContext context;
-    authorize(context);
+    authorize(context, 0);
     context.set_deadline(std::chrono::system_clock::now() + settings_.connectTimeout);
     v1::RecordStepReply reply;
     (void)v1::StepAgent::NewStub(connect(0))

@@ -15,7 +15,28 @@
 #include <string>
 #include <vector>
 
+#include "kubeslurm/base/status.h"
+
+namespace grpc {
+class Channel;
+class ClientContext;
+}  // namespace grpc
+
+namespace kubeslurm::step {
+struct StepAllocation;
+struct StepLayout;
+}  // namespace kubeslurm::step
+
 namespace kubeslurm::inpod {
+
+// How srun reaches the agents of the job's ranks. Inside a job: each rank's agent directly, with
+// the job's step token. On a login host: the operator's step proxy, with the caller's own
+// Kubernetes credentials and the job and rank each call is for (kubeslurm/rpc/step_proxy.h).
+struct StepTransport {
+  std::function<std::shared_ptr<grpc::Channel>(std::uint32_t rank)> connect;
+  // Adds what a call to `rank` carries (credentials, routing).
+  std::function<void(grpc::ClientContext& context, std::uint32_t rank)> authorize;
+};
 
 struct SrunSettings {
   // How long an agent that does not answer yet is waited for (a rank pod still starting).
@@ -32,6 +53,9 @@ class Srun {
   Srun(const Srun&) = delete;
   Srun& operator=(const Srun&) = delete;
 
+  // Reach the agents through `transport` (a login host's srun) instead of directly. Before run().
+  void useTransport(StepTransport transport) { transport_ = std::move(transport); }
+
   // Runs `srun args...` (without argv[0]) to the end; returns srun's exit status.
   int run(const std::vector<std::string>& args);
 
@@ -43,9 +67,12 @@ class Srun {
  private:
   struct Step;
   void message(const std::string& line);  // "srun: <line>" on err
+  StatusOr<StepTransport> directTransport(const step::StepAllocation& allocation,
+                                          const step::StepLayout& layout) const;
 
   std::map<std::string, std::string> environment_;
   SrunSettings settings_;
+  StepTransport transport_;
   std::ostream& out_;
   std::ostream& err_;
   std::mutex outputMutex_;

@@ -1,6 +1,6 @@
 // A job's finished steps, carried from the rank-0 pod to the SlurmJob's status. PURE.
 //
-// srun reports each step it ran to rank 0's agent (kubeslurm/inpod/step.proto RecordStep); when the
+// srun reports each step it ran to rank 0's agent (kubeslurm/step/step.proto RecordStep); when the
 // script ends, the batch launcher writes them as the container's termination message (the file
 // at terminationMessagePath, which the kubelet copies into the terminated state's `message`,
 // at most 4096 bytes); the operator decodes them into status.steps, and sacct prints them as

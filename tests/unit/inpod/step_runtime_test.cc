@@ -30,7 +30,7 @@
 
 #include "kubeslurm/inpod/agent.h"
 #include "kubeslurm/inpod/srun.h"
-#include "kubeslurm/inpod/step.grpc.pb.h"
+#include "kubeslurm/step/step.grpc.pb.h"
 
 namespace kubeslurm::inpod {
 namespace {
