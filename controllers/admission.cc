@@ -165,9 +165,10 @@ StatusOr<podspec::GangInput> gangFor(const api::SlurmJobObject& job,
   gang.memoryBytesPerNode = request->memoryBytesPerNode;
   gang.image =
       !job.request.container.image.empty() ? job.request.container.image : options.defaultImage;
-  gang.script = job.script;
+  gang.interactive = job.request.interactive;
+  if (!gang.interactive) gang.script = job.script;
   const api::Json* podTemplate = api::specMember(job, "podTemplate");
-  if (job.script.empty() && podTemplate == nullptr) {
+  if (job.script.empty() && podTemplate == nullptr && !job.request.interactive) {
     // A task made without a copy of its array's script reads the array's: the one its
     // controller reference names, with that uid (arrayTaskOf), never one a label points at.
     if (const std::optional<ArrayTaskRef> task = arrayTaskOf(job)) {

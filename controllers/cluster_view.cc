@@ -224,7 +224,10 @@ void leanSlurmJob(api::Json& job) {
   api::Json* spec = member(job, "spec");
   if (spec == nullptr) return;
   api::Json* script = member(*spec, "script");
-  if (script != nullptr && script->is_string()) *script = std::string(kScriptNotCached);
+  // An empty script (a job of a pod template, an interactive allocation) stays what it is.
+  if (script != nullptr && script->is_string() && !script->get_ref<const std::string&>().empty()) {
+    *script = std::string(kScriptNotCached);
+  }
 }
 
 kube::ObjectPtr holdSlurmJob(api::Json&& job) {

@@ -41,8 +41,8 @@ void leanPod(api::Json& pod);
 // kubelet's images, nodeInfo, volumes or daemon endpoints, nor any annotation but ours.
 void leanNode(api::Json& node);
 
-// The SlurmJob informer's transform: managedFields dropped, spec.script (a string) replaced by
-// kScriptNotCached (job_object.h). Anything else is left for decodeSlurmJob to judge.
+// The SlurmJob informer's transform: managedFields dropped, spec.script (a non-empty string)
+// replaced by kScriptNotCached (job_object.h). Anything else is left for decodeSlurmJob to judge.
 void leanSlurmJob(api::Json& job);
 
 // The informers' holders (kube::Holder), after the transforms above: each object decoded once

@@ -336,16 +336,20 @@ Status GangBinder::ensureNetworkPolicy(const podspec::GangInput& gang, bool fres
 
 StatusOr<std::string> GangBinder::createStepTokenSecret(const podspec::GangInput& gang) {
   if (!fenceOpen()) return fenceClosed();
-  std::array<unsigned char, kStepTokenBytes> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-    return internalError("no random bytes for the step token (OpenSSL RAND_bytes)");
-  }
   std::string token;
-  token.reserve(bytes.size() * 2);
-  constexpr std::string_view kHex = "0123456789abcdef";
-  for (const unsigned char byte : bytes) {
-    token.push_back(kHex[byte >> 4U]);
-    token.push_back(kHex[byte & 0x0FU]);
+  if (options_.stepToken) {
+    token = options_.stepToken(gang);
+  } else {
+    std::array<unsigned char, kStepTokenBytes> bytes{};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+      return internalError("no random bytes for the step token (OpenSSL RAND_bytes)");
+    }
+    token.reserve(bytes.size() * 2);
+    constexpr std::string_view kHex = "0123456789abcdef";
+    for (const unsigned char byte : bytes) {
+      token.push_back(kHex[byte >> 4U]);
+      token.push_back(kHex[byte & 0x0FU]);
+    }
   }
   // generateName: the API server picks a name nobody holds, so no Secret planted in advance by
   // someone who may create Secrets in the namespace can stand in for ours (security review

@@ -64,6 +64,9 @@ struct GangBinderOptions {
   // random instant. Empty: nothing listens.
   std::function<void(AdmissionStep)> reached;
   GangPlacement placement = GangPlacement::kBinding;
+  // The step token of an attempt's Secret (step_tokens.h, derived so that the step proxy can
+  // add it to the calls it forwards). Empty: random bytes, which nobody outside the job knows.
+  std::function<std::string(const podspec::GangInput&)> stepToken = nullptr;
 };
 
 // One pod that the binder would delete, named with the uid it was seen with so that a delete

@@ -136,6 +136,18 @@ std::optional<AdmissionResponse> checkShape(const api::SlurmJobObject& job,
       }
     }
   }
+  // An allocation for a login host's srun or salloc holds nodes for steps: it runs no script of
+  // its own, has no pods of the submitter's design and is never an array (salloc has no
+  // --array).
+  if (job.request.interactive) {
+    const bool hasTemplate = job.raw->contains("spec") && (*job.raw)["spec"].is_object() &&
+                             (*job.raw)["spec"].contains("podTemplate");
+    if (!job.script.empty() || hasTemplate || job.request.array) {
+      return refuse(
+          "an interactive allocation (spec.interactive) runs steps only: it takes no script, "
+          "pod template or array");
+    }
+  }
   // job_mgr.c _valid_job_part: zero nodes only for a single batch job (slurmctld lets burst
   // buffer staging use it; kubeslurm runs such a job on one node); never for an array.
   if (job.request.nodes && job.request.nodes->min == 0 && job.request.array) {

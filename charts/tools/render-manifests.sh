@@ -24,6 +24,7 @@ RELEASE=kubeslurm
 NS=kubeslurm-system
 TLS_SECRET=kubeslurm-scheduler-tls
 WEBHOOK_SECRET=kubeslurm-webhook-tls
+STEP_KEY_SECRET=kubeslurm-step-token-key
 
 check=0
 case "${1:-}" in
@@ -61,19 +62,22 @@ header() {
   done
 } >"$TMP/crds.yaml"
 {
-  header "helm template $RELEASE -n $NS, default values but queryApi.tls.secretName=$TLS_SECRET and admissionWebhook.tls.secretName=$WEBHOOK_SECRET, without the PDB"
+  header "helm template $RELEASE -n $NS, default values but queryApi.tls.secretName=$TLS_SECRET, admissionWebhook.tls.secretName=$WEBHOOK_SECRET and operator.tools.stepTokenKey.secretName=$STEP_KEY_SECRET, without the PDB"
   printf '# Provide the Secret %s/%s (kubernetes.io/tls: tls.crt, tls.key for\n' "$NS" "$TLS_SECRET"
   printf '# kubeslurm-scheduler.%s.svc) before the operator starts, and add its CA as ca.crt to\n' "$NS"
   printf '# the ConfigMap kubeslurm-scheduler for sprio/sshare: docs/deploy.md, "The query API".\n'
   printf '# Likewise %s/%s for kubeslurm-webhook.%s.svc, with its CA as the caBundle of\n' "$NS" "$WEBHOOK_SECRET" "$NS"
-  printf '# both webhook configurations: docs/deploy.md, "The admission webhook".\n'
+  printf '# both webhook configurations: docs/deploy.md, "The admission webhook". And %s/%s\n' "$NS" "$STEP_KEY_SECRET"
+  printf '# (the key the jobs'"'"' step tokens derive from, 32 bytes or more under "key"): docs/deploy.md.\n'
   helm_quiet template "$RELEASE" "$CHART" -n "$NS" --set podDisruptionBudget.enabled=false \
-    --set "queryApi.tls.secretName=$TLS_SECRET" --set "admissionWebhook.tls.secretName=$WEBHOOK_SECRET"
+    --set "queryApi.tls.secretName=$TLS_SECRET" --set "admissionWebhook.tls.secretName=$WEBHOOK_SECRET" \
+    --set "operator.tools.stepTokenKey.secretName=$STEP_KEY_SECRET"
 } >"$TMP/kubeslurm.yaml"
 {
   header "the PodDisruptionBudget, policy/v1: Kubernetes 1.21 or later"
   helm_quiet template "$RELEASE" "$CHART" -n "$NS" --show-only templates/poddisruptionbudget.yaml \
-    --set "queryApi.tls.secretName=$TLS_SECRET" --set "admissionWebhook.tls.secretName=$WEBHOOK_SECRET"
+    --set "queryApi.tls.secretName=$TLS_SECRET" --set "admissionWebhook.tls.secretName=$WEBHOOK_SECRET" \
+    --set "operator.tools.stepTokenKey.secretName=$STEP_KEY_SECRET"
 } >"$TMP/pdb.yaml"
 
 status=0

@@ -177,6 +177,7 @@ void encodeScheduling(const JobRequest& r, json& spec) {
   if (r.deadline) spec["deadline"] = formatRfc3339(*r.deadline);
   if (r.signal) spec["signal"] = slurm::formatSignal(*r.signal);
   if (r.hold) spec["hold"] = true;
+  if (r.interactive) spec["interactive"] = true;
   setText("comment", r.comment);
   if (r.mailType) spec["mailType"] = slurm::formatMailType(*r.mailType);
   setText("mailUser", r.mailUser);
@@ -485,6 +486,7 @@ void decodeScheduling(SpecReader& in, JobRequest& r) {
     if (!r.signal) in.fail("signal", "invalid signal \"" + text + "\"");
   }
   r.hold = in.boolean("hold").value_or(false);
+  r.interactive = in.boolean("interactive").value_or(false);
   r.comment = in.text("comment");
   if (const std::string text = in.text("mailType"); !text.empty()) {
     r.mailType = slurm::parseMailType(text);
@@ -613,7 +615,8 @@ json freshSpec(const SlurmJobObject& job) {
   encodeScheduling(job.request, spec);
   encodeResources(job.request, spec);
   encodeFiles(job.request, spec);
-  spec["script"] = job.script;
+  // Absent rather than "": the API server refuses an empty string where the schema wants one.
+  if (!job.script.empty()) spec["script"] = job.script;
   if (!job.scriptPath.empty()) spec["scriptPath"] = job.scriptPath;
   if (!job.scriptArgs.empty()) spec["scriptArgs"] = job.scriptArgs;
   if (job.requeueRequests) spec["requeueRequests"] = *job.requeueRequests;
@@ -651,18 +654,18 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
 // (or another controller's) and passes through untouched. A cached job holds only the rest as
 // JSON (dropModelledFields), so a member named here must be one the job's fields carry:
 // spec.cancel, which the controllers read from `raw` (cancelRequested), is not.
-constexpr std::array<const char*, 52> kSpecKeys = {
-    "jobName",      "user",          "submitter",   "partition",     "account",
-    "qos",          "timeLimit",     "timeMin",     "array",         "dependency",
-    "requeue",      "nice",          "priority",    "begin",         "deadline",
-    "signal",       "hold",          "comment",     "mailType",      "mailUser",
-    "nodes",        "maxNodes",      "ntasks",      "ntasksPerNode", "cpusPerTask",
-    "gres",         "gpus",          "gpusPerNode", "gpusPerTask",   "memory",
-    "memoryPerCpu", "memoryPerGpu",  "exclusive",   "exclusiveMode", "oversubscribe",
-    "nodeList",     "exclude",       "constraint",  "switches",      "output",
-    "error",        "input",         "workDir",     "export",        "openMode",
-    "container",    "script",        "scriptPath",  "scriptArgs",    "requeueRequests",
-    "environment",  "minCpusPerNode"};
+constexpr std::array<const char*, 53> kSpecKeys = {
+    "jobName",      "user",           "submitter",   "partition",     "account",
+    "qos",          "timeLimit",      "timeMin",     "array",         "dependency",
+    "requeue",      "nice",           "priority",    "begin",         "deadline",
+    "signal",       "hold",           "comment",     "mailType",      "mailUser",
+    "nodes",        "maxNodes",       "ntasks",      "ntasksPerNode", "cpusPerTask",
+    "gres",         "gpus",           "gpusPerNode", "gpusPerTask",   "memory",
+    "memoryPerCpu", "memoryPerGpu",   "exclusive",   "exclusiveMode", "oversubscribe",
+    "nodeList",     "exclude",        "constraint",  "switches",      "output",
+    "error",        "input",          "workDir",     "export",        "openMode",
+    "container",    "script",         "scriptPath",  "scriptArgs",    "requeueRequests",
+    "environment",  "minCpusPerNode", "interactive"};
 constexpr std::array<const char*, 21> kStatusKeys = {
     "jobId",           "state",      "stateCode",   "reason",   "reasonDetail",    "nodeList",
     "partition",       "submitTime", "startTime",   "endTime",  "estimatedStart",  "exitCode",

@@ -24,14 +24,19 @@ constexpr std::string_view kHoldNode =
 // that the script's `srun` and `scontrol` are ours.
 constexpr std::string_view kExecBatchStep = R"(exec kubeslurm-inpod batch-step "$f" "$@")";
 constexpr std::string_view kExecStepAgent = "exec kubeslurm-inpod step-agent";
+// Rank 0 of an interactive allocation: hold the nodes, serve the login side's steps.
+constexpr std::string_view kExecAllocation = "exec kubeslurm-inpod allocation";
 
-// The shell command of a script job's rank.
-std::string rankCommand(std::uint32_t rank, bool inPodRuntime) {
+// The shell command of a script job's rank (or an interactive allocation's, which needs the
+// runtime).
+std::string rankCommand(std::uint32_t rank, bool inPodRuntime, bool interactive) {
   std::string command;
   if (inPodRuntime) {
     command = "export PATH=\"" + std::string(step::kToolsMountPath) + "/bin:$PATH\" && ";
   }
-  if (rank == 0) {
+  if (rank == 0 && interactive) {
+    command += kExecAllocation;
+  } else if (rank == 0) {
     command += kWriteBatchScript;
     command += inPodRuntime ? kExecBatchStep : kExecBatchScript;
   } else {
@@ -246,7 +251,16 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
   if (input.jobName.empty() || input.namespaceName.empty() || input.jobUid.empty()) {
     return invalidArgument("a gang needs its job's name, namespace and uid");
   }
-  if (!input.podTemplate && input.script.empty()) {
+  if (input.interactive) {
+    if (input.podTemplate || !input.script.empty()) {
+      return invalidArgument("an interactive allocation has no batch script or pod template");
+    }
+    if (input.toolsImage.empty()) {
+      return invalidArgument(
+          "an interactive allocation needs the in-pod runtime, and this operator runs without "
+          "one (--tools-image)");
+    }
+  } else if (!input.podTemplate && input.script.empty()) {
     return invalidArgument("the job has neither a batch script nor a pod template");
   }
   const auto ranks = static_cast<std::uint32_t>(input.nodes.size());
@@ -319,7 +333,7 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
       return invalidArgument("the job's step-token Secret has no name yet");
     }
     if (!input.podTemplate) {
-      container.command = {"/bin/sh", "-c", rankCommand(rank, inPodRuntime)};
+      container.command = {"/bin/sh", "-c", rankCommand(rank, inPodRuntime, input.interactive)};
       container.args = {"slurm_script"};
       if (rank == 0) {
         container.args.insert(container.args.end(), input.scriptArgs.begin(),
@@ -329,7 +343,7 @@ StatusOr<std::vector<api::Pod>> rankPods(const GangInput& input) {
     setResources(input, container);
     auto env = rankEnvironment(environment, rank);
     if (!env.isOk()) return env.status();
-    if (!input.podTemplate && rank == 0) {
+    if (!input.podTemplate && !input.interactive && rank == 0) {
       env->emplace_back(std::string(kBatchScriptVariable), input.script);
     }
     if (Status added = addEnvironment(*env, container); !added.isOk()) return added;

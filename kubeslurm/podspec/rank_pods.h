@@ -17,7 +17,10 @@
 // an emptyDir at /kubeslurm; rank 0 runs the script under `kubeslurm-inpod batch-step` and every
 // other rank runs `kubeslurm-inpod step-agent`, so that `srun` in the
 // script starts its tasks on every rank. The agents authenticate srun with the job's step token,
-// from the Secret `<job>-step` the operator creates beside the Service.
+// from the Secret `<job>-step` the operator creates beside the Service. An interactive
+// allocation (GangInput::interactive: srun or salloc from a login host) has no script: rank 0
+// runs `kubeslurm-inpod allocation`, which serves the steps the login side sends through the
+// operator's step proxy and ends when that side releases the allocation; it needs the runtime.
 #pragma once
 
 #include <cstdint>
@@ -71,8 +74,9 @@ struct GangInput {
   std::uint64_t cpuMillisPerNode = 0;    // 0: no cpu request
   std::uint64_t memoryBytesPerNode = 0;  // 0: no memory request
 
-  std::string image;   // required unless the pod template names one
-  std::string script;  // the batch script (rank 0); empty with a pod template
+  std::string image;         // required unless the pod template names one
+  std::string script;        // the batch script (rank 0); empty with a pod template
+  bool interactive = false;  // an allocation for a login host's steps: no script, no template
   // The SlurmJob (name, uid) whose spec.script `script` is, when the caller holds a stand-in for
   // it and reads it before the pods are made: an array task's array (tasks carry no copy of the
   // script). Empty: the job itself.

@@ -154,6 +154,9 @@ struct JobRequest {
   std::optional<SignalSpec> signal;
   OpenMode openMode = OpenMode::kDefault;
   bool hold = false;  // -H
+  // An allocation for srun or salloc from a login host (Slurm's batch_flag 0): no script; rank 0
+  // holds the nodes and runs the steps the login side sends, until it releases the allocation.
+  bool interactive = false;
   bool parsable = false;
   bool testOnly = false;
   std::string wrap;  // --wrap command

@@ -83,6 +83,7 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 - {{ printf "--default-image=%v" ($o.defaultImage) | quote }}
 {{- if $o.tools.enabled }}
 - {{ printf "--tools-image=%s:%s" $o.tools.repository (default .Chart.AppVersion $o.tools.tag) | quote }}
+- {{ printf "--step-token-key-file=%s/key" (include "kubeslurm.stepTokenKey.dir" .) | quote }}
 {{- end }}
 - {{ printf "--cluster-name=%v" ($o.clusterName) | quote }}
 - {{ printf "--cluster-domain=%v" ($o.clusterDomain) | quote }}
@@ -156,4 +157,14 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 
 {{- define "kubeslurm.accounting.dir" -}}
 /var/lib/kubeslurm
+{{- end -}}
+
+{{/* The key the jobs' step tokens derive from (templates/step-token-key.yaml). */}}
+{{- define "kubeslurm.stepTokenKey.secretName" -}}
+{{- default (printf "%s-step-token-key" (include "kubeslurm.fullname" .) | trunc 63 | trimSuffix "-") .Values.operator.tools.stepTokenKey.secretName -}}
+{{- end -}}
+
+{{/* Where the operator container mounts that Secret (read-only). */}}
+{{- define "kubeslurm.stepTokenKey.dir" -}}
+/etc/kubeslurm/step-token-key
 {{- end -}}

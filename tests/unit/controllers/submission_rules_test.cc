@@ -138,6 +138,25 @@ TEST_F(SubmissionRules, AnOrdinaryJobIsStampedWithItsSubmitterAndAdmitted) {
   EXPECT_EQ(checks.dryRuns, 1);  // the rank pod went through the API server's admission
 }
 
+// srun or salloc from a login host: an allocation runs steps only, never a script, a pod
+// template or an array of its own.
+TEST_F(SubmissionRules, AnInteractiveAllocationRunsNoScriptTemplateOrArray) {
+  // Without the in-pod runtime no rank could serve its steps: its dry-run pods say so.
+  expectRefused(validate(create({{"interactive", true}, {"script", nullptr}})),
+                "needs the in-pod runtime");
+  context.admission.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  const AdmissionResponse allocation =
+      validate(create({{"interactive", true}, {"script", nullptr}}));
+  EXPECT_TRUE(allocation.allowed) << allocation.message;
+  expectRefused(validate(create({{"interactive", true}})), "runs steps only");
+  expectRefused(validate(create({{"interactive", true}, {"script", nullptr}, {"array", "0-3"}})),
+                "runs steps only");
+  expectRefused(validate(create({{"interactive", true},
+                                 {"script", nullptr},
+                                 {"podTemplate", {{"spec", {{"containers", Json::array()}}}}}})),
+                "runs steps only");
+}
+
 TEST_F(SubmissionRules, ANamedPartitionIsKept) {
   AdmissionRequest request = create({{"partition", "urgent"}}, kAlice, /*stamp=*/false);
   request.object = request.object.patch(mutateSlurmJob(request, context).patch);

@@ -291,6 +291,32 @@ TEST(JobService, HeadlessAndPublishesRanksBeforeTheyAreReady) {
   EXPECT_EQ(service.metadata.ownerReferences[0].uid, "0b5c-uid");
 }
 
+// An interactive allocation (srun or salloc from a login host) has no script: rank 0 holds its
+// node and serves the login side's steps; it needs the in-pod runtime, and a job without the
+// runtime cannot be one.
+TEST(RankPods, AnInteractiveAllocationsRankZeroHoldsTheNodeForSteps) {
+  GangInput input = scriptGang();
+  input.script.clear();
+  input.scriptArgs.clear();
+  input.interactive = true;
+  input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.stepSecretName = "train-x7k2p-step-q4z9d";
+  auto pods = rankPods(input);
+  ASSERT_TRUE(pods.isOk()) << pods.status().toString();
+  const api::Container& rank0 = (*pods)[0].spec.containers[0];
+  EXPECT_EQ(rank0.command.at(2),
+            "export PATH=\"/kubeslurm/bin:$PATH\" && exec kubeslurm-inpod allocation");
+  EXPECT_EQ(envOf(rank0).count("KUBESLURM_BATCH_SCRIPT"), 0U);
+  EXPECT_TRUE(
+      (*pods)[1].spec.containers[0].command.at(2).ends_with("exec kubeslurm-inpod step-agent"));
+
+  input.toolsImage.clear();
+  EXPECT_EQ(rankPods(input).status().code(), StatusCode::kInvalidArgument);
+  input.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  input.script = "#!/bin/sh\necho no\n";
+  EXPECT_EQ(rankPods(input).status().code(), StatusCode::kInvalidArgument);
+}
+
 // The in-pod runtime: the tools are copied in by an init container, rank 0 runs the script under
 // the batch launcher, the others run their step agent, and every rank gets the agents' port and
 // the job's step token (from the Secret, never in the pod spec itself).
