@@ -55,7 +55,10 @@ Serving:
   --grpc-bind-address ADDR       the query API for sprio, sshare, squeue --start (0.0.0.0:9443;
                                  "" or 0 = off); TLS only, so it needs both of:
   --grpc-tls-cert FILE --grpc-tls-key FILE   the serving certificate (PEM); without them the
-                                 query API stays off and the operator says so
+                                 query API stays off and the operator says so. With the
+                                 in-pod runtime it also serves the step proxy (srun, salloc)
+  --step-token-key-file FILE     the key jobs' step tokens derive from (32 bytes or more), the
+                                 same for every replica; "" (the default): random per process
   --webhook-bind-address ADDR    the admission webhook for SlurmJobs, Partitions and Accounts
                                  (0.0.0.0:9444; "" or 0 = off); TLS only, so it needs both of:
   --webhook-tls-cert FILE --webhook-tls-key FILE   its serving certificate (PEM)
@@ -214,6 +217,8 @@ int parseFlags(int argc, char** argv, Flags& f) {
       f.grpcCert = value;
     } else if (flag == "--grpc-tls-key") {
       f.grpcKey = value;
+    } else if (flag == "--step-token-key-file") {
+      f.stepTokenKeyFile = value;
     } else if (flag == "--webhook-bind-address") {
       f.webhookAddress = value == "0" ? "" : value;
     } else if (flag == "--webhook-tls-cert") {

@@ -54,6 +54,7 @@ struct Flags {
   std::string grpcAddress = "0.0.0.0:9443";
   std::string grpcCert;
   std::string grpcKey;
+  std::string stepTokenKeyFile;  // --step-token-key-file: "" means a random key per process
   std::string webhookAddress = "0.0.0.0:9444";
   std::string webhookCert;
   std::string webhookKey;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -28,6 +29,7 @@
 #include "controllers/cluster_view.h"
 #include "controllers/job_ids.h"
 #include "controllers/reconciler.h"
+#include "controllers/step_tokens.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/access/access_review.h"
 #include "kubeslurm/accounting/sqlite_store.h"
@@ -46,6 +48,7 @@
 #include "operator/leader_label.h"
 #include "operator/logging.h"
 #include "operator/report_publisher.h"
+#include "operator/step_routes.h"
 
 namespace {
 
@@ -133,6 +136,7 @@ struct Operator {
   Wakeup wakeup;
   std::unique_ptr<kube::Informer> nodes, pods, jobs, partitions, accounts;
   std::vector<kube::Informer*> informers;
+  std::optional<controllers::StepTokens> stepTokens;
   std::atomic<bool> synced{false};
   std::atomic<bool> leading{false};
   std::atomic<bool> needRecovery{false};
@@ -390,6 +394,9 @@ void setUpControllers(Operator& o) {
   options.admitInBackground = f.admitInBackground;
   options.admissionEnded = [&o] { o.wakeup.notify(); };
   options.binder.placement = f.gangPlacement;
+  options.binder.stepToken = [&o](const kubeslurm::podspec::GangInput& gang) {
+    return o.stepTokens->tokenFor(gang.namespaceName, gang.jobUid, gang.attempt);
+  };
   if (f.crashAtStep) {
     // A crash at a chosen write, where the tests of invariant 1 need one: the kill lands
     // mid-admission by construction, not by the luck of a timer. The count is process-wide.
@@ -495,6 +502,25 @@ rpc::RecordQuery recordQuery(Operator& o) {
   };
 }
 
+// The key the jobs' step tokens derive from: the chart's, shared by the replicas, so that any
+// leader's step proxy reaches the jobs an earlier one started.
+bool setUpStepTokens(Operator& o) {
+  const std::string& file = o.flags.stepTokenKeyFile;
+  auto tokens = file.empty() ? controllers::StepTokens::randomKey()
+                             : controllers::StepTokens::fromKeyFile(file);
+  if (!tokens.isOk()) {
+    spdlog::error("step tokens: {}", tokens.status().message());
+    return false;
+  }
+  if (file.empty() && !o.flags.toolsImage.empty()) {
+    spdlog::info(
+        "step tokens: a random key for this process (--step-token-key-file not given): after a "
+        "restart or failover, srun from a login host cannot reach jobs started before");
+  }
+  o.stepTokens = std::move(tokens).value();
+  return true;
+}
+
 // The query API (gRPC over TLS) for sprio, sshare, sdiag, squeue --start and sbatch --test-only.
 bool setUpQueryApi(Operator& o) {
   const Flags& f = o.flags;
@@ -519,7 +545,9 @@ bool setUpQueryApi(Operator& o) {
       options, [&o] { return o.queries->current(); },
       [&o](const kubeslurm::access::Identity& caller, const std::string& ns,
            const nlohmann::json& job) { return planTestOnly(o, caller, ns, job); },
-      *o.authorizer, recordQuery(o));
+      *o.authorizer, recordQuery(o),
+      f.toolsImage.empty() ? rpc::StepRouter()
+                           : kubeslurm::op::stepRouter(*o.jobs, *o.pods, *o.stepTokens));
   if (!started.isOk()) {
     spdlog::error("query API: {}", started.status().message());
     return false;
@@ -698,6 +726,10 @@ int run(const Flags& flags) {
   if (!setUpClient(o)) return 1;
   setUpInformers(o);
   if (!setUpLeaderElection(o) || !setUpEndpoints(o) || !setUpAccounting(o)) {
+    shutDown(o);
+    return 1;
+  }
+  if (!setUpStepTokens(o)) {
     shutDown(o);
     return 1;
   }

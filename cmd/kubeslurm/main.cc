@@ -13,6 +13,7 @@
 
 #include "kubeslurm/cli/cli.h"
 #include "kubeslurm/cli/commands.h"
+#include "kubeslurm/cli/login_steps.h"
 #include "kubeslurm/inpod/entry.h"
 #include "kubeslurm/inpod/srun_options.h"
 
@@ -78,6 +79,11 @@ int main(int argc, char** argv) {
   // srun owns real signals and threads, so it runs outside runCli().
   if (invoked == "srun") {
     if (const std::optional<int> code = srunTestOnly(args)) return *code;
+    // Outside a job, srun makes its own allocation (a login host: issue 19).
+    if (std::getenv("SLURM_JOB_ID") == nullptr) {  // NOLINT(concurrency-mt-unsafe)
+      kubeslurm::cli::CliIo io = processIo();
+      return kubeslurm::cli::runLoginSrun(args, io);
+    }
     return kubeslurm::inpod::srunMain(args);
   }
   kubeslurm::cli::CliIo io = processIo();

@@ -40,10 +40,12 @@
 
 #include "kubeslurm/api/meta_v1.h"
 #include "kubeslurm/api/slurmjob.h"
+#include "kubeslurm/cli/allocation.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/kube/resource.h"
+#include "kubeslurm/podspec/rank_pods.h"
 #include "kubeslurm/slurm/sbatch_options.h"
 #include "kubeslurm/slurm/time_format.h"
 
@@ -486,11 +488,40 @@ void warnIgnored(const slurm::SbatchInvocation& invocation, std::string_view pro
   }
 }
 
-// sbatch's lines for srun's options name srun, as Slurm's shared option code does for each.
-void printAsSrun(std::ostream& stream, const std::vector<std::string>& lines) {
+// sbatch's lines for srun's (or salloc's) options name that program, as Slurm's shared option
+// code does for each.
+void printAs(std::ostream& stream, const std::vector<std::string>& lines,
+             std::string_view program) {
   for (const std::string& line : lines) {
-    stream << (line.starts_with("sbatch:") ? "srun:" + line.substr(7) : line) << "\n";
+    if (line.starts_with("sbatch:")) {
+      stream << program << ":" << line.substr(7) << "\n";
+    } else {
+      stream << line << "\n";
+    }
   }
+}
+
+// sbatch's arguments for a job of srun's (or salloc's) allocation options. Slurm names such a
+// job after its command (srun opt.c: the executable's base name), `unnamed` without one.
+std::vector<std::string> allocationArgs(const SrunOptions& options,
+                                        const std::vector<std::string>& command,
+                                        const std::string& unnamed) {
+  std::vector<std::string> args;
+  bool named = false;
+  for (const auto& [name, value] : options) {
+    if (!allocationOption(name)) continue;
+    named = named || name == "job-name";
+    args.push_back("--" + name + (value ? "=" + *value : std::string()));
+  }
+  if (!named && !command.empty()) {
+    const std::size_t slash = command.front().rfind('/');
+    args.push_back("--job-name=" + (slash == std::string::npos
+                                        ? command.front()
+                                        : command.front().substr(slash + 1)));
+  } else if (!named && !unnamed.empty()) {
+    args.push_back("--job-name=" + unnamed);
+  }
+  return args;
 }
 
 }  // namespace
@@ -506,20 +537,7 @@ int runSrunTestOnly(const SrunOptions& options, const std::vector<std::string>& 
 
 int runSrunTestOnlyWith(const SrunOptions& options, const std::vector<std::string>& command,
                         CliIo& io, const SubmitEnvironment& environment) {
-  std::vector<std::string> args;
-  bool named = false;
-  for (const auto& [name, value] : options) {
-    if (!allocationOption(name)) continue;
-    named = named || name == "job-name";
-    args.push_back("--" + name + (value ? "=" + *value : std::string()));
-  }
-  // srun names a job after its command (opt.c: the executable's base name).
-  if (!named && !command.empty()) {
-    const std::size_t slash = command.front().rfind('/');
-    args.push_back("--job-name=" + (slash == std::string::npos
-                                        ? command.front()
-                                        : command.front().substr(slash + 1)));
-  }
+  std::vector<std::string> args = allocationArgs(options, command, "");
   std::string wrapped;
   for (const std::string& word : command) wrapped += (wrapped.empty() ? "" : " ") + word;
   args.emplace_back("--test-only");
@@ -529,15 +547,197 @@ int runSrunTestOnlyWith(const SrunOptions& options, const std::vector<std::strin
   const slurm::SbatchContext context = makeContext(io);
   slurm::SbatchParseResult result = slurm::parseSbatch(flags.sbatchArgs, std::nullopt, context);
   if (result.exit) {
-    printAsSrun(io.out, result.exit->out);
-    printAsSrun(io.err, result.exit->err);
+    printAs(io.out, result.exit->out, "srun");
+    printAs(io.err, result.exit->err, "srun");
     return result.exit->exitCode;
   }
   slurm::SbatchInvocation& invocation = *result.invocation;
   invocation.request.environment = slurm::shippedEnvironment(invocation.request, io.getenv);
-  printAsSrun(io.err, invocation.warnings);
+  printAs(io.err, invocation.warnings, "srun");
   warnIgnored(invocation, "srun", io);
   return testOnly(invocation, flags, io, environment, "srun");
+}
+
+std::map<std::string, std::string> jobVariablesOfPod(const nlohmann::json& pod) {
+  std::map<std::string, std::string> variables;
+  const nlohmann::json spec = pod.value("spec", nlohmann::json::object());
+  const nlohmann::json containers = spec.value("containers", nlohmann::json::array());
+  if (!containers.is_array() || containers.empty() || !containers.front().is_object()) {
+    return variables;
+  }
+  const nlohmann::json env = containers.front().value("env", nlohmann::json::array());
+  if (!env.is_array()) return variables;
+  for (const nlohmann::json& var : env) {
+    if (!var.is_object()) continue;
+    const std::string name = api::stringMember(var, "name");
+    const auto value = var.find("value");
+    if (!name.starts_with("SLURM") || value == var.end() || !value->is_string()) continue;
+    variables[name] = value->get<std::string>();
+  }
+  return variables;
+}
+
+Status revokeAllocation(const LoginAllocation& allocation) {
+  return allocation.session.writer
+      ->patch(kube::resources::slurmJobs(), allocation.namespaceName, allocation.jobName,
+              nlohmann::json{{"spec", {{"cancel", true}}}})
+      .status();
+}
+
+AllocationOutcome allocateInteractive(std::string_view program, const SrunOptions& options,
+                                      const std::vector<std::string>& command, CliIo& io,
+                                      const std::function<bool()>& interrupted) {
+  return allocateInteractiveWith(
+      program, options, command, io, interrupted,
+      SubmitEnvironment{kubeConnector(),
+                        [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); },
+                        grpcQueryConnector()});
+}
+
+AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOptions& options,
+                                          const std::vector<std::string>& command, CliIo& io,
+                                          const std::function<bool()>& interrupted,
+                                          const SubmitEnvironment& environment) {
+  const std::string name(program);
+  const std::string error = name + ": error: ";
+  bool immediate = false;
+  for (const auto& option : options) immediate = immediate || option.first == "immediate";
+  std::vector<std::string> args = allocationArgs(options, command, "interactive");
+  args.emplace_back("--wrap=true");  // sbatch's parser wants something to run; the job has none
+
+  const OwnFlags flags = splitFlags(args);
+  const slurm::SbatchContext context = makeContext(io);
+  slurm::SbatchParseResult result = slurm::parseSbatch(flags.sbatchArgs, std::nullopt, context);
+  if (result.exit) {
+    printAs(io.out, result.exit->out, name);
+    printAs(io.err, result.exit->err, name);
+    return {std::nullopt, result.exit->exitCode};
+  }
+  slurm::SbatchInvocation& invocation = *result.invocation;
+  invocation.script.clear();
+  invocation.request.wrap.clear();
+  invocation.request.interactive = true;
+  invocation.request.environment = slurm::shippedEnvironment(invocation.request, io.getenv);
+  printAs(io.err, invocation.warnings, name);
+  warnIgnored(invocation, name, io);
+
+  auto session = environment.connect(flags.kube, io);
+  if (!session.isOk()) {
+    io.err << error << session.status().message() << "\n";
+    return {};
+  }
+  auto endpoint = schedulerEndpoint(*session, flags.scheduler, io);
+  if (!endpoint.isOk()) {
+    io.err << error << "steps from a login host go through the operator's query API: "
+           << describeQueryFailure(endpoint.status()) << "\n";
+    return {};
+  }
+  std::string user = session->user;
+  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
+  const std::string namespaceName = session->namespaceName;
+  const kube::ResourceType type = kube::resources::slurmJobs();
+  auto created = session->writer->create(
+      type, namespaceName,
+      api::encodeSlurmJob(api::slurmJobFromInvocation(invocation, namespaceName, user)));
+  if (!created.isOk()) {
+    io.err << error << "Unable to allocate resources: " << created.status().message() << "\n";
+    return {};
+  }
+  LoginAllocation allocation;
+  allocation.namespaceName = namespaceName;
+  allocation.jobName = (*created)["metadata"].value("name", "");
+  allocation.endpoint = std::move(endpoint).value();
+
+  // Numbered, judged, then started: polled as sbatch polls for the id. Slurm's srun waits
+  // without a limit; so does this, until the job starts, ends or the caller gives up.
+  const auto interval = std::chrono::milliseconds(200);
+  const int idAttempts = flags.submitTimeoutSeconds * 5;
+  bool queuedSaid = false;
+  StatusOr<nlohmann::json> object = std::move(created);
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0) {
+      environment.sleep(interval);
+      object = session->reader->get(type, namespaceName, allocation.jobName);
+    }
+    if (!object.isOk()) {
+      if (object.status().code() == StatusCode::kNotFound) {
+        io.err << error << "Job allocation "
+               << (allocation.jobId != 0 ? std::to_string(allocation.jobId) : allocation.jobName)
+               << " has been revoked\n";
+        return {};
+      }
+      continue;  // the API server answers again later
+    }
+    const nlohmann::json* valid = api::findCondition(api::conditionsOf(*object), "Valid");
+    if (valid != nullptr && valid->value("status", "") == "False") {
+      io.err << error << "Unable to allocate resources: "
+             << valid->value("message", valid->value("reason", "invalid job")) << "\n";
+      (void)session->writer->remove(type, namespaceName, allocation.jobName, kube::DeleteOptions{});
+      return {};
+    }
+    auto decoded = api::decodeSlurmJob(*object);
+    const api::SlurmJobStatus* status =
+        decoded.isOk() && decoded->status ? &*decoded->status : nullptr;
+    if (status == nullptr || !status->jobId) {
+      if (interrupted && interrupted()) {
+        io.err << name << ": Job allocation " << allocation.jobName << " has been revoked\n";
+        allocation.session = std::move(session).value();
+        (void)revokeAllocation(allocation);
+        return {};
+      }
+      if (attempt >= idAttempts) {
+        io.err << error << "Unable to allocate resources: SlurmJob " << namespaceName << "/"
+               << allocation.jobName << " has no job id after " << flags.submitTimeoutSeconds
+               << " s: is the kubeslurm operator running?\n";
+        (void)session->writer->remove(type, namespaceName, allocation.jobName,
+                                      kube::DeleteOptions{});
+        return {};
+      }
+      continue;
+    }
+    allocation.jobId = *status->jobId;
+    const std::string id = std::to_string(allocation.jobId);
+    if (status->state == "RUNNING") {
+      auto pod = session->reader->get(kube::resources::pods(), namespaceName,
+                                      podspec::rankPodName(allocation.jobName, 0));
+      if (!pod.isOk()) {
+        if (pod.status().code() == StatusCode::kNotFound) continue;  // not in our view yet
+        io.err << error << "cannot read job " << id << "'s rank 0: " << pod.status().message()
+               << "\n";
+        (void)revokeAllocation(allocation);
+        return {};
+      }
+      allocation.environment = jobVariablesOfPod(*pod);
+      allocation.environment["SLURM_JOB_ID"] = id;
+      if (queuedSaid) io.err << name << ": job " << id << " has been allocated resources\n";
+      allocation.session = std::move(session).value();
+      return {std::move(allocation), 0};
+    }
+    if (status->state != "PENDING") {
+      // Ended before it started: cancelled by someone, failed, or its time ran out.
+      io.err << error << "Job allocation " << id << " has been revoked\n";
+      return {};
+    }
+    const bool judged = valid != nullptr || (!status->reason.empty() && status->reason != "None");
+    if (interrupted && interrupted()) {
+      io.err << name << ": Job allocation " << id << " has been revoked\n";
+      allocation.session = std::move(session).value();
+      (void)revokeAllocation(allocation);
+      return {};
+    }
+    if (!judged) continue;
+    if (immediate) {
+      // --immediate: resources now or never (srun's "Unable to allocate resources").
+      allocation.session = std::move(session).value();
+      (void)revokeAllocation(allocation);
+      io.err << error << "Unable to allocate resources: Requested nodes are busy\n";
+      return {};
+    }
+    if (!queuedSaid) {
+      io.err << name << ": job " << id << " queued and waiting for resources\n";
+      queuedSaid = true;
+    }
+  }
 }
 
 int runSbatch(const std::vector<std::string>& args, CliIo& io) {

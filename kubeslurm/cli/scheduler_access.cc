@@ -51,53 +51,60 @@ StatusOr<SchedulerFlags> takeSchedulerFlags(std::vector<std::string>& args) {
   return flags;
 }
 
+StatusOr<rpc::ClientOptions> schedulerEndpoint(const ClusterSession& session,
+                                               const SchedulerFlags& flags, const CliIo& io) {
+  rpc::ClientOptions options;
+  options.address = !flags.address.empty() ? flags.address : envOr(io, "KUBESLURM_SCHEDULER");
+  options.serverNameOverride =
+      !flags.serverName.empty() ? flags.serverName : envOr(io, "KUBESLURM_SCHEDULER_SERVER_NAME");
+  std::string caFile = !flags.caFile.empty() ? flags.caFile : envOr(io, "KUBESLURM_SCHEDULER_CA");
+  if (!caFile.empty()) {
+    auto pem = io.readFile(caFile);
+    if (!pem.isOk()) return pem.status();
+    options.caPem = *pem;
+  }
+  if (options.address.empty() || options.caPem.empty() || options.serverNameOverride.empty()) {
+    std::string ns = envOr(io, "KUBESLURM_OPERATOR_NAMESPACE");
+    if (ns.empty()) ns = kDefaultOperatorNamespace;
+    auto configMap = session.reader->get(kube::resources::configMaps(), ns, kConfigMapName);
+    if (!configMap.isOk() && (options.address.empty() || options.caPem.empty())) {
+      return Status(configMap.status().code(),
+                    "cannot find the scheduler's query API: no --scheduler/--scheduler-ca "
+                    "and no ConfigMap " +
+                        ns + "/" + std::string(kConfigMapName) + " (" +
+                        configMap.status().message() + ")");
+    }
+    if (configMap.isOk()) {
+      const kube::Json data = configMap->value("data", kube::Json::object());
+      if (options.address.empty()) options.address = data.value("address", "");
+      if (options.caPem.empty()) options.caPem = data.value("ca.crt", "");
+      if (options.serverNameOverride.empty()) {
+        options.serverNameOverride = data.value("serverName", "");
+      }
+    }
+  }
+  if (options.address.empty()) {
+    return failedPrecondition("the scheduler's address is unknown (--scheduler HOST:PORT)");
+  }
+  if (options.caPem.empty()) {
+    return failedPrecondition(
+        "no CA to check the scheduler's certificate with (--scheduler-ca FILE)");
+  }
+  if (session.bearerToken.empty()) {
+    return Status(StatusCode::kUnauthenticated,
+                  "the scheduler's query API authenticates callers by a Kubernetes bearer "
+                  "token, and the kubeconfig credentials in use have none");
+  }
+  options.bearerToken = session.bearerToken;
+  return options;
+}
+
 QueryConnector grpcQueryConnector() {
   return [](const ClusterSession& session, const SchedulerFlags& flags,
             const CliIo& io) -> StatusOr<std::unique_ptr<rpc::QueryClient>> {
-    rpc::ClientOptions options;
-    options.address = !flags.address.empty() ? flags.address : envOr(io, "KUBESLURM_SCHEDULER");
-    options.serverNameOverride =
-        !flags.serverName.empty() ? flags.serverName : envOr(io, "KUBESLURM_SCHEDULER_SERVER_NAME");
-    std::string caFile = !flags.caFile.empty() ? flags.caFile : envOr(io, "KUBESLURM_SCHEDULER_CA");
-    if (!caFile.empty()) {
-      auto pem = io.readFile(caFile);
-      if (!pem.isOk()) return pem.status();
-      options.caPem = *pem;
-    }
-    if (options.address.empty() || options.caPem.empty() || options.serverNameOverride.empty()) {
-      std::string ns = envOr(io, "KUBESLURM_OPERATOR_NAMESPACE");
-      if (ns.empty()) ns = kDefaultOperatorNamespace;
-      auto configMap = session.reader->get(kube::resources::configMaps(), ns, kConfigMapName);
-      if (!configMap.isOk() && (options.address.empty() || options.caPem.empty())) {
-        return Status(configMap.status().code(),
-                      "cannot find the scheduler's query API: no --scheduler/--scheduler-ca "
-                      "and no ConfigMap " +
-                          ns + "/" + std::string(kConfigMapName) + " (" +
-                          configMap.status().message() + ")");
-      }
-      if (configMap.isOk()) {
-        const kube::Json data = configMap->value("data", kube::Json::object());
-        if (options.address.empty()) options.address = data.value("address", "");
-        if (options.caPem.empty()) options.caPem = data.value("ca.crt", "");
-        if (options.serverNameOverride.empty()) {
-          options.serverNameOverride = data.value("serverName", "");
-        }
-      }
-    }
-    if (options.address.empty()) {
-      return failedPrecondition("the scheduler's address is unknown (--scheduler HOST:PORT)");
-    }
-    if (options.caPem.empty()) {
-      return failedPrecondition(
-          "no CA to check the scheduler's certificate with (--scheduler-ca FILE)");
-    }
-    if (session.bearerToken.empty()) {
-      return Status(StatusCode::kUnauthenticated,
-                    "the scheduler's query API authenticates callers by a Kubernetes bearer "
-                    "token, and the kubeconfig credentials in use have none");
-    }
-    options.bearerToken = session.bearerToken;
-    return rpc::connectQueryClient(options);
+    auto options = schedulerEndpoint(session, flags, io);
+    if (!options.isOk()) return options.status();
+    return rpc::connectQueryClient(*options);
   };
 }
 

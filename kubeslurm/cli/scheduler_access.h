@@ -26,6 +26,10 @@ namespace kubeslurm::cli {
 // Removes our flags from `args` (up to a "--"). Error: a flag without its value.
 StatusOr<SchedulerFlags> takeSchedulerFlags(std::vector<std::string>& args);
 
+// Discovery as above, and the session's bearer token: how to reach the query API.
+StatusOr<rpc::ClientOptions> schedulerEndpoint(const ClusterSession& session,
+                                               const SchedulerFlags& flags, const CliIo& io);
+
 // The real one: discovery as above, then a TLS channel with the session's bearer token.
 QueryConnector grpcQueryConnector();
 

@@ -1,5 +1,6 @@
 #include "kubeslurm/nodesim/process_runner.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -196,6 +197,10 @@ struct ProcessRunner::PodSandbox {
   std::int32_t failCode = kStartFailure;
 };
 
+namespace {
+constexpr std::string_view kHostAddress = "10.255.255.254";
+}  // namespace
+
 ProcessRunner::ProcessRunner(ProcessRunnerOptions options)
     : options_(std::move(options)),
       netnsPrefix_("ksim-" + hexId(options_.stateDir, 8) + "-"),
@@ -236,7 +241,15 @@ Status ProcessRunner::setUpBridge() {
       !made.isOk()) {
     return made;
   }
-  return runTool({"ip", "link", "set", bridge_, "up"}, networkLog_);
+  if (Status up = runTool({"ip", "link", "set", bridge_, "up"}, networkLog_); !up.isOk()) {
+    return up;
+  }
+  // The node's own address on its pods' bridge, as a CNI bridge's gateway gives the host a way
+  // to its pods (kubelet probes, host-network daemons; in the sandbox, the operator's step proxy
+  // runs on the host). A /32: no route to the rest of 10/8 is taken from the host, only a route
+  // per pod (setUpNetwork).
+  return runTool({"ip", "addr", "add", std::string(kHostAddress) + "/32", "dev", bridge_},
+                 networkLog_);
 }
 
 ProcessRunner::~ProcessRunner() {
@@ -251,6 +264,14 @@ ProcessRunner::~ProcessRunner() {
 }
 
 Status ProcessRunner::setUpNetwork(PodSandbox& pod) {
+  // The kubelet model gives a new pod the IP of a pod that has ended (as a CNI plugin's IPAM
+  // does once the kubelet tore the ended pod's sandbox down): that pod's network goes now, so
+  // that one address answers from one place.
+  for (auto& [uid, other] : pods_) {
+    if (other.get() == &pod || other->ip != pod.ip || other->netns.empty()) continue;
+    (void)runTool({"ip", "netns", "del", other->netns}, networkLog_);
+    other->netns.clear();
+  }
   const std::string netns = netnsPrefix_ + hexId(pod.uid, 12);
   const std::string veth = "kv" + hexId(options_.stateDir + "/" + pod.uid, 12);
   if (Status made = runTool({"ip", "netns", "add", netns}, networkLog_); !made.isOk()) return made;
@@ -260,7 +281,8 @@ Status ProcessRunner::setUpNetwork(PodSandbox& pod) {
       {"ip", "link", "set", veth, "master", bridge_, "up"},
       {"ip", "-n", netns, "addr", "add", pod.ip + "/8", "dev", "eth0"},
       {"ip", "-n", netns, "link", "set", "eth0", "up"},
-      {"ip", "-n", netns, "link", "set", "lo", "up"}};
+      {"ip", "-n", netns, "link", "set", "lo", "up"},
+      {"ip", "route", "replace", pod.ip + "/32", "dev", bridge_, "src", std::string(kHostAddress)}};
   for (const auto& step : steps) {
     if (Status done = runTool(step, networkLog_); !done.isOk()) return done;
   }
@@ -570,10 +592,18 @@ void ProcessRunner::forget(std::string_view podUid) {
   const auto pod = pods_.find(podUid);
   if (pod == pods_.end()) return;
   const std::string ns = pod->second->ns;
-  if (!pod->second->netns.empty()) {
-    (void)runTool({"ip", "netns", "del", pod->second->netns}, networkLog_);
-  }
+  const std::string ip = pod->second->ip;
+  const bool hadNetwork = !pod->second->netns.empty();
+  if (hadNetwork) (void)runTool({"ip", "netns", "del", pod->second->netns}, networkLog_);
   pods_.erase(pod);
+  // A pod IP is free again once its pod has ended, and the kubelet model may already have given
+  // it to a new pod: the route stays while a pod's network holds it.
+  const bool held = std::any_of(pods_.begin(), pods_.end(), [&ip](const auto& other) {
+    return other.second->ip == ip && !other.second->netns.empty();
+  });
+  if (hadNetwork && !held) {
+    (void)runTool({"ip", "route", "del", ip + "/32", "dev", bridge_}, networkLog_);
+  }
   writeHostsFiles(ns);
 }
 

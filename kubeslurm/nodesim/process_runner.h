@@ -6,7 +6,9 @@
 //  - a network namespace `ksim-<hash>` with `eth0` (its pod IP, the kubelet model's) on a veth
 //    pair whose host end sits on one bridge per simulator, and `lo`: the pods of all simulated
 //    nodes share one L2 network, and a server binding 0.0.0.0 in one pod does not collide with
-//    another pod's;
+//    another pod's. The host reaches each pod as a node reaches its own (a route per pod IP over
+//    the bridge, which holds the host's address 10.255.255.254/32), so that the operator, on
+//    the host in the sandbox, can proxy login hosts' steps to the pods' step agents;
 //  - an /etc/hosts as the kubelet writes it (localhost, the pod's own hostname.subdomain FQDN),
 //    plus the records a cluster DNS would serve for the pods of the same namespace that have a
 //    hostname and subdomain (a headless Service per subdomain, as the operator creates): the

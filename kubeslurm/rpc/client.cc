@@ -6,18 +6,23 @@
 #include "kubeslurm/rpc/scheduler.grpc.pb.h"
 
 namespace kubeslurm::rpc {
+
+std::shared_ptr<grpc::Channel> openOperatorChannel(const ClientOptions& options) {
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = options.caPem;
+  grpc::ChannelArguments arguments;
+  if (!options.serverNameOverride.empty()) {
+    arguments.SetSslTargetNameOverride(options.serverNameOverride);
+  }
+  return grpc::CreateCustomChannel(options.address, grpc::SslCredentials(tls), arguments);
+}
+
 namespace {
 
 class GrpcQueryClient final : public QueryClient {
  public:
   explicit GrpcQueryClient(const ClientOptions& options) : options_(options) {
-    grpc::SslCredentialsOptions tls;
-    tls.pem_root_certs = options.caPem;
-    grpc::ChannelArguments arguments;
-    if (!options.serverNameOverride.empty()) {
-      arguments.SetSslTargetNameOverride(options.serverNameOverride);
-    }
-    channel_ = grpc::CreateCustomChannel(options.address, grpc::SslCredentials(tls), arguments);
+    channel_ = openOperatorChannel(options);
     stub_ = v1alpha1::Scheduler::NewStub(channel_);
   }
 

@@ -12,6 +12,10 @@
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/rpc/query_state.h"
 
+namespace grpc {
+class Channel;
+}  // namespace grpc
+
 namespace kubeslurm::rpc {
 
 struct ClientOptions {
@@ -63,6 +67,10 @@ class QueryClient {
   virtual StatusOr<std::vector<accounting::JobRecord>> listJobRecords(
       const JobRecordQuery& query) = 0;
 };
+
+// The TLS channel to the operator's query API that a QueryClient uses, for the step proxy's
+// callers (a login host's srun), who add the bearer token to each call themselves.
+std::shared_ptr<grpc::Channel> openOperatorChannel(const ClientOptions& options);
 
 // Errors carry gRPC's meaning as a StatusCode (UNAUTHENTICATED -> kUnauthenticated, ...) and
 // the server's message.

@@ -189,7 +189,8 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
     return Admitted{std::move(caller).value(), std::move(state)};
   }
 
-  // The peer's rate, then who the bearer token is.
+ public:
+  // The peer's rate, then who the bearer token is (the step proxy's callers too).
   StatusOr<Identity> authenticate(const grpc::ServerContext& context) {
     if (!peers_.admit(peerAddress(context.peer()), clock_.now())) {
       return Status(StatusCode::kResourceExhausted,
@@ -208,6 +209,7 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
     return authorizer_.authenticate(token);
   }
 
+ private:
   StateSource state_;
   TestOnlyHandler testOnly_;
   RecordQuery records_;
@@ -222,9 +224,13 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
 
 class GrpcQueryServer final : public QueryServer {
  public:
-  GrpcQueryServer(std::unique_ptr<SchedulerService> service, std::unique_ptr<grpc::Server> server,
+  GrpcQueryServer(std::unique_ptr<SchedulerService> service,
+                  std::unique_ptr<grpc::Service> stepProxy, std::unique_ptr<grpc::Server> server,
                   int port)
-      : service_(std::move(service)), server_(std::move(server)), port_(port) {}
+      : service_(std::move(service)),
+        stepProxy_(std::move(stepProxy)),
+        server_(std::move(server)),
+        port_(port) {}
   ~GrpcQueryServer() override { stop(); }
   GrpcQueryServer(const GrpcQueryServer&) = delete;
   GrpcQueryServer& operator=(const GrpcQueryServer&) = delete;
@@ -241,6 +247,7 @@ class GrpcQueryServer final : public QueryServer {
 
  private:
   std::unique_ptr<SchedulerService> service_;
+  std::unique_ptr<grpc::Service> stepProxy_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::mutex mutex_;
@@ -252,7 +259,7 @@ class GrpcQueryServer final : public QueryServer {
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
                                                         StateSource state, TestOnlyHandler testOnly,
                                                         access::Authorizer& authorizer,
-                                                        RecordQuery records) {
+                                                        RecordQuery records, StepRouter steps) {
   if (options.certificatePem.empty() || options.privateKeyPem.empty()) {
     return invalidArgument("the query API serves TLS only: a certificate and key are required");
   }
@@ -269,13 +276,22 @@ StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& opt
   builder.SetMaxReceiveMessageSize(options.maxReceiveBytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.maxConcurrentStreams);
   builder.RegisterService(service.get());
+  std::unique_ptr<grpc::Service> stepProxy;
+  if (steps) {
+    SchedulerService* gate = service.get();
+    stepProxy = makeStepProxyService(
+        std::move(steps),
+        [gate](const grpc::ServerContext& context) { return gate->authenticate(context); },
+        authorizer, options.stepProxy);
+    builder.RegisterService(stepProxy.get());
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     return invalidArgument("cannot serve gRPC on " + options.address +
                            " (address in use, or the certificate or key is unusable)");
   }
-  return std::unique_ptr<QueryServer>(
-      std::make_unique<GrpcQueryServer>(std::move(service), std::move(server), port));
+  return std::unique_ptr<QueryServer>(std::make_unique<GrpcQueryServer>(
+      std::move(service), std::move(stepProxy), std::move(server), port));
 }
 
 }  // namespace kubeslurm::rpc

@@ -21,6 +21,7 @@
 #include "kubeslurm/base/status.h"
 #include "kubeslurm/kube/clock.h"
 #include "kubeslurm/rpc/query_state.h"
+#include "kubeslurm/rpc/step_proxy.h"
 
 namespace kubeslurm::rpc {
 
@@ -29,8 +30,8 @@ struct ServerOptions {
   std::string certificatePem;  // the operator's serving certificate (chain)
   std::string privateKeyPem;
   // gRPC's threads for calls; a call past them is refused (RESOURCE_EXHAUSTED) rather than
-  // queued without end.
-  int maxThreads = 16;
+  // queued without end. Each output stream of a login host's step holds one for its life.
+  int maxThreads = 64;
   int maxConcurrentStreams = 16;  // per connection
   // A --test-only SlurmJob carries its script (at most 1 MiB, as the webhook allows) and template.
   int maxReceiveBytes = 2 << 20;
@@ -42,6 +43,7 @@ struct ServerOptions {
   std::uint32_t maxRecordsPerPage = 5000;
   int maxRequestListEntries = 1000;
   kube::Clock* clock = nullptr;  // steadyClock() when null
+  StepProxyOptions stepProxy;
 };
 
 using StateSource = std::function<std::shared_ptr<const QueryState>()>;
@@ -69,9 +71,12 @@ class QueryServer {
 };
 
 // Error: the address cannot be bound, or the certificate or key is unusable.
+// `steps`: where the step proxy (step_proxy.h) finds a job's ranks; null: no proxy (the operator
+// runs without the in-pod runtime), and a login host's srun is told so.
 StatusOr<std::unique_ptr<QueryServer>> startQueryServer(const ServerOptions& options,
                                                         StateSource state, TestOnlyHandler testOnly,
                                                         access::Authorizer& authorizer,
-                                                        RecordQuery records = nullptr);
+                                                        RecordQuery records = nullptr,
+                                                        StepRouter steps = nullptr);
 
 }  // namespace kubeslurm::rpc

@@ -16,6 +16,9 @@
 #      submit directory, tmpfs), --container-env and --export values from the submitter; a
 #      mount the partition does not allow is refused at sbatch with the reason.
 #   5. scancel of a running 2-node job stops every rank: no process of it is left on the host.
+#   6. srun on the login host (this one): an interactive allocation, its step through the
+#      operator's step proxy (labelled output from both ranks, the exit code srun's and the
+#      job's), and Ctrl-C while it waits revokes it.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -124,11 +127,18 @@ echo 42 >"$WORK/datasets/mnist/labels.txt"
 step "the operator, with the in-pod runtime"
 # shellcheck source=tests/support/free_port.sh
 . "$ROOT/tests/support/free_port.sh"
+# shellcheck source=tests/support/webhook.sh
+. "$ROOT/tests/support/webhook.sh"
 METRICS=$(free_port)
 PROBES=$(free_port)
 while [ "$PROBES" = "$METRICS" ]; do PROBES=$(free_port); done
+GRPC=$(free_port)
+while [ "$GRPC" = "$METRICS" ] || [ "$GRPC" = "$PROBES" ]; do GRPC=$(free_port); done
+# The query API, which also serves the step proxy that srun on the login host goes through.
+local_webhook_cert "$WORK/tls"
 "$BIN/kubeslurm-operator" --namespace kubeslurm-system --metrics-bind-address "127.0.0.1:$METRICS" \
-  --health-probe-bind-address "127.0.0.1:$PROBES" \
+  --health-probe-bind-address "127.0.0.1:$PROBES" --grpc-bind-address "127.0.0.1:$GRPC" \
+  --grpc-tls-cert "$WORK/tls/tls.crt" --grpc-tls-key "$WORK/tls/tls.key" \
   --tools-image kubeslurm/kubeslurm-tools:e2e >"$WORK/operator.log" 2>&1 &
 OPERATOR_PID=$!
 # Not `curl | grep -q` under pipefail: grep stops at the match and curl, still writing a long
@@ -271,5 +281,59 @@ wait_tasks 0 30 || fail "tasks of the cancelled job still run: $(pgrep -a -f 'sl
 sleep 1
 [ -z "$(pgrep -f 'sleep 3107')" ] || fail "left behind: $(pgrep -a -f 'sleep 3107')"
 
+step "6. srun from the login host: an allocation, one step through the operator's step proxy"
+# The login side authenticates to the operator with a bearer token (the sandbox's token context).
+export KUBESLURM_CONTEXT=kubeslurm-sandbox-token KUBESLURM_SCHEDULER="127.0.0.1:$GRPC" \
+  KUBESLURM_SCHEDULER_CA="$WORK/tls/tls.crt"
+started=$SECONDS
+out=$(srun -N2 -l hostname 2>"$WORK/srun.err") || fail "srun -N2 -l hostname: rc $?: $(cat "$WORK/srun.err")"
+echo "srun -N2 -l hostname took $((SECONDS - started)) s:" >&2
+echo "$out" >&2
+grep -Eq '^0: hostname-[a-z0-9]+-0$' <<<"$out" || fail "no task 0 on rank 0: $out"
+grep -Eq '^1: hostname-[a-z0-9]+-1$' <<<"$out" || fail "no task 1 on rank 1: $out"
+login=$(sacct -a -X -n -P -o JobID,JobName | grep '|hostname$' | tail -n1 | cut -d'|' -f1)
+# Released: rank 0 exits with srun's status, and the job ends with it.
+wait_state "$login" COMPLETED 30
+[ "$(sacct -j "$login" -X -n -P -o ExitCode,NNodes)" = "0:0|2" ] ||
+  fail "the allocation's record: $(sacct -j "$login" -X -n -P -o ExitCode,NNodes)"
+# The step's exit code is srun's and the job's (slurm_complete_job with srun's status).
+set +e
+srun -N1 sh -c 'echo from $SLURM_JOB_NUM_NODES node; exit 3' >"$WORK/srun3.out" 2>"$WORK/srun3.err"
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "srun sh -c 'exit 3' exited $rc: $(cat "$WORK/srun3.err")"
+grep -qx 'from 1 node' "$WORK/srun3.out" || fail "the step's output: $(cat "$WORK/srun3.out")"
+grep -q 'srun: error: .*: task 0: Exited with exit code 3' "$WORK/srun3.err" ||
+  fail "srun's report of the failed task: $(cat "$WORK/srun3.err")"
+failed=$(sacct -a -X -n -P -o JobID,JobName | grep '|sh$' | tail -n1 | cut -d'|' -f1)
+wait_state "$failed" FAILED 30
+[ "$(sacct -j "$failed" -X -n -P -o ExitCode)" = "3:0" ] ||
+  fail "the failed allocation's exit code: $(sacct -j "$failed" -X -n -P -o ExitCode)"
+# Ctrl-C while the allocation waits revokes it (srun's allocate.c: "Job allocation N has been
+# revoked"), and nothing of it is left.
+long=$(submit long.sbatch)
+wait_state "$long" RUNNING 60
+srun -N2 true 2>"$WORK/pending.err" &
+pending=$!
+for _ in $(seq 100); do
+  grep -q 'queued and waiting for resources' "$WORK/pending.err" && break
+  sleep 0.2
+done
+grep -q 'queued and waiting for resources' "$WORK/pending.err" ||
+  fail "srun did not say it waits: $(cat "$WORK/pending.err")"
+revoked=$(sed -n 's/^srun: job \([0-9]*\) queued and waiting for resources$/\1/p' "$WORK/pending.err")
+kill -INT "$pending"
+set +e
+wait "$pending"
+rc=$?
+set -e
+[ "$rc" != 0 ] || fail "srun interrupted while pending exited 0"
+grep -qx "srun: Job allocation $revoked has been revoked" "$WORK/pending.err" ||
+  fail "srun's revocation: $(cat "$WORK/pending.err")"
+wait_state "$revoked" CANCELLED 30
+scancel "$long"
+wait_state "$long" CANCELLED 60
+unset KUBESLURM_CONTEXT KUBESLURM_SCHEDULER KUBESLURM_SCHEDULER_CA
+
 step "done"
-echo "PASS: canonical torchrun script, exit codes and afterok, array %2, Pyxis mounts and env, scancel, in process mode"
+echo "PASS: canonical torchrun script, exit codes and afterok, array %2, Pyxis mounts and env, scancel, srun from the login host, in process mode"

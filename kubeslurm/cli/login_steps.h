@@ -1,0 +1,19 @@
+// srun and salloc on a login host (issue 19): an interactive allocation (allocation.h), steps
+// run on it through the operator's step proxy with the caller's own credentials, and the
+// allocation released when they are done.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kubeslurm/cli/cli_io.h"
+
+namespace kubeslurm::cli {
+
+// `srun [options] command...` outside a job (no SLURM_JOB_ID), not --test-only: allocates as
+// Slurm's srun does (src/srun/libsrun/allocate.c), runs one step on the allocation with the
+// in-job srun's layout, output, signals and exit code, then releases the allocation with that
+// exit code (slurm_complete_job), which the job ends with.
+int runLoginSrun(const std::vector<std::string>& args, CliIo& io);
+
+}  // namespace kubeslurm::cli

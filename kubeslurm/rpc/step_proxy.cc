@@ -1,0 +1,270 @@
+#include "kubeslurm/rpc/step_proxy.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include <grpcpp/grpcpp.h>
+
+#include "kubeslurm/base/text.h"
+#include "kubeslurm/rpc/convert.h"
+#include "kubeslurm/step/step.grpc.pb.h"
+
+namespace kubeslurm::rpc {
+
+namespace v1 = kubeslurm::step::v1;
+
+access::Permission attachPermission(const std::string& namespaceName) {
+  return {"attach", "kubeslurm.io", "slurmjobs", namespaceName};
+}
+
+namespace {
+
+std::string metadataValue(const grpc::ServerContext& context, std::string_view key) {
+  const auto& metadata = context.client_metadata();
+  const auto found = metadata.find(grpc::string_ref(key.data(), key.size()));
+  if (found == metadata.end()) return {};
+  return {found->second.data(), found->second.size()};
+}
+
+// One caller's streams in flight, counted for as long as a Launch lives.
+class StreamCount {
+ public:
+  StreamCount(std::mutex& mutex, std::map<std::string, int>& counts, std::string caller, int limit)
+      : mutex_(mutex), counts_(counts), caller_(std::move(caller)) {
+    const std::lock_guard lock(mutex_);
+    int& count = counts_[caller_];
+    taken_ = count < limit;
+    if (taken_) ++count;
+  }
+  ~StreamCount() {
+    const std::lock_guard lock(mutex_);
+    if (!taken_) return;
+    if (--counts_[caller_] <= 0) counts_.erase(caller_);
+  }
+  StreamCount(const StreamCount&) = delete;
+  StreamCount& operator=(const StreamCount&) = delete;
+  bool taken() const { return taken_; }
+
+ private:
+  std::mutex& mutex_;
+  std::map<std::string, int>& counts_;
+  std::string caller_;
+  bool taken_ = false;
+};
+
+// Cancels the agent's stream once the caller's is gone. A blocking Read from the agent does not
+// see the caller leave while the tasks are silent, so this watches beside it.
+class CancelWhenCallerLeaves {
+ public:
+  CancelWhenCallerLeaves(grpc::ServerContext& caller, grpc::ClientContext& agent)
+      : thread_([this, &caller, &agent] {
+          std::unique_lock lock(mutex_);
+          while (!done_) {
+            if (caller.IsCancelled()) {
+              agent.TryCancel();
+              return;
+            }
+            wake_.wait_for(lock, std::chrono::milliseconds(100));
+          }
+        }) {}
+  ~CancelWhenCallerLeaves() {
+    {
+      const std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  CancelWhenCallerLeaves(const CancelWhenCallerLeaves&) = delete;
+  CancelWhenCallerLeaves& operator=(const CancelWhenCallerLeaves&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+class StepProxyService final : public v1::StepAgent::Service {
+ public:
+  StepProxyService(StepRouter router, CallerAuthentication authenticate,
+                   access::Authorizer& authorizer, StepProxyOptions options)
+      : router_(std::move(router)),
+        authenticate_(std::move(authenticate)),
+        authorizer_(authorizer),
+        options_(options) {}
+
+  grpc::Status Launch(grpc::ServerContext* context, const v1::LaunchRequest* request,
+                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+    auto routed = route(*context);
+    if (!routed.isOk()) return toGrpc(routed.status());
+    const StreamCount stream(streamsMutex_, streams_, routed->caller, options_.maxStreamsPerCaller);
+    if (!stream.taken()) {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+              "Resource temporarily unavailable: at most " +
+                  std::to_string(options_.maxStreamsPerCaller) + " step streams at once per user"};
+    }
+    // A rank whose agent does not answer within the unary timeout fails the launch, as srun's
+    // own connection to an agent would (the stream itself has no deadline: a step runs as long
+    // as it runs).
+    const std::shared_ptr<grpc::Channel> channel = channelTo(routed->target.address);
+    if (!channel->WaitForConnected(std::min(
+            context->deadline(), std::chrono::system_clock::now() + options_.unaryTimeout))) {
+      return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
+    }
+    grpc::ClientContext upstream;
+    prepare(upstream, *context, routed->target.token, std::nullopt);
+    auto stub = v1::StepAgent::NewStub(channel);
+    std::unique_ptr<grpc::ClientReader<v1::TaskEvent>> reader = stub->Launch(&upstream, *request);
+    {
+      const CancelWhenCallerLeaves watch(*context, upstream);
+      v1::TaskEvent event;
+      while (reader->Read(&event)) {
+        if (!writer->Write(event)) {
+          upstream.TryCancel();
+          break;
+        }
+      }
+    }
+    const grpc::Status status = reader->Finish();
+    if (context->IsCancelled()) {
+      return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
+    }
+    return status;
+  }
+
+  grpc::Status Signal(grpc::ServerContext* context, const v1::SignalRequest* request,
+                      v1::SignalReply* reply) override {
+    return unary(*context, [&](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {
+      return stub.Signal(&upstream, *request, reply);
+    });
+  }
+
+  grpc::Status NextStepId(grpc::ServerContext* context, const v1::NextStepIdRequest* request,
+                          v1::NextStepIdReply* reply) override {
+    return unary(*context, [&](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {
+      return stub.NextStepId(&upstream, *request, reply);
+    });
+  }
+
+  grpc::Status RecordStep(grpc::ServerContext* context, const v1::StepRecord* request,
+                          v1::RecordStepReply* reply) override {
+    return unary(*context, [&](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {
+      return stub.RecordStep(&upstream, *request, reply);
+    });
+  }
+
+  grpc::Status Release(grpc::ServerContext* context, const v1::ReleaseRequest* request,
+                       v1::ReleaseReply* reply) override {
+    return unary(*context, [&](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {
+      return stub.Release(&upstream, *request, reply);
+    });
+  }
+
+ private:
+  struct Routed {
+    std::string caller;  // the authenticated user name
+    StepTarget target;
+  };
+
+  // Authentication, the job and rank the call names, then whether this caller may run steps
+  // there: a caller who may not learns nothing of the job, not even whether it exists.
+  StatusOr<Routed> route(const grpc::ServerContext& context) {
+    auto caller = authenticate_(context);
+    if (!caller.isOk()) return caller.status();
+    const std::string job = metadataValue(context, kStepJobMetadata);
+    const auto slash = job.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == job.size() ||
+        job.size() > 64 + 1 + 253) {
+      return invalidArgument(std::string(kStepJobMetadata) + ": <namespace>/<job> is required");
+    }
+    const std::string namespaceName = job.substr(0, slash);
+    const std::string jobName = job.substr(slash + 1);
+    std::uint32_t rank = 0;
+    if (const std::string text = metadataValue(context, kStepRankMetadata); !text.empty()) {
+      const auto parsed = parseInteger<std::uint32_t>(text);
+      if (!parsed) return invalidArgument(std::string(kStepRankMetadata) + ": not a rank: " + text);
+      rank = *parsed;
+    }
+    auto target = router_(namespaceName, jobName, rank);
+    const bool owner =
+        target.isOk() && !target->submitter.empty() && target->submitter == caller->user;
+    if (!owner) {
+      if (Status allowed = authorizer_.authorize(*caller, attachPermission(namespaceName));
+          !allowed.isOk()) {
+        return Status(StatusCode::kPermissionDenied,
+                      "Access/permission denied: only the job's submitter (or RBAC's attach on "
+                      "slurmjobs in namespace " +
+                          namespaceName + ") may run steps in it");
+      }
+    }
+    if (!target.isOk()) return target.status();
+    if (!target->reachable.isOk()) return target->reachable;
+    return Routed{caller->user, std::move(target).value()};
+  }
+
+  // The caller's deadline (or `fallback` from now), and the job's token in place of theirs.
+  static void prepare(grpc::ClientContext& upstream, const grpc::ServerContext& caller,
+                      const std::string& token, std::optional<std::chrono::milliseconds> fallback) {
+    upstream.AddMetadata("authorization", "Bearer " + token);
+    // A rank whose agent is starting (its pod just began) is waited for, within the deadline.
+    upstream.set_wait_for_ready(true);
+    auto deadline = caller.deadline();
+    if (fallback) deadline = std::min(deadline, std::chrono::system_clock::now() + *fallback);
+    if (deadline != std::chrono::system_clock::time_point::max()) upstream.set_deadline(deadline);
+  }
+
+  template <typename Call>
+  grpc::Status unary(grpc::ServerContext& context, Call&& call) {
+    auto routed = route(context);
+    if (!routed.isOk()) return toGrpc(routed.status());
+    grpc::ClientContext upstream;
+    prepare(upstream, context, routed->target.token, options_.unaryTimeout);
+    auto stub = v1::StepAgent::NewStub(channelTo(routed->target.address));
+    return call(*stub, upstream);
+  }
+
+  // One channel per agent address, kept while the proxy lives (a step's calls to one rank share
+  // a connection). Plain HTTP/2 inside the cluster network, as srun inside a job speaks it.
+  std::shared_ptr<grpc::Channel> channelTo(const std::string& address) {
+    const std::lock_guard lock(channelsMutex_);
+    auto& channel = channels_[address];
+    if (!channel) channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    if (channels_.size() > kMaxChannels) {
+      // Pods come and go with their addresses: forget the rest rather than grow without end.
+      auto kept = channel;
+      channels_.clear();
+      channels_[address] = kept;
+      return kept;
+    }
+    return channel;
+  }
+
+  static constexpr std::size_t kMaxChannels = 1024;
+
+  StepRouter router_;
+  CallerAuthentication authenticate_;
+  access::Authorizer& authorizer_;
+  StepProxyOptions options_;
+  std::mutex streamsMutex_;
+  std::map<std::string, int> streams_;
+  std::mutex channelsMutex_;
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> makeStepProxyService(StepRouter router,
+                                                    CallerAuthentication authenticate,
+                                                    access::Authorizer& authorizer,
+                                                    StepProxyOptions options) {
+  return std::make_unique<StepProxyService>(std::move(router), std::move(authenticate), authorizer,
+                                            options);
+}
+
+}  // namespace kubeslurm::rpc

@@ -1,0 +1,298 @@
+// The step proxy (kubeslurm/rpc/step_proxy.h) on the query server, over TLS on 127.0.0.1, in
+// front of a real step agent (kubeslurm/inpod/agent.h): who may run steps in a job, that a
+// refused caller learns nothing of it, that the job's token stays behind the proxy, that a step
+// runs and a caller who leaves takes its tasks with it, and what bounds a caller.
+#include "kubeslurm/rpc/step_proxy.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "kubeslurm/inpod/agent.h"
+#include "kubeslurm/rpc/client.h"
+#include "kubeslurm/rpc/server.h"
+#include "kubeslurm/step/step.grpc.pb.h"
+
+namespace kubeslurm::rpc {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = kubeslurm::step::v1;
+using access::Identity;
+using access::Permission;
+using namespace std::chrono_literals;
+
+constexpr std::string_view kJobToken = "the-jobs-own-step-token";
+
+// Three users: Alice submitted the job, Bob is another tenant, and the admin holds RBAC's
+// `attach` on slurmjobs (the chart's slurm-admin role).
+class Tenants final : public access::Authorizer {
+ public:
+  StatusOr<Identity> authenticate(const std::string& token) override {
+    if (token == "alice-token") return Identity{"oidc:alice", "u-1", {}, {}};
+    if (token == "bob-token") return Identity{"oidc:bob", "u-2", {}, {}};
+    if (token == "admin-token") return Identity{"oidc:admin", "u-3", {"slurm-admins"}, {}};
+    return Status(StatusCode::kUnauthenticated, "invalid token");
+  }
+  Status authorize(const Identity& caller, const Permission& permission) override {
+    if (caller.user == "oidc:admin" && permission.verb == "attach" &&
+        permission.resource == "slurmjobs") {
+      return Status::ok();
+    }
+    return {StatusCode::kPermissionDenied, caller.user + " may not " + permission.verb};
+  }
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class StepProxyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("kubeslurm-step-proxy-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+        "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
+        (dir_ / "tls.key").string() + " -out " + (dir_ / "tls.crt").string() + " 2>/dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0);  // NOLINT(concurrency-mt-unsafe)
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  void TearDown() override {
+    if (server) server->stop();
+    if (agent) agent->stop();
+  }
+
+  // The agent of rank 0 of team-a/train; `released` hears a Release when given (an allocation).
+  void startAgent(std::function<void(int)> released = {}) {
+    auto started =
+        inpod::startAgent(inpod::AgentOptions{.listenAddress = "127.0.0.1:0",
+                                              .token = std::string(kJobToken),
+                                              .killWait = std::chrono::milliseconds(500)},
+                          std::move(released));
+    ASSERT_TRUE(started.isOk()) << started.status().toString();
+    agent = std::move(started).value();
+  }
+
+  void startProxy(std::string submitter = "oidc:alice", StepProxyOptions proxy = {}) {
+    ServerOptions options;
+    options.address = "127.0.0.1:0";
+    options.certificatePem = readFile(dir_ / "tls.crt");
+    options.privateKeyPem = readFile(dir_ / "tls.key");
+    options.stepProxy = proxy;
+    const int agentPort = agent->port();
+    StepRouter router = [submitter, agentPort](const std::string& ns, const std::string& job,
+                                               std::uint32_t rank) -> StatusOr<StepTarget> {
+      if (ns != "team-a" || job != "train") return notFound("Invalid job id specified");
+      if (rank != 0) {
+        return StepTarget{submitter,
+                          failedPrecondition("Job 7 has no rank " + std::to_string(rank)), "", ""};
+      }
+      return StepTarget{submitter, Status::ok(), "127.0.0.1:" + std::to_string(agentPort),
+                        std::string(kJobToken)};
+    };
+    auto state = std::make_shared<QueryState>();
+    auto started = startQueryServer(
+        options, [state] { return state; },
+        [](const Identity&, const std::string&, const nlohmann::json&) {
+          return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
+        },
+        tenants, nullptr, std::move(router));
+    ASSERT_TRUE(started.isOk()) << started.status().toString();
+    server = std::move(started).value();
+  }
+
+  std::unique_ptr<v1::StepAgent::Stub> stub() const {
+    ClientOptions options;
+    options.address = "127.0.0.1:" + std::to_string(server->port());
+    options.caPem = readFile(dir_ / "tls.crt");
+    options.serverNameOverride = "localhost";
+    return v1::StepAgent::NewStub(openOperatorChannel(options));
+  }
+
+  static void call(grpc::ClientContext& context, const std::string& token,
+                   const std::string& job = "team-a/train", const std::string& rank = "0") {
+    context.AddMetadata("authorization", "Bearer " + token);
+    if (!job.empty()) context.AddMetadata(std::string(kStepJobMetadata), job);
+    if (!rank.empty()) context.AddMetadata(std::string(kStepRankMetadata), rank);
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+  }
+
+  grpc::Status nextStepId(const std::string& token, const std::string& job = "team-a/train",
+                          std::uint32_t* id = nullptr) const {
+    grpc::ClientContext context;
+    call(context, token, job);
+    v1::NextStepIdReply reply;
+    const grpc::Status status = stub()->NextStepId(&context, v1::NextStepIdRequest{}, &reply);
+    if (id != nullptr) *id = reply.step_id();
+    return status;
+  }
+
+  static inline fs::path dir_;
+  Tenants tenants;
+  std::unique_ptr<inpod::Agent> agent;
+  std::unique_ptr<QueryServer> server;
+};
+
+v1::LaunchRequest launchOf(std::vector<std::string> argv) {
+  v1::LaunchRequest request;
+  request.set_step_id(0);
+  for (const std::string& arg : argv) request.add_argv(arg);
+  request.add_tasks()->set_task_id(0);
+  (*request.mutable_environment())["PATH"] = "/usr/bin:/bin";
+  return request;
+}
+
+TEST_F(StepProxyTest, TheSubmitterRunsAStepOnItsJobThroughTheProxy) {
+  startAgent();
+  startProxy();
+  std::uint32_t id = 99;
+  ASSERT_TRUE(nextStepId("alice-token", "team-a/train", &id).ok());
+  EXPECT_EQ(id, 0U);
+  grpc::ClientContext context;
+  call(context, "alice-token");
+  auto reader = stub()->Launch(&context, launchOf({"/bin/echo", "hello from rank 0"}));
+  std::string out;
+  int exitCode = -1;
+  v1::TaskEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_exit()) exitCode = event.exit().exit_code();
+    if (event.event_case() == v1::TaskEvent::kStdout) out += event.stdout();
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(out, "hello from rank 0\n");
+  EXPECT_EQ(exitCode, 0);
+}
+
+// Another tenant is refused whether or not the job exists, with the same words: what a refused
+// caller sees says nothing about other tenants' jobs.
+TEST_F(StepProxyTest, AnotherTenantIsRefusedAndLearnsNothing) {
+  startAgent();
+  startProxy();
+  const grpc::Status existing = nextStepId("bob-token");
+  const grpc::Status missing = nextStepId("bob-token", "team-a/nope");
+  EXPECT_EQ(existing.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(missing.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(existing.error_message(), missing.error_message());
+  EXPECT_NE(existing.error_message().find("Access/permission denied"), std::string::npos);
+  EXPECT_EQ(nextStepId("forged").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  // Who may attach to the namespace's jobs hears, in Slurm's words, that there is no such job.
+  const grpc::Status gone = nextStepId("admin-token", "team-a/nope");
+  EXPECT_EQ(gone.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(gone.error_message(), "Invalid job id specified");
+}
+
+// RBAC's attach lets an administrator in, and is all that lets anyone into a job that has no
+// authenticated submitter (made without the admission webhook): spec.user is the client's word.
+TEST_F(StepProxyTest, AttachLetsAdministratorsInAndIsNeededWithoutASubmitter) {
+  startAgent();
+  startProxy(/*submitter=*/"");
+  EXPECT_EQ(nextStepId("alice-token").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(nextStepId("admin-token").ok());
+}
+
+TEST_F(StepProxyTest, ACallNamesItsJobAndRank) {
+  startAgent();
+  startProxy();
+  grpc::ClientContext noJob;
+  call(noJob, "alice-token", "", "0");
+  v1::NextStepIdReply reply;
+  EXPECT_EQ(stub()->NextStepId(&noJob, v1::NextStepIdRequest{}, &reply).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  grpc::ClientContext badRank;
+  call(badRank, "alice-token", "team-a/train", "-1");
+  EXPECT_EQ(stub()->NextStepId(&badRank, v1::NextStepIdRequest{}, &reply).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  grpc::ClientContext noRank;
+  call(noRank, "alice-token", "team-a/train", "3");
+  EXPECT_EQ(stub()->NextStepId(&noRank, v1::NextStepIdRequest{}, &reply).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// Release reaches an allocation's rank 0 with the exit code; a batch job's rank 0 refuses it.
+TEST_F(StepProxyTest, ReleaseEndsAnAllocationAndNothingElse) {
+  std::atomic<int> released{-1};
+  startAgent([&released](int code) { released = code; });
+  startProxy();
+  grpc::ClientContext context;
+  call(context, "alice-token");
+  v1::ReleaseRequest request;
+  request.set_exit_code(7);
+  v1::ReleaseReply reply;
+  ASSERT_TRUE(stub()->Release(&context, request, &reply).ok());
+  EXPECT_EQ(released.load(), 7);
+
+  server->stop();
+  agent->stop();
+  startAgent();
+  startProxy();
+  grpc::ClientContext batch;
+  call(batch, "alice-token");
+  EXPECT_EQ(stub()->Release(&batch, request, &reply).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// A login host that goes away (srun killed, laptop closed) takes its step with it: the proxy
+// cancels the agent's stream, and the agent kills the tasks after --kill-wait.
+TEST_F(StepProxyTest, ACallerWhoLeavesTakesItsTasksWithIt) {
+  startAgent();
+  startProxy();
+  const fs::path pidFile = dir_ / "task.pid";
+  fs::remove(pidFile);
+  grpc::ClientContext context;
+  call(context, "alice-token");
+  context.set_deadline(std::chrono::system_clock::now() + 60s);
+  auto reader = stub()->Launch(
+      &context, launchOf({"/bin/sh", "-c",
+                          "echo $$ > " + pidFile.string() + "; echo started; exec sleep 30"}));
+  v1::TaskEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  ASSERT_EQ(event.stdout(), "started\n");
+  const pid_t task = std::stoi(readFile(pidFile));
+  ASSERT_EQ(::kill(task, 0), 0);
+  context.TryCancel();
+  (void)reader->Finish();
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(50ms);
+    gone = ::kill(task, 0) != 0;
+  }
+  EXPECT_TRUE(gone) << "the task outlived its caller";
+}
+
+TEST_F(StepProxyTest, OneCallerHoldsABoundedNumberOfStreams) {
+  startAgent();
+  startProxy("oidc:alice", StepProxyOptions{.maxStreamsPerCaller = 1});
+  grpc::ClientContext first;
+  call(first, "alice-token");
+  auto running = stub()->Launch(&first, launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"}));
+  v1::TaskEvent event;
+  ASSERT_TRUE(running->Read(&event));
+  grpc::ClientContext second;
+  call(second, "alice-token");
+  auto refused = stub()->Launch(&second, launchOf({"/bin/true"}));
+  while (refused->Read(&event)) {
+  }
+  EXPECT_EQ(refused->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // Another user is not held back by Alice's streams.
+  EXPECT_TRUE(nextStepId("admin-token").ok());
+  first.TryCancel();
+  (void)running->Finish();
+}
+
+}  // namespace
+}  // namespace kubeslurm::rpc
