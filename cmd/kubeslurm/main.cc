@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "kubeslurm/cli/allocation.h"
 #include "kubeslurm/cli/cli.h"
 #include "kubeslurm/cli/commands.h"
 #include "kubeslurm/cli/login_steps.h"
@@ -79,12 +80,21 @@ int main(int argc, char** argv) {
   // srun owns real signals and threads, so it runs outside runCli().
   if (invoked == "srun") {
     if (const std::optional<int> code = srunTestOnly(args)) return *code;
-    // Outside a job, srun makes its own allocation (a login host: issue 19).
-    if (std::getenv("SLURM_JOB_ID") == nullptr) {  // NOLINT(concurrency-mt-unsafe)
-      kubeslurm::cli::CliIo io = processIo();
-      return kubeslurm::cli::runLoginSrun(args, io);
-    }
+    // NOLINTBEGIN(concurrency-mt-unsafe): one thread, and nothing sets variables
+    const bool inJob = std::getenv("SLURM_JOB_ID") != nullptr;
+    const bool inSalloc = inJob &&
+                          std::getenv(kubeslurm::cli::kAllocationVariable.data()) != nullptr &&
+                          std::getenv("KUBESLURM_STEP_TOKEN") == nullptr;
+    // NOLINTEND(concurrency-mt-unsafe)
+    kubeslurm::cli::CliIo io = processIo();
+    // On a login host srun makes its own allocation, or steps in salloc's (issue 19).
+    if (!inJob) return kubeslurm::cli::runLoginSrun(args, io);
+    if (inSalloc) return kubeslurm::cli::runSrunInAllocation(args, io);
     return kubeslurm::inpod::srunMain(args);
+  }
+  if (invoked == "salloc") {
+    kubeslurm::cli::CliIo io = processIo();
+    return kubeslurm::cli::runSalloc(args, io);
   }
   kubeslurm::cli::CliIo io = processIo();
   return kubeslurm::cli::runCli(invoked, args, io);

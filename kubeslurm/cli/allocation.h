@@ -48,6 +48,16 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
                                           const std::function<bool()>& interrupted,
                                           const SubmitEnvironment& environment);
 
+// What salloc's shell (or command) carries besides the job's SLURM_* variables: the allocation's
+// SlurmJob as "<namespace>/<name>", so that srun in it runs its steps there, through the step
+// proxy, as salloc reached it.
+inline constexpr std::string_view kAllocationVariable = "KUBESLURM_ALLOCATION";
+
+// srun inside salloc's shell: the allocation `job` ("<namespace>/<name>") names, with the
+// caller's session and the operator's query API found as for any command. `jobId` is
+// SLURM_JOB_ID. Error: `job` is not "<namespace>/<name>", or no session or endpoint.
+StatusOr<LoginAllocation> joinAllocation(const std::string& job, std::int64_t jobId, CliIo& io);
+
 // Cancels an allocation the login side gives up before it could release it through its rank 0
 // (spec.cancel, as scancel does).
 Status revokeAllocation(const LoginAllocation& allocation);

@@ -1,12 +1,18 @@
 #include "kubeslurm/cli/login_steps.h"
 
+#include <csignal>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <utility>
 
 #include <grpcpp/grpcpp.h>
+#include <pwd.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kubeslurm/cli/allocation.h"
+#include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/inpod/entry.h"
 #include "kubeslurm/inpod/srun_options.h"
 #include "kubeslurm/rpc/step_proxy.h"
@@ -56,7 +62,109 @@ void release(const LoginAllocation& allocation, int exitCode, std::string_view p
   }
 }
 
+// The user's login shell, as salloc runs it without a command (opt.c _get_shell).
+std::string userShell(const std::map<std::string, std::string>& environment) {
+  std::string shell;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): no other thread looks users up
+  if (const passwd* user = ::getpwuid(::getuid()); user != nullptr && user->pw_shell != nullptr) {
+    shell = user->pw_shell;
+  }
+  if (shell.empty()) {
+    const auto found = environment.find("SHELL");
+    shell = found != environment.end() && !found->second.empty() ? found->second : "/bin/sh";
+  }
+  return shell;
+}
+
+// Runs `command` on this host with `environment` as a child, the signals salloc blocked unblocked
+// there; its exit status (128 + the signal that ended it).
+int runCommand(const std::vector<std::string>& command,
+               const std::map<std::string, std::string>& environment) {
+  std::vector<std::string> entries;
+  entries.reserve(environment.size());
+  for (const auto& [name, value] : environment) entries.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& entry : entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> words = command;
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) return 1;
+  if (child == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_UNBLOCK, &all, nullptr);
+    ::execvpe(argv[0], argv.data(), envp.data());
+    const int error = errno;
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): the child of a fork, alone
+    std::cerr << "salloc: error: Unable to exec command \"" << words[0]
+              << "\": " << std::strerror(error) << "\n";
+    ::_exit(error == ENOENT ? 127 : 126);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
 }  // namespace
+
+int runSalloc(const std::vector<std::string>& args, CliIo& io) {
+  // Before any thread: a Ctrl-C while the job waits revokes it; later ones are the command's.
+  inpod::blockSrunSignals();
+  std::map<std::string, std::string> environment = inpod::processEnvironment();
+  // salloc's allocation options are srun's (both are Slurm's shared option table).
+  const auto parsed = inpod::parseSrunArguments(args, environment);
+  if (!parsed.isOk()) {
+    std::string message = parsed.status().message();
+    if (message.starts_with("srun: ")) message = "salloc: " + message.substr(6);
+    io.err << (message.starts_with("salloc") ? message : "salloc: error: " + message) << "\n";
+    return 1;
+  }
+  if (parsed->version) {
+    io.out << "slurm 22.05.8\n";
+    return 0;
+  }
+  if (parsed->help || parsed->usage) {
+    io.out << "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n";
+    return 0;
+  }
+  AllocationOutcome outcome =
+      allocateInteractive("salloc", parsed->options, {}, io, inpod::takePendingInterrupt);
+  if (!outcome.allocation) return outcome.exitCode;
+  const LoginAllocation& allocation = *outcome.allocation;
+  io.err << "salloc: Granted job allocation " << allocation.jobId << "\n" << std::flush;
+  for (const auto& [name, value] : allocation.environment) environment[name] = value;
+  environment[std::string(kAllocationVariable)] =
+      allocation.namespaceName + "/" + allocation.jobName;
+  std::vector<std::string> command = parsed->command;
+  if (command.empty()) command = {userShell(environment)};
+  const int code = runCommand(command, environment);
+  io.err << "salloc: Relinquishing job allocation " << allocation.jobId << "\n" << std::flush;
+  release(allocation, code, "salloc");
+  return code;
+}
+
+int runSrunInAllocation(const std::vector<std::string>& args, CliIo& io) {
+  inpod::blockSrunSignals();
+  std::map<std::string, std::string> environment = inpod::processEnvironment();
+  const std::string job = environment[std::string(kAllocationVariable)];
+  std::int64_t jobId = 0;
+  try {
+    jobId = std::stoll(environment["SLURM_JOB_ID"]);
+  } catch (const std::exception&) {
+    jobId = 0;
+  }
+  auto allocation = joinAllocation(job, jobId, io);
+  if (!allocation.isOk()) {
+    io.err << "srun: error: " << describeQueryFailure(allocation.status()) << "\n";
+    return 1;
+  }
+  return inpod::srunThrough(args, std::move(environment), proxyTransport(*allocation));
+}
 
 int runLoginSrun(const std::vector<std::string>& args, CliIo& io) {
   // Before any thread: a Ctrl-C while the job waits revokes it, one during the step is srun's.

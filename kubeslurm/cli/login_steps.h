@@ -16,4 +16,15 @@ namespace kubeslurm::cli {
 // exit code (slurm_complete_job), which the job ends with.
 int runLoginSrun(const std::vector<std::string>& args, CliIo& io);
 
+// `salloc [options] [command...]`: allocates as srun does (salloc.c: "Granted job allocation N"),
+// runs the command (the user's shell without one) on this host with the job's SLURM_* variables
+// and kAllocationVariable, so that srun in it runs steps on the allocation; then "Relinquishing
+// job allocation N" and the release with the command's exit status, which salloc exits with.
+// The job is named "interactive" unless -J names it (salloc/opt.c).
+int runSalloc(const std::vector<std::string>& args, CliIo& io);
+
+// srun inside salloc's shell (SLURM_JOB_ID and kAllocationVariable set, no step token): one step
+// on the allocation through the step proxy; the allocation stays salloc's.
+int runSrunInAllocation(const std::vector<std::string>& args, CliIo& io);
+
 }  // namespace kubeslurm::cli

@@ -584,6 +584,25 @@ Status revokeAllocation(const LoginAllocation& allocation) {
       .status();
 }
 
+StatusOr<LoginAllocation> joinAllocation(const std::string& job, std::int64_t jobId, CliIo& io) {
+  const std::size_t slash = job.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == job.size()) {
+    return invalidArgument(std::string(kAllocationVariable) + " is not <namespace>/<job>: " + job);
+  }
+  const OwnFlags flags = splitFlags({});
+  auto session = kubeConnector()(flags.kube, io);
+  if (!session.isOk()) return session.status();
+  auto endpoint = schedulerEndpoint(*session, flags.scheduler, io);
+  if (!endpoint.isOk()) return endpoint.status();
+  LoginAllocation allocation;
+  allocation.namespaceName = job.substr(0, slash);
+  allocation.jobName = job.substr(slash + 1);
+  allocation.jobId = jobId;
+  allocation.endpoint = std::move(endpoint).value();
+  allocation.session = std::move(session).value();
+  return allocation;
+}
+
 AllocationOutcome allocateInteractive(std::string_view program, const SrunOptions& options,
                                       const std::vector<std::string>& command, CliIo& io,
                                       const std::function<bool()>& interrupted) {

@@ -19,6 +19,7 @@
 #   6. srun on the login host (this one): an interactive allocation, its step through the
 #      operator's step proxy (labelled output from both ranks, the exit code srun's and the
 #      job's), and Ctrl-C while it waits revokes it.
+#   7. salloc: an allocation, srun in its command, released with the command's exit code.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -333,7 +334,26 @@ grep -qx "srun: Job allocation $revoked has been revoked" "$WORK/pending.err" ||
 wait_state "$revoked" CANCELLED 30
 scancel "$long"
 wait_state "$long" CANCELLED 60
+
+step "7. salloc: an allocation, srun inside its shell, released with the command's exit code"
+set +e
+salloc -N2 sh -c 'srun -l hostname; echo nodes=$SLURM_JOB_NUM_NODES; exit 4' \
+  >"$WORK/salloc.out" 2>"$WORK/salloc.err"
+rc=$?
+set -e
+cat "$WORK/salloc.out" "$WORK/salloc.err" >&2
+[ "$rc" = 4 ] || fail "salloc exited $rc, not its command's 4"
+grep -Eq '^0: interactive-[a-z0-9]+-0$' "$WORK/salloc.out" || fail "srun in salloc, rank 0"
+grep -Eq '^1: interactive-[a-z0-9]+-1$' "$WORK/salloc.out" || fail "srun in salloc, rank 1"
+grep -qx 'nodes=2' "$WORK/salloc.out" || fail "salloc's command lacks the job's variables"
+granted=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$WORK/salloc.err")
+[ -n "$granted" ] || fail "salloc did not say it was granted an allocation"
+grep -qx "salloc: Relinquishing job allocation $granted" "$WORK/salloc.err" ||
+  fail "salloc did not relinquish $granted"
+wait_state "$granted" FAILED 30
+[ "$(sacct -j "$granted" -X -n -P -o JobName,ExitCode)" = "interactive|4:0" ] ||
+  fail "salloc's job: $(sacct -j "$granted" -X -n -P -o JobName,ExitCode)"
 unset KUBESLURM_CONTEXT KUBESLURM_SCHEDULER KUBESLURM_SCHEDULER_CA
 
 step "done"
-echo "PASS: canonical torchrun script, exit codes and afterok, array %2, Pyxis mounts and env, scancel, srun from the login host, in process mode"
+echo "PASS: canonical torchrun script, exit codes and afterok, array %2, Pyxis mounts and env, scancel, srun and salloc from the login host, in process mode"
