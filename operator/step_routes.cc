@@ -1,5 +1,6 @@
 #include "operator/step_routes.h"
 
+#include <algorithm>
 #include <string>
 
 #include "controllers/cluster_view.h"
@@ -17,10 +18,9 @@ std::string labelOf(const api::ObjectMeta& meta, std::string_view key) {
 }
 
 bool controlledBy(const api::ObjectMeta& meta, const std::string& uid) {
-  for (const api::OwnerReference& owner : meta.ownerReferences) {
-    if (owner.uid == uid && owner.controller) return true;
-  }
-  return false;
+  return std::ranges::any_of(meta.ownerReferences, [&uid](const api::OwnerReference& owner) {
+    return owner.uid == uid && owner.controller.value_or(false);
+  });
 }
 
 // Where `rank` of the running `job` serves steps, into `target`; why not, otherwise.

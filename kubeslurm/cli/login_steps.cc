@@ -1,5 +1,6 @@
 #include "kubeslurm/cli/login_steps.h"
 
+#include <array>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -65,8 +66,11 @@ void release(const LoginAllocation& allocation, int exitCode, std::string_view p
 // The user's login shell, as salloc runs it without a command (opt.c _get_shell).
 std::string userShell(const std::map<std::string, std::string>& environment) {
   std::string shell;
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): no other thread looks users up
-  if (const passwd* user = ::getpwuid(::getuid()); user != nullptr && user->pw_shell != nullptr) {
+  passwd entry{};
+  passwd* user = nullptr;
+  std::array<char, 4096> buffer{};
+  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &user) == 0 &&
+      user != nullptr && user->pw_shell != nullptr) {
     shell = user->pw_shell;
   }
   if (shell.empty()) {
@@ -82,14 +86,24 @@ int runCommand(const std::vector<std::string>& command,
                const std::map<std::string, std::string>& environment) {
   std::vector<std::string> entries;
   entries.reserve(environment.size());
-  for (const auto& [name, value] : environment) entries.push_back(name + "=" + value);
+  for (const auto& [name, value] : environment) {
+    std::string entry = name;
+    entry += '=';
+    entry += value;
+    entries.push_back(std::move(entry));
+  }
   std::vector<char*> envp;
+  envp.reserve(entries.size() + 1);
   for (std::string& entry : entries) envp.push_back(entry.data());
   envp.push_back(nullptr);
   std::vector<std::string> words = command;
   std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
+  // Written before the fork: the child of a threaded process may only make async-signal-safe
+  // calls until it execs.
+  const std::string cannotExec = "salloc: error: Unable to exec command \"" + words[0] + "\": ";
   const pid_t child = ::fork();
   if (child < 0) return 1;
   if (child == 0) {
@@ -98,9 +112,10 @@ int runCommand(const std::vector<std::string>& command,
     pthread_sigmask(SIG_UNBLOCK, &all, nullptr);
     ::execvpe(argv[0], argv.data(), envp.data());
     const int error = errno;
-    // NOLINTNEXTLINE(concurrency-mt-unsafe): the child of a fork, alone
-    std::cerr << "salloc: error: Unable to exec command \"" << words[0]
-              << "\": " << std::strerror(error) << "\n";
+    const char* why = strerrordesc_np(error);
+    (void)!::write(STDERR_FILENO, cannotExec.data(), cannotExec.size());
+    if (why != nullptr) (void)!::write(STDERR_FILENO, why, std::strlen(why));
+    (void)!::write(STDERR_FILENO, "\n", 1);
     ::_exit(error == ENOENT ? 127 : 126);
   }
   int status = 0;

@@ -131,7 +131,7 @@ class StepProxyService final : public v1::StepAgent::Service {
         }
       }
     }
-    const grpc::Status status = reader->Finish();
+    grpc::Status status = reader->Finish();
     if (context->IsCancelled()) {
       return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
     }
