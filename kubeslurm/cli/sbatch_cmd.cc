@@ -560,19 +560,22 @@ int runSrunTestOnlyWith(const SrunOptions& options, const std::vector<std::strin
 
 std::map<std::string, std::string> jobVariablesOfPod(const nlohmann::json& pod) {
   std::map<std::string, std::string> variables;
-  const nlohmann::json spec = pod.value("spec", nlohmann::json::object());
-  const nlohmann::json containers = spec.value("containers", nlohmann::json::array());
-  if (!containers.is_array() || containers.empty() || !containers.front().is_object()) {
-    return variables;
-  }
-  const nlohmann::json env = containers.front().value("env", nlohmann::json::array());
-  if (!env.is_array()) return variables;
-  for (const nlohmann::json& var : env) {
-    if (!var.is_object()) continue;
-    const std::string name = api::stringMember(var, "name");
-    const auto value = var.find("value");
-    if (!name.starts_with("SLURM") || value == var.end() || !value->is_string()) continue;
-    variables[name] = value->get<std::string>();
+  const auto member = [](const nlohmann::json& object, const char* key) -> const nlohmann::json* {
+    if (!object.is_object()) return nullptr;
+    const auto found = object.find(key);
+    return found == object.end() ? nullptr : &*found;
+  };
+  const nlohmann::json* spec = member(pod, "spec");
+  const nlohmann::json* containers = spec != nullptr ? member(*spec, "containers") : nullptr;
+  if (containers == nullptr || !containers->is_array() || containers->empty()) return variables;
+  const nlohmann::json* env = member(containers->front(), "env");
+  if (env == nullptr || !env->is_array()) return variables;
+  for (const nlohmann::json& var : *env) {
+    const nlohmann::json* name = member(var, "name");
+    const nlohmann::json* value = member(var, "value");
+    if (name == nullptr || value == nullptr || !name->is_string() || !value->is_string()) continue;
+    const std::string& text = name->get_ref<const std::string&>();
+    if (text.starts_with("SLURM")) variables[text] = value->get<std::string>();
   }
   return variables;
 }

@@ -18,6 +18,38 @@ namespace kubeslurm::rpc {
 
 namespace v1 = kubeslurm::step::v1;
 
+namespace {
+
+bool dnsName(std::string_view name, std::size_t maxLength, bool dots) {
+  if (name.empty() || name.size() > maxLength) return false;
+  const auto alphanumeric = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alphanumeric(name.front()) || !alphanumeric(name.back())) return false;
+  return std::ranges::all_of(
+      name, [&](char c) { return alphanumeric(c) || c == '-' || (dots && c == '.'); });
+}
+
+}  // namespace
+
+StatusOr<StepCall> parseStepCall(std::string_view job, std::string_view rank) {
+  const std::size_t slash = job.find('/');
+  StepCall call;
+  if (slash == std::string_view::npos || !dnsName(job.substr(0, slash), 63, false) ||
+      !dnsName(job.substr(slash + 1), 253, true)) {
+    return invalidArgument(std::string(kStepJobMetadata) + ": <namespace>/<job> is required");
+  }
+  call.namespaceName = std::string(job.substr(0, slash));
+  call.jobName = std::string(job.substr(slash + 1));
+  if (!rank.empty()) {
+    const auto parsed = parseInteger<std::uint32_t>(rank);
+    if (!parsed) {
+      return invalidArgument(std::string(kStepRankMetadata) +
+                             ": not a rank: " + std::string(rank.substr(0, 32)));
+    }
+    call.rank = *parsed;
+  }
+  return call;
+}
+
 access::Permission attachPermission(const std::string& namespaceName) {
   return {"attach", "kubeslurm.io", "slurmjobs", namespaceName};
 }
@@ -177,21 +209,11 @@ class StepProxyService final : public v1::StepAgent::Service {
   StatusOr<Routed> route(const grpc::ServerContext& context) {
     auto caller = authenticate_(context);
     if (!caller.isOk()) return caller.status();
-    const std::string job = metadataValue(context, kStepJobMetadata);
-    const auto slash = job.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == job.size() ||
-        job.size() > 64 + 1 + 253) {
-      return invalidArgument(std::string(kStepJobMetadata) + ": <namespace>/<job> is required");
-    }
-    const std::string namespaceName = job.substr(0, slash);
-    const std::string jobName = job.substr(slash + 1);
-    std::uint32_t rank = 0;
-    if (const std::string text = metadataValue(context, kStepRankMetadata); !text.empty()) {
-      const auto parsed = parseInteger<std::uint32_t>(text);
-      if (!parsed) return invalidArgument(std::string(kStepRankMetadata) + ": not a rank: " + text);
-      rank = *parsed;
-    }
-    auto target = router_(namespaceName, jobName, rank);
+    auto call = parseStepCall(metadataValue(context, kStepJobMetadata),
+                              metadataValue(context, kStepRankMetadata));
+    if (!call.isOk()) return call.status();
+    const std::string& namespaceName = call->namespaceName;
+    auto target = router_(namespaceName, call->jobName, call->rank);
     const bool owner =
         target.isOk() && !target->submitter.empty() && target->submitter == caller->user;
     if (!owner) {

@@ -71,6 +71,16 @@ struct StepProxyOptions {
   std::chrono::milliseconds unaryTimeout{std::chrono::seconds(30)};
 };
 
+// The job and rank a call's metadata names: `job` "<namespace>/<name>" (a DNS label and a DNS
+// subdomain, as the API server allows them), `rank` a decimal rank ("" is 0). Error:
+// kInvalidArgument, naming the metadata key at fault.
+struct StepCall {
+  std::string namespaceName;
+  std::string jobName;
+  std::uint32_t rank = 0;
+};
+StatusOr<StepCall> parseStepCall(std::string_view job, std::string_view rank);
+
 // The permission that lets a caller run steps in jobs that are not theirs.
 access::Permission attachPermission(const std::string& namespaceName);
 

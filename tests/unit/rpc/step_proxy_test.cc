@@ -205,6 +205,27 @@ TEST_F(StepProxyTest, AttachLetsAdministratorsInAndIsNeededWithoutASubmitter) {
   EXPECT_TRUE(nextStepId("admin-token").ok());
 }
 
+// The metadata is the caller's to write: a job is a namespace and a name the API server would
+// allow, a rank a number.
+TEST(StepCall, NamesANamespaceAJobAndARank) {
+  const auto call = parseStepCall("team-a/train-x7k2p", "3");
+  ASSERT_TRUE(call.isOk());
+  EXPECT_EQ(call->namespaceName, "team-a");
+  EXPECT_EQ(call->jobName, "train-x7k2p");
+  EXPECT_EQ(call->rank, 3U);
+  EXPECT_EQ(parseStepCall("team-a/train", "")->rank, 0U);
+  for (const char* job : {"", "team-a", "/train", "team-a/", "team-a/../x", "Team-A/train",
+                          "team-a/train/0", "team-a/-train"}) {
+    EXPECT_EQ(parseStepCall(job, "0").status().code(), StatusCode::kInvalidArgument) << job;
+  }
+  EXPECT_EQ(parseStepCall(std::string(64, 'a') + "/train", "0").status().code(),
+            StatusCode::kInvalidArgument);
+  for (const char* rank : {"-1", "x", "4294967296", " 1"}) {
+    EXPECT_EQ(parseStepCall("team-a/train", rank).status().code(), StatusCode::kInvalidArgument)
+        << rank;
+  }
+}
+
 TEST_F(StepProxyTest, ACallNamesItsJobAndRank) {
   startAgent();
   startProxy();
