@@ -335,6 +335,17 @@ void printRejection(const std::string& message, CliIo& io) {
   io.err << "sbatch: error: Batch job submission failed: " << message << "\n";
 }
 
+// The SlurmJob of `invocation`, created in the session's namespace for its user (the kubeconfig
+// context's, else $USER: the admission webhook stamps the authenticated one where it runs).
+StatusOr<nlohmann::json> createJob(const ClusterSession& session,
+                                   const slurm::SbatchInvocation& invocation, const CliIo& io) {
+  std::string user = session.user;
+  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
+  return session.writer->create(
+      kube::resources::slurmJobs(), session.namespaceName,
+      api::encodeSlurmJob(api::slurmJobFromInvocation(invocation, session.namespaceName, user)));
+}
+
 int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, CliIo& io,
            const SubmitEnvironment& environment) {
   auto session = environment.connect(flags.kube, io);
@@ -342,13 +353,9 @@ int submit(const slurm::SbatchInvocation& invocation, const OwnFlags& flags, Cli
     io.err << "sbatch: error: " << session.status().message() << "\n";
     return 1;
   }
-  std::string user = session->user;
-  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
   const std::string namespaceName = session->namespaceName;
   const kube::ResourceType type = kube::resources::slurmJobs();
-  auto created = session->writer->create(
-      type, namespaceName,
-      api::encodeSlurmJob(api::slurmJobFromInvocation(invocation, namespaceName, user)));
+  auto created = createJob(*session, invocation, io);
   if (!created.isOk()) {
     io.err << "sbatch: error: Batch job submission failed: " << created.status().message() << "\n";
     return 1;
@@ -654,13 +661,9 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
            << describeQueryFailure(endpoint.status()) << "\n";
     return {};
   }
-  std::string user = session->user;
-  if (user.empty() && io.getenv) user = io.getenv("USER").value_or("");
   const std::string namespaceName = session->namespaceName;
   const kube::ResourceType type = kube::resources::slurmJobs();
-  auto created = session->writer->create(
-      type, namespaceName,
-      api::encodeSlurmJob(api::slurmJobFromInvocation(invocation, namespaceName, user)));
+  auto created = createJob(*session, invocation, io);
   if (!created.isOk()) {
     io.err << error << "Unable to allocate resources: " << created.status().message() << "\n";
     return {};

@@ -19,6 +19,7 @@
 
 #include "kubeslurm/accounting/sqlite_store.h"
 #include "kubeslurm/rpc/client.h"
+#include "tests/unit/rpc/test_certificate.h"
 
 namespace kubeslurm::rpc {
 namespace {
@@ -44,31 +45,16 @@ class FakeAuthorizer final : public access::Authorizer {
   }
 };
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class QueryServerTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("kubeslurm-rpc-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    const std::string command =
-        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-        "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
-        (dir_ / "tls.key").string() + " -out " + (dir_ / "tls.crt").string() + " 2>/dev/null";
-    ASSERT_EQ(std::system(command.c_str()), 0);  // NOLINT(concurrency-mt-unsafe)
-  }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void SetUpTestSuite() { tls_.make("kubeslurm-rpc-"); }
+  static void TearDownTestSuite() { tls_.remove(); }
 
   void start(ServerOptions options, TestOnlyHandler testOnly = nullptr,
              RecordQuery records = nullptr, std::shared_ptr<QueryState> state = nullptr) {
     options.address = "127.0.0.1:0";
-    options.certificatePem = readFile(dir_ / "tls.crt");
-    options.privateKeyPem = readFile(dir_ / "tls.key");
+    options.certificatePem = tls_.certificatePem();
+    options.privateKeyPem = tls_.privateKeyPem();
     if (!testOnly) {
       testOnly = [](const Identity&, const std::string&, const nlohmann::json&) {
         return StatusOr<TestOnlyAnswer>(TestOnlyAnswer{});
@@ -85,13 +71,13 @@ class QueryServerTest : public ::testing::Test {
   std::unique_ptr<QueryClient> client(const std::string& token = "alice-token") const {
     ClientOptions options;
     options.address = "127.0.0.1:" + std::to_string(server->port());
-    options.caPem = readFile(dir_ / "tls.crt");
+    options.caPem = tls_.certificatePem();
     options.serverNameOverride = "localhost";
     options.bearerToken = token;
     return connectQueryClient(options);
   }
 
-  static inline fs::path dir_;
+  static inline testing::TestCertificate tls_;
   FakeAuthorizer authorizer;
   std::unique_ptr<QueryServer> server;
 };
@@ -239,7 +225,7 @@ TEST_F(QueryServerTest, OnlySoManyTestOnlyPlansAtOnce) {
 // SlurmJobs sees every user's records there; anyone else only their own (PrivateData=jobs), and
 // nothing when asking for someone else's. Pages follow each other by job id and attempt.
 TEST_F(QueryServerTest, JobRecordsArePagedAndPrivateToTheirUser) {
-  const std::string dir = (dir_ / "records").string();
+  const std::string dir = (tls_.dir() / "records").string();
   fs::create_directories(dir);
   auto opened = accounting::SqliteStore::open(dir + "/accounting.db");
   ASSERT_TRUE(opened.isOk()) << opened.status().toString();

@@ -21,6 +21,7 @@
 #include "kubeslurm/rpc/client.h"
 #include "kubeslurm/rpc/server.h"
 #include "kubeslurm/step/step.grpc.pb.h"
+#include "tests/unit/rpc/test_certificate.h"
 
 namespace kubeslurm::rpc {
 namespace {
@@ -52,25 +53,10 @@ class Tenants final : public access::Authorizer {
   }
 };
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class StepProxyTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("kubeslurm-step-proxy-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    const std::string command =
-        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-        "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
-        (dir_ / "tls.key").string() + " -out " + (dir_ / "tls.crt").string() + " 2>/dev/null";
-    ASSERT_EQ(std::system(command.c_str()), 0);  // NOLINT(concurrency-mt-unsafe)
-  }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void SetUpTestSuite() { tls_.make("kubeslurm-step-proxy-"); }
+  static void TearDownTestSuite() { tls_.remove(); }
 
   void TearDown() override {
     if (server) server->stop();
@@ -91,8 +77,8 @@ class StepProxyTest : public ::testing::Test {
   void startProxy(std::string submitter = "oidc:alice", StepProxyOptions proxy = {}) {
     ServerOptions options;
     options.address = "127.0.0.1:0";
-    options.certificatePem = readFile(dir_ / "tls.crt");
-    options.privateKeyPem = readFile(dir_ / "tls.key");
+    options.certificatePem = tls_.certificatePem();
+    options.privateKeyPem = tls_.privateKeyPem();
     options.stepProxy = proxy;
     const int agentPort = agent->port();
     StepRouter router = [submitter, agentPort](const std::string& ns, const std::string& job,
@@ -119,7 +105,7 @@ class StepProxyTest : public ::testing::Test {
   std::unique_ptr<v1::StepAgent::Stub> stub() const {
     ClientOptions options;
     options.address = "127.0.0.1:" + std::to_string(server->port());
-    options.caPem = readFile(dir_ / "tls.crt");
+    options.caPem = tls_.certificatePem();
     options.serverNameOverride = "localhost";
     return v1::StepAgent::NewStub(openOperatorChannel(options));
   }
@@ -142,7 +128,7 @@ class StepProxyTest : public ::testing::Test {
     return status;
   }
 
-  static inline fs::path dir_;
+  static inline testing::TestCertificate tls_;
   Tenants tenants;
   std::unique_ptr<inpod::Agent> agent;
   std::unique_ptr<QueryServer> server;
@@ -272,7 +258,7 @@ TEST_F(StepProxyTest, ReleaseEndsAnAllocationAndNothingElse) {
 TEST_F(StepProxyTest, ACallerWhoLeavesTakesItsTasksWithIt) {
   startAgent();
   startProxy();
-  const fs::path pidFile = dir_ / "task.pid";
+  const fs::path pidFile = tls_.dir() / "task.pid";
   fs::remove(pidFile);
   grpc::ClientContext context;
   call(context, "alice-token");
@@ -283,7 +269,7 @@ TEST_F(StepProxyTest, ACallerWhoLeavesTakesItsTasksWithIt) {
   v1::TaskEvent event;
   ASSERT_TRUE(reader->Read(&event));
   ASSERT_EQ(event.stdout(), "started\n");
-  const pid_t task = std::stoi(readFile(pidFile));
+  const pid_t task = std::stoi(testing::TestCertificate::read(pidFile));
   ASSERT_EQ(::kill(task, 0), 0);
   context.TryCancel();
   (void)reader->Finish();
