@@ -58,6 +58,12 @@ inline constexpr std::string_view kAllocationVariable = "KUBESLURM_ALLOCATION";
 // SLURM_JOB_ID. Error: `job` is not "<namespace>/<name>", or no session or endpoint.
 StatusOr<LoginAllocation> joinAllocation(const std::string& job, std::int64_t jobId, CliIo& io);
 
+// srun --jobid=N on a login host: job N of the caller's namespace as a step needs it (its
+// SLURM_* variables from rank 0's pod, the session and the query API). Errors in srun's words
+// (allocate.c existing_allocation): kNotFound "Invalid job id specified", kFailedPrecondition
+// when it does not run ("Job/step already completing or completed" once it ended).
+StatusOr<LoginAllocation> runningJob(std::int64_t jobId, CliIo& io);
+
 // Cancels an allocation the login side gives up before it could release it through its rank 0
 // (spec.cancel, as scancel does).
 Status revokeAllocation(const LoginAllocation& allocation);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/allocation.h"
 #include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/inpod/entry.h"
@@ -125,6 +126,29 @@ int runCommand(const std::vector<std::string>& command,
   return WEXITSTATUS(status);
 }
 
+// srun --jobid=N: a step in a running job of the caller's (batch or interactive), through the
+// step proxy; the job stays as it is. Steps share the job's resources (--overlap or not: the
+// agents keep no count of what steps hold).
+int runStepInJob(const std::vector<std::string>& args, std::int64_t jobId,
+                 std::map<std::string, std::string> environment, CliIo& io) {
+  auto job = runningJob(jobId, io);
+  if (!job.isOk()) {
+    if (job.status().code() == StatusCode::kNotFound ||
+        job.status().code() == StatusCode::kFailedPrecondition) {
+      // allocate.c existing_allocation
+      io.err << "srun: error: Unable to confirm allocation for job " << jobId << ": "
+             << job.status().message() << "\n"
+             << "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job " << jobId
+             << "\n";
+    } else {
+      io.err << "srun: error: " << describeQueryFailure(job.status()) << "\n";
+    }
+    return 1;
+  }
+  for (const auto& [name, value] : job->environment) environment[name] = value;
+  return inpod::srunThrough(args, std::move(environment), proxyTransport(*job));
+}
+
 }  // namespace
 
 int runSalloc(const std::vector<std::string>& args, CliIo& io) {
@@ -167,11 +191,11 @@ int runSrunInAllocation(const std::vector<std::string>& args, CliIo& io) {
   inpod::blockSrunSignals();
   std::map<std::string, std::string> environment = inpod::processEnvironment();
   const std::string job = environment[std::string(kAllocationVariable)];
-  std::int64_t jobId = 0;
-  try {
-    jobId = std::stoll(environment["SLURM_JOB_ID"]);
-  } catch (const std::exception&) {
-    jobId = 0;
+  const std::int64_t jobId = parseInteger<std::int64_t>(environment["SLURM_JOB_ID"]).value_or(0);
+  // srun --jobid of another job, from salloc's shell: that job's, as from any login shell.
+  if (const auto parsed = inpod::parseSrunArguments(args, environment);
+      parsed.isOk() && parsed->jobId && *parsed->jobId != jobId) {
+    return runStepInJob(args, *parsed->jobId, std::move(environment), io);
   }
   auto allocation = joinAllocation(job, jobId, io);
   if (!allocation.isOk()) {
@@ -190,6 +214,7 @@ int runLoginSrun(const std::vector<std::string>& args, CliIo& io) {
   if (!parsed.isOk() || parsed->help || parsed->usage || parsed->version) {
     return inpod::srunMain(args);
   }
+  if (parsed->jobId) return runStepInJob(args, *parsed->jobId, std::move(environment), io);
   for (const std::string& line : parsed->warnings) io.err << line << "\n";
   AllocationOutcome outcome = allocateInteractive("srun", parsed->options, parsed->command, io,
                                                   inpod::takePendingInterrupt);

@@ -42,6 +42,7 @@
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/cli/allocation.h"
 #include "kubeslurm/cli/commands.h"
+#include "kubeslurm/cli/job_objects.h"
 #include "kubeslurm/cli/kube_access.h"
 #include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/kube/resource.h"
@@ -610,6 +611,35 @@ StatusOr<LoginAllocation> joinAllocation(const std::string& job, std::int64_t jo
   allocation.jobId = jobId;
   allocation.endpoint = std::move(endpoint).value();
   allocation.session = std::move(session).value();
+  return allocation;
+}
+
+StatusOr<LoginAllocation> runningJob(std::int64_t jobId, CliIo& io) {
+  const OwnFlags flags = splitFlags({});
+  auto session = kubeConnector()(flags.kube, io);
+  if (!session.isOk()) return session.status();
+  auto listed = kube::listAll(*session->reader, kube::resources::slurmJobs(),
+                              session->namespaceName, kube::ListOptions{});
+  if (!listed.isOk()) return listed.status();
+  const std::vector<api::SlurmJobObject> jobs = decodeJobList(*listed);
+  const auto found = std::ranges::find_if(jobs, [jobId](const api::SlurmJobObject& job) {
+    return job.status && job.status->jobId == jobId;
+  });
+  if (found == jobs.end()) return notFound("Invalid job id specified");
+  const std::string& state = found->status->state;
+  if (state != "RUNNING") {
+    return failedPrecondition(state == "PENDING" || state == "SUSPENDED"
+                                  ? "Job " + std::to_string(jobId) + " is " + state +
+                                        ": steps run only in a running job"
+                                  : std::string("Job/step already completing or completed"));
+  }
+  auto allocation = joinAllocation(found->namespaceName + "/" + found->name, jobId, io);
+  if (!allocation.isOk()) return allocation.status();
+  auto pod = allocation->session.reader->get(kube::resources::pods(), found->namespaceName,
+                                             podspec::rankPodName(found->name, 0));
+  if (!pod.isOk()) return pod.status();
+  allocation->environment = jobVariablesOfPod(*pod);
+  allocation->environment["SLURM_JOB_ID"] = std::to_string(jobId);
   return allocation;
 }
 

@@ -276,6 +276,11 @@ int Srun::run(const std::vector<std::string>& args) {
 
   step::StepAllocation allocation;
   const auto jobId = lookup(environment_, "SLURM_JOB_ID");
+  // Another job's agents are out of reach from a rank pod (they take their own job's token).
+  if (invocation.jobId && !transport_.connect && std::to_string(*invocation.jobId) != jobId) {
+    message("error: --jobid of another job is answered outside a job: run it from a login shell");
+    return 1;
+  }
   const auto nodelist = lookup(environment_, "SLURM_JOB_NODELIST");
   auto nodes = slurm::expandHostlist(nodelist);
   const auto parsedJobId = parseInteger<std::int64_t>(jobId);

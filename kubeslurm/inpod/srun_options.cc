@@ -172,7 +172,7 @@ constexpr auto kOptions = std::to_array<OptionSpec>({
 // beats running something else than asked.
 const std::set<std::string_view>& unsupportedKeys() {
   static const std::set<std::string_view> kKeys = {
-      "multi", "pty", "Z", "het_group", "bcast", "r", "F", "i", "o", "e", "interactive", "jobid"};
+      "multi", "pty", "Z", "het_group", "bcast", "r", "F", "i", "o", "e", "interactive"};
   return kKeys;
 }
 
@@ -300,6 +300,10 @@ class Parser {
     }
     if (key == "test_only") {
       result_.testOnly = true;
+    } else if (key == "jobid") {
+      StatusOr<std::int64_t> number = parseInt("--jobid", *value, true);
+      if (!number) return number.status();
+      result_.jobId = *number;
     } else if (key == "N") {
       if (Status status = parseNodes(*value, request); !status.isOk()) return status;
       request.nodesFromEnvironment = fromEnvironment;

@@ -43,6 +43,9 @@ struct SrunInvocation {
   // command is needed. Answered from a login shell (the kubeslurm CLI asks the operator); the
   // in-pod srun refuses it.
   bool testOnly = false;
+  // --jobid: run the step in that job (srun_opt->jobid). A login host's srun reaches any job its
+  // caller may run steps in through the operator's step proxy; the in-pod srun only its own.
+  std::optional<std::int64_t> jobId;
   // Every option of the command line, in order, by its long name (a short option by the first
   // long name of its key: -p is "partition"), with its value when it took one: what an
   // allocation made of srun's options asks for.

@@ -18,7 +18,7 @@
 #   5. scancel of a running 2-node job stops every rank: no process of it is left on the host.
 #   6. srun on the login host (this one): an interactive allocation, its step through the
 #      operator's step proxy (labelled output from both ranks, the exit code srun's and the
-#      job's), and Ctrl-C while it waits revokes it.
+#      job's), and Ctrl-C while it waits revokes it; srun --jobid into a running batch job.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
@@ -332,6 +332,13 @@ set -e
 grep -qx "srun: Job allocation $revoked has been revoked" "$WORK/pending.err" ||
   fail "srun's revocation: $(cat "$WORK/pending.err")"
 wait_state "$revoked" CANCELLED 30
+# srun --jobid into the running batch job: a step beside its own, on its first node.
+inside=$(srun --jobid="$long" --overlap -N1 -n1 sh -c 'echo "$SLURM_JOB_ID $(hostname)"' 2>"$WORK/jobid.err") ||
+  fail "srun --jobid=$long: $(cat "$WORK/jobid.err")"
+grep -Eqx "$long long-sbatch-[a-z0-9]+-0" <<<"$inside" || fail "srun --jobid=$long ran: $inside"
+if srun --jobid=999999 true 2>"$WORK/nojob.err"; then fail "srun --jobid of no job succeeded"; fi
+grep -qx 'srun: error: Unable to confirm allocation for job 999999: Invalid job id specified' \
+  "$WORK/nojob.err" || fail "srun --jobid of no job: $(cat "$WORK/nojob.err")"
 scancel "$long"
 wait_state "$long" CANCELLED 60
 

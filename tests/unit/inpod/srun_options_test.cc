@@ -294,6 +294,17 @@ TEST(SrunOptions, ErrorsAreSrunsMessages) {
   }
 }
 
+// --jobid (slurm_opt.c arg_set_jobid: parse_int("--jobid", arg, true)): a positive job id, which
+// a login host's srun runs its step in.
+TEST(SrunOptions, JobIdNamesAPositiveJobId) {
+  EXPECT_EQ(parsed({"--jobid=42", "--overlap", "hostname"}).jobId, 42);
+  EXPECT_FALSE(parsed({"hostname"}).jobId.has_value());
+  for (const char* bad : {"--jobid=0", "--jobid=x"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(parseSrunArguments({bad, "true"}, referenceEnvironment()).isOk());
+  }
+}
+
 // --test-only needs no command (opt.c: "No command given" only without it); the options are kept
 // as given, by long name, for the allocation the login CLI plans (-p is --partition, a prefix
 // its option, a flag without a value).
