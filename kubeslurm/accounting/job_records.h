@@ -64,6 +64,7 @@ struct JobRecord {
   std::string allocTres;      // empty until it runs
   std::string gpuType;        // the GPU type it asked for ("h100"), "" for any
   std::int64_t reqNodes = 0;  // the minimum it asked for
+  bool interactive = false;   // an allocation for srun or salloc from a login host: no batch step
   std::int64_t nodes = 0;     // allocated: 0 until it runs
   std::int64_t cpus = 0;
   std::int64_t gpus = 0;

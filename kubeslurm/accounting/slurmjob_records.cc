@@ -117,6 +117,7 @@ std::optional<JobRecord> recordOfSlurmJob(const api::SlurmJobObject& job, bool a
   r.workDir = request.workDir;
 
   r.reqNodes = request.nodes ? request.nodes->min : 1;
+  r.interactive = request.interactive;
   const bool started = state != slurm::JobState::kPending && status.startTime.has_value();
   r.nodes = started && !status.nodeList.empty() ? slurm::countHosts(status.nodeList) : 0;
   if (r.nodes > 0) r.nodeList = status.nodeList;

@@ -13,7 +13,7 @@ namespace {
 
 // Each migration takes the schema from the version before it to its own; never edited once
 // released (a new version is a new entry).
-constexpr std::array<std::string_view, 2> kMigrations = {
+constexpr std::array<std::string_view, 3> kMigrations = {
     // 1: runs and their steps, found by end time per user and per account (sacct -S -u/-A,
     // sreport's windows) and by job id. A run without an end sorts last (it lasts until now).
     R"sql(
@@ -75,6 +75,11 @@ ALTER TABLE jobs ADD COLUMN time_limit_minutes INTEGER;
 ALTER TABLE jobs ADD COLUMN work_dir TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN req_nodes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE steps ADD COLUMN cpus INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 3: whether the job was an interactive allocation (srun or salloc from a login host), which
+    // has no batch step.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN interactive INTEGER NOT NULL DEFAULT 0;
 )sql",
 };
 
@@ -182,8 +187,9 @@ constexpr std::string_view kUpsertJob = R"sql(
 INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace,
   account, partition, qos, submit_time, eligible_time, start_time, end_time, state, phase,
   exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, array_tasks,
-  priority, time_limit_minutes, work_dir, req_nodes)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  priority, time_limit_minutes, work_dir, req_nodes, interactive)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+  ?)
 ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
   array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,
   name = excluded.name, user = excluded.user, namespace = excluded.namespace,
@@ -195,7 +201,8 @@ ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
   nodes = excluded.nodes, cpus = excluded.cpus, gpus = excluded.gpus,
   node_list = excluded.node_list, array_tasks = excluded.array_tasks,
   priority = excluded.priority, time_limit_minutes = excluded.time_limit_minutes,
-  work_dir = excluded.work_dir, req_nodes = excluded.req_nodes
+  work_dir = excluded.work_dir, req_nodes = excluded.req_nodes,
+  interactive = excluded.interactive
 WHERE excluded.phase >= jobs.phase
 )sql";
 
@@ -313,6 +320,7 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
     upsert.bind(r.timeLimitMinutes);
     upsert.bind(r.workDir);
     upsert.bind(r.reqNodes);
+    upsert.bind(std::int64_t{r.interactive ? 1 : 0});
     if (upsert.step() != SQLITE_DONE) return upsert.error("write job " + std::to_string(r.jobId));
     if (sqlite3_changes(db_) == 0) continue;  // the stored run is further on
     ++written;
@@ -355,7 +363,7 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
       "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace, "
       "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
       "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, "
-      "array_tasks, priority, time_limit_minutes, work_dir, req_nodes FROM jobs" +
+      "array_tasks, priority, time_limit_minutes, work_dir, req_nodes, interactive FROM jobs" +
       index + " WHERE cluster = ?";
   // Bound in the order the text names them.
   auto list = [&sql](std::string_view column, std::size_t count) {
@@ -432,6 +440,7 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
     r.timeLimitMinutes = select.optionalInteger(c++);
     r.workDir = select.text(c++);
     r.reqNodes = select.integer(c++);
+    r.interactive = select.integer(c++) != 0;
     out.push_back(std::move(r));
   }
   if (stepped != SQLITE_DONE) return select.error("query");

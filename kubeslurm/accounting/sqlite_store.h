@@ -31,7 +31,7 @@ namespace kubeslurm::accounting {
 class SqliteStore {
  public:
   // The schema version this code writes and reads.
-  static constexpr std::int64_t kSchemaVersion = 2;
+  static constexpr std::int64_t kSchemaVersion = 3;
 
   // Opens the database at `path`, creating it, and migrates it to kSchemaVersion.
   static StatusOr<std::unique_ptr<SqliteStore>> open(const std::string& path);

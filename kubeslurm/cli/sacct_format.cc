@@ -177,6 +177,7 @@ struct Row {
   std::int64_t cpus = 1;
   std::int64_t allocNodes = 0;  // 0 until it started
   std::int64_t reqNodes = 1;
+  bool interactive = false;  // srun or salloc from a login host: no batch step
   std::string nodeList;
   std::int64_t submit = 0;
   std::int64_t eligible = 0;
@@ -229,6 +230,7 @@ Row rowOf(const accounting::JobRecord& record) {
   row.state = slurm::parseJobState(record.state).value_or(JobState::kPending);
   if (!record.exitCode.empty()) row.exitCode = record.exitCode;
   row.reqNodes = record.reqNodes;
+  row.interactive = record.interactive;
   row.allocNodes = record.nodes;
   row.cpus = record.cpus;
   // The database keeps "None assigned" for a job that never got nodes.
@@ -581,7 +583,8 @@ CommandOutput formatSacct(const std::vector<accounting::JobRecord>& records,
     if (jobLine) printer.line(result.out, row);
     if (o.allocations || row.start == 0 || row.allocNodes == 0) continue;
     std::vector<Row> steps = srunStepsOf(row);
-    steps.insert(steps.begin(), batchStepOf(row));
+    // An interactive allocation ran no script (Slurm's batch_flag 0): its steps are srun's.
+    if (!row.interactive) steps.insert(steps.begin(), batchStepOf(row));
     for (const Row& step : steps) {
       const bool stepLine =
           o.jobs.empty() || std::ranges::any_of(o.jobs, [&](const SacctJobSelector& sel) {

@@ -181,6 +181,7 @@ void toProto(const accounting::JobRecord& r, v1alpha1::JobRecord& out) {
   out.set_alloc_tres(r.allocTres);
   out.set_gpu_type(r.gpuType);
   out.set_req_nodes(r.reqNodes);
+  out.set_interactive(r.interactive);
   out.set_nodes(r.nodes);
   out.set_cpus(r.cpus);
   out.set_gpus(r.gpus);
@@ -228,6 +229,7 @@ accounting::JobRecord fromProto(const v1alpha1::JobRecord& in) {
   r.allocTres = in.alloc_tres();
   r.gpuType = in.gpu_type();
   r.reqNodes = in.req_nodes();
+  r.interactive = in.interactive();
   r.nodes = in.nodes();
   r.cpus = in.cpus();
   r.gpus = in.gpus();

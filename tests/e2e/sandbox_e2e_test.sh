@@ -297,6 +297,15 @@ login=$(sacct -a -X -n -P -o JobID,JobName | grep '|hostname$' | tail -n1 | cut 
 wait_state "$login" COMPLETED 30
 [ "$(sacct -j "$login" -X -n -P -o ExitCode,NNodes)" = "0:0|2" ] ||
   fail "the allocation's record: $(sacct -j "$login" -X -n -P -o ExitCode,NNodes)"
+# No batch step (it ran no script), and srun's step as rank 0 recorded it (the steps may come a
+# status write after the end).
+expected="$login|hostname|COMPLETED|
+$login.0|hostname|COMPLETED|2"
+for _ in $(seq 20); do
+  [ "$(sacct -j "$login" -n -P -o JobID,JobName,State,NTasks)" = "$expected" ] && break
+  sleep 0.5
+done
+[ "$(sacct -j "$login" -n -P -o JobID,JobName,State,NTasks)" = "$expected" ] || fail "the allocation's steps: $(sacct -j "$login" -n -P -o JobID,JobName,State,NTasks)"
 # The step's exit code is srun's and the job's (slurm_complete_job with srun's status).
 set +e
 srun -N1 sh -c 'echo from $SLURM_JOB_NUM_NODES node; exit 3' >"$WORK/srun3.out" 2>"$WORK/srun3.err"

@@ -198,36 +198,41 @@ TEST_F(SqliteStoreTest, RecordsSurviveReopeningAndTheSchemaIsVersioned) {
   {
     auto store = open();
     ASSERT_NE(store, nullptr);
-    const JobRecord r = run(9, "alice", "COMPLETED", 1000, 2000);
+    JobRecord r = run(9, "alice", "COMPLETED", 1000, 2000);
+    r.interactive = true;  // srun from a login host
     ASSERT_EQ(*store->write({&r, 1}), 1U);
     EXPECT_EQ(*store->schemaVersion(), SqliteStore::kSchemaVersion);
   }
   auto store = open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(*store->schemaVersion(), SqliteStore::kSchemaVersion);
-  EXPECT_EQ(store->query(filter())->size(), 1U);
+  ASSERT_EQ(store->query(filter())->size(), 1U);
+  EXPECT_TRUE(store->query(filter())->front().interactive);
   store.reset();
 
-  // A file of version 1 (before sacct's extra fields) is migrated when opened, its records kept,
-  // the new fields at their defaults: the time limit absent (UNLIMITED).
+  // A file of version 1 (before sacct's extra fields and interactive allocations) is migrated
+  // when opened, its records kept, the new fields at their defaults: the time limit absent
+  // (UNLIMITED), a batch job.
   sqlite3* v1 = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &v1), SQLITE_OK);
   for (const char* undo :
        {"ALTER TABLE jobs DROP COLUMN array_tasks", "ALTER TABLE jobs DROP COLUMN priority",
         "ALTER TABLE jobs DROP COLUMN time_limit_minutes", "ALTER TABLE jobs DROP COLUMN work_dir",
         "ALTER TABLE jobs DROP COLUMN req_nodes", "ALTER TABLE steps DROP COLUMN cpus",
-        "DELETE FROM schema_migrations WHERE version = 2"}) {
+        "ALTER TABLE jobs DROP COLUMN interactive",
+        "DELETE FROM schema_migrations WHERE version >= 2"}) {
     ASSERT_EQ(sqlite3_exec(v1, undo, nullptr, nullptr, nullptr), SQLITE_OK) << undo;
   }
   sqlite3_close(v1);
   store = open();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(*store->schemaVersion(), 2);
+  EXPECT_EQ(*store->schemaVersion(), SqliteStore::kSchemaVersion);
   const auto migrated = store->query(filter());
   ASSERT_EQ(migrated->size(), 1U);
   EXPECT_EQ(migrated->front().jobId, 9);
   EXPECT_EQ(migrated->front().timeLimitMinutes, std::nullopt);
   EXPECT_EQ(migrated->front().reqNodes, 0);
+  EXPECT_FALSE(migrated->front().interactive);  // a batch job, as every job was before
   store.reset();
 
   // A file a newer operator migrated further is refused, not written in a shape it cannot read.

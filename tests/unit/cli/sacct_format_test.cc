@@ -128,6 +128,17 @@ TEST(SacctFormat, StepStatesAndExitCodes) {
             "3|FAILED|2:0\n3.batch|FAILED|2:0\n3.0|FAILED|2:0\n3.1|CANCELLED|0:15\n");
 }
 
+// An interactive allocation (srun or salloc from a login host) ran no script: Slurm records no
+// batch step for it (batch_flag 0), only srun's steps.
+TEST(SacctFormat, AnInteractiveAllocationHasNoBatchStep) {
+  api::SlurmJobObject j = job(4, "hostname", "COMPLETED");
+  j.request.interactive = true;
+  j.script.clear();
+  j.status->steps = {srunStep(0, "hostname", 2, "COMPLETED", "0:0")};
+  EXPECT_EQ(run({j}, {"-n", "-P", "-o", "JobID,JobName,State"}).out,
+            "4|hostname|COMPLETED\n4.0|hostname|COMPLETED\n");
+}
+
 // Reference: sacct -X -P --format=JobID,...,AllocTRES. The reference job had all of each
 // node's memory (512000M, no --mem); here it asks for it, since a request without --mem does
 // not say how much memory a node has.
