@@ -582,7 +582,7 @@ std::map<std::string, std::string> jobVariablesOfPod(const nlohmann::json& pod) 
     const nlohmann::json* name = member(var, "name");
     const nlohmann::json* value = member(var, "value");
     if (name == nullptr || value == nullptr || !name->is_string() || !value->is_string()) continue;
-    const std::string& text = name->get_ref<const std::string&>();
+    const auto& text = name->get_ref<const std::string&>();
     if (text.starts_with("SLURM")) variables[text] = value->get<std::string>();
   }
   return variables;
