@@ -125,8 +125,11 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
            " Dependency=" + (dep == view.dependencies.end() ? "(null)" : dep->second));
 
   const std::int64_t restarts = s.restarts.value_or(0);
+  // batch_flag: 0 for an allocation without a script (srun or salloc from a login host), 2 once
+  // a batch job was requeued.
+  const char* batchFlag = q.interactive ? "0" : restarts > 0 ? "2" : "1";
   out.line("Requeue=" + std::string(q.requeue.value_or(true) ? "1" : "0") +
-           " Restarts=" + std::to_string(restarts) + " BatchFlag=" + (restarts > 0 ? "2" : "1") +
+           " Restarts=" + std::to_string(restarts) + " BatchFlag=" + batchFlag +
            " Reboot=0 ExitCode=" + (s.exitCode.empty() ? "0:0" : s.exitCode));
 
   const std::string partition = api::shownPartition(job, view.defaultPartition);

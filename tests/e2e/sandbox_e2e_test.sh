@@ -306,6 +306,16 @@ for _ in $(seq 20); do
   sleep 0.5
 done
 [ "$(sacct -j "$login" -n -P -o JobID,JobName,State,NTasks)" = "$expected" ] || fail "the allocation's steps: $(sacct -j "$login" -n -P -o JobID,JobName,State,NTasks)"
+# Issue 19's figure: `srun -N1 true` from the login side with free capacity, submit to exit
+# (measured, not asserted: 10 runs on this machine).
+times=()
+for _ in $(seq 10); do
+  t0=$(date +%s%N)
+  srun -N1 true 2>>"$WORK/srun-true.err" || fail "srun -N1 true: $(cat "$WORK/srun-true.err")"
+  times+=($((($(date +%s%N) - t0) / 1000000)))
+done
+mapfile -t sorted < <(printf '%s\n' "${times[@]}" | sort -n)
+echo "srun -N1 true from the login host, 10 runs: p50 ${sorted[4]} ms, max ${sorted[9]} ms (all: ${sorted[*]})" >&2
 # The step's exit code is srun's and the job's (slurm_complete_job with srun's status).
 set +e
 srun -N1 sh -c 'echo from $SLURM_JOB_NUM_NODES node; exit 3' >"$WORK/srun3.out" 2>"$WORK/srun3.err"

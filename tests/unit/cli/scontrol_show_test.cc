@@ -137,6 +137,17 @@ TEST(ScontrolShow, OneLiner) {
             std::string::npos);
 }
 
+// An allocation of srun or salloc from a login host ran no script: batch_flag 0.
+TEST(ScontrolShow, AnInteractiveAllocationIsNoBatchJob) {
+  api::SlurmJobObject job = referenceJob();
+  job.request.interactive = true;
+  job.script.clear();
+  const std::string text = formatShowJobs({job}, partitions(), std::nullopt, context()).out;
+  EXPECT_NE(text.find("   Requeue=1 Restarts=0 BatchFlag=0 Reboot=0 ExitCode=0:0\n"),
+            std::string::npos)
+      << text;
+}
+
 // A pending held job: no nodes (an empty NodeList, as slurmctld 22.05 prints it for every
 // pending job: tests/integration/slurm_diff/slurmctld_diff_test.cc), Unknown times, the
 // default partition's limit, a comment.
