@@ -162,7 +162,7 @@ for kind in ServiceAccount Deployment PodDisruptionBudget MutatingWebhookConfigu
   ValidatingWebhookConfiguration NetworkPolicy; do
   expect_kind "$kind" 1 "$WORK/default.yaml"
 done
-expect_kind Secret 2 "$WORK/default.yaml"       # the query API's and the webhook's certificates
+expect_kind Secret 3 "$WORK/default.yaml"       # the query API's and the webhook's certificates, the step-token key
 # The operator's ClusterRole, and system:auth-delegator for the query API.
 expect_kind ClusterRoleBinding 2 "$WORK/default.yaml"
 # The operator's Role, and the one that lets users read the ConfigMap kubeslurm-scheduler.
@@ -195,16 +195,30 @@ for want in 'replicas: 2' '"--leader-elect=true"' 'fieldPath: metadata.namespace
   '"--webhook-bind-address=0.0.0.0:9444"' 'containerPort: 9444' \
   'mountPath: /etc/kubeslurm/webhook-tls' 'fieldPath: spec.serviceAccountName' \
   'path: /mutate/slurmjobs' 'path: /validate/slurmjobs' 'path: /validate/partitions' \
-  'path: /validate/accounts' 'verbs: [admin, get, list'; do
+  'path: /validate/accounts' 'verbs: [admin, attach, get, list'; do
   grep -qF -- "$want" "$WORK/default.yaml" || fail "default render lacks '$want'"
 done
 # Off: nothing of the webhook, and the operator does not serve it.
 helm template "$RELEASE" "$CHART" -n "$NS" --set admissionWebhook.enabled=false >"$WORK/nohook.yaml"
 expect_kind MutatingWebhookConfiguration 0 "$WORK/nohook.yaml"
 expect_kind ValidatingWebhookConfiguration 0 "$WORK/nohook.yaml"
-expect_kind Secret 1 "$WORK/nohook.yaml"
+expect_kind Secret 2 "$WORK/nohook.yaml"
 grep -qF -- '"--webhook-bind-address=0"' "$WORK/nohook.yaml" ||
   fail "admissionWebhook.enabled=false does not pass --webhook-bind-address=0"
+
+step "the step-token key: generated, mounted, passed; tools off: none"
+key=$(doc Secret kubeslurm-step-token-key "$WORK/default.yaml")
+[ "$(sed -n 's/^  key: "\(.*\)"$/\1/p' <<<"$key" | base64 -d | wc -c)" = 64 ] ||
+  fail "the generated step-token key is not 64 characters: $key"
+for want in '"--step-token-key-file=/etc/kubeslurm/step-token-key/key"' \
+  'mountPath: /etc/kubeslurm/step-token-key' 'secretName: kubeslurm-step-token-key'; do
+  grep -qF -- "$want" "$WORK/default.yaml" || fail "default render lacks '$want'"
+done
+helm template "$RELEASE" "$CHART" -n "$NS" --set operator.tools.enabled=false >"$WORK/notools.yaml"
+expect_kind Secret 2 "$WORK/notools.yaml"
+if grep -qF -- 'step-token-key' "$WORK/notools.yaml"; then
+  fail "operator.tools.enabled=false still renders the step-token key"
+fi
 
 step "the query API: the leader's Service, the generated certificate, the CLI's ConfigMap"
 svc=$(doc Service kubeslurm-scheduler "$WORK/default.yaml")
@@ -223,7 +237,7 @@ rendered_tls "$WORK/default.yaml" kubeslurm-scheduler-tls "$WORK/tls-template"
 check_cert "$WORK/tls-template" kubeslurm-scheduler "$NS"
 # Off: no Service, Secret, ConfigMap or auth-delegator binding, and the operator's API is off.
 helm template "$RELEASE" "$CHART" -n "$NS" --set queryApi.enabled=false >"$WORK/noquery.yaml"
-expect_kind Secret 1 "$WORK/noquery.yaml"    # the webhook's
+expect_kind Secret 2 "$WORK/noquery.yaml"    # the webhook's, the step-token key
 expect_kind Service 2 "$WORK/noquery.yaml"
 expect_kind ConfigMap "$DASHBOARD_COUNT" "$WORK/noquery.yaml"
 expect_kind ClusterRoleBinding 1 "$WORK/noquery.yaml"
@@ -276,8 +290,10 @@ expect_kind Partition 1 "$WORK/all.yaml"
 expect_kind Account 2 "$WORK/all.yaml"
 # + cluster-reader groups, slurm-admin groups, auth-delegator
 expect_kind ClusterRoleBinding 4 "$WORK/all.yaml"
-expect_kind Secret 0 "$WORK/all.yaml"   # tls.secretName, the query API's and the webhook's: the user's
+expect_kind Secret 0 "$WORK/all.yaml"   # tls.secretName and stepTokenKey.secretName: the user's
 for want in 'replicas: 3' 'name: regcred' 'kubernetes.io/os: linux' \
+  'secretName: test-step-token-key' \
+  '"--tools-image=registry.example.com/kubeslurm/kubeslurm-tools:0.1.0-test"' \
   'node-role.kubernetes.io/control-plane' 'podAntiAffinity:' \
   'image: "registry.example.com/kubeslurm/kubeslurm-operator:0.1.0-test"' \
   'imagePullPolicy: Always' '"--watch-namespace=team-nlp"' '"--first-job-id=10000000"' \
@@ -373,6 +389,8 @@ grep -qF 'secretName: kubeslurm-scheduler-tls' "$WORK/kustomized.yaml" ||
   fail "deploy/manifests/ does not mount the Secret kubeslurm-scheduler-tls"
 grep -qF 'secretName: kubeslurm-webhook-tls' "$WORK/kustomized.yaml" ||
   fail "deploy/manifests/ does not mount the Secret kubeslurm-webhook-tls"
+grep -qF 'secretName: kubeslurm-step-token-key' "$WORK/kustomized.yaml" ||
+  fail "deploy/manifests/ does not mount the Secret kubeslurm-step-token-key"
 
 # ---------------------------------------------------------------------------------------------
 step "sandbox up (a real kube-apiserver v1.20.2)"
@@ -420,7 +438,11 @@ installed_tls "$WORK/tls"
 check_cert "$WORK/tls" kubeslurm-scheduler "$NS"
 [ "$(k -n "$NS" get secret kubeslurm-scheduler-tls -o 'jsonpath={.type}')" = kubernetes.io/tls ] ||
   fail "the Secret kubeslurm-scheduler-tls is not of type kubernetes.io/tls"
+step_key=$(k -n "$NS" get secret kubeslurm-step-token-key -o 'jsonpath={.data.key}')
+[ -n "$step_key" ] || fail "no step-token key installed"
 helm upgrade "$RELEASE" "$CHART" -n "$NS" >/dev/null
+[ "$(k -n "$NS" get secret kubeslurm-step-token-key -o 'jsonpath={.data.key}')" = "$step_key" ] ||
+  fail "helm upgrade changed the step-token key: running jobs' tokens would no longer derive"
 installed_tls "$WORK/tls-upgraded"
 for f in tls.crt tls.key secret-ca.crt ca.crt; do
   cmp -s "$WORK/tls/$f" "$WORK/tls-upgraded/$f" || fail "helm upgrade changed the query API's $f"
@@ -564,6 +586,8 @@ can yes delete slurmjobs.kubeslurm.io -n team-a;  can yes list slurmjobs.kubeslu
 can no update slurmjobs.kubeslurm.io --subresource=status -n team-a
 can no patch slurmjobs.kubeslurm.io --subresource=status -n team-a
 can no create slurmjobs.kubeslurm.io -n team-b;   can no list partitions.kubeslurm.io
+# Running steps in someone else's job (the step proxy's `attach`) is not edit's.
+can no attach slurmjobs.kubeslurm.io -n team-a
 SA_USER=bob
 can yes list slurmjobs.kubeslurm.io -n team-a;    can yes watch slurmjobs.kubeslurm.io -n team-a
 can no create slurmjobs.kubeslurm.io -n team-a;   can no patch slurmjobs.kubeslurm.io -n team-a
@@ -640,6 +664,10 @@ for want in --webhook-tls-cert=/etc/kubeslurm/webhook-tls/tls.crt \
   --webhook-tls-key=/etc/kubeslurm/webhook-tls/tls.key; do
   printf -- '%s\n' "${args[@]}" | grep -qxF -- "$want" || fail "the Deployment does not pass $want"
 done
+# The step-token key as the pod would mount it (the installed Secret's `key`).
+printf -- '%s\n' "${args[@]}" | grep -qxF -- --step-token-key-file=/etc/kubeslurm/step-token-key/key ||
+  fail "the Deployment does not pass --step-token-key-file"
+k -n "$NS" get secret kubeslurm-step-token-key -o 'jsonpath={.data.key}' | base64 -d >"$WORK/step-token-key"
 k -n "$NS" get deployment kubeslurm \
   -o 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="SERVICE_ACCOUNT_NAME")].valueFrom.fieldRef.fieldPath}' |
   grep -qx spec.serviceAccountName || fail "the Deployment does not tell the operator its ServiceAccount"
@@ -652,7 +680,8 @@ POD_NAMESPACE=$NS POD_NAME=$pod SERVICE_ACCOUNT_NAME=kubeslurm \
   --grpc-tls-key="$WORK/tls/tls.key" --webhook-bind-address="127.0.0.1:$webhook_port" \
   --webhook-tls-cert="$WORK/local-webhook/tls.crt" --webhook-tls-key="$WORK/local-webhook/tls.key" \
   --identity=chart-test --scheduling-interval=1 --log-format=text --job-retention=2 \
-  --accounting-db="$WORK/accounting.db" </dev/null >"$WORK/operator.log" 2>&1 &
+  --accounting-db="$WORK/accounting.db" --step-token-key-file="$WORK/step-token-key" \
+  </dev/null >"$WORK/operator.log" 2>&1 &
 OPERATOR_PID=$!
 probes=''
 for _ in $(seq 1 150); do
