@@ -286,6 +286,8 @@ Status ProcessRunner::setUpNetwork(PodSandbox& pod) {
   for (const auto& step : steps) {
     if (Status done = runTool(step, networkLog_); !done.isOk()) return done;
   }
+  // The host may still know the ended pod's hardware address for this IP.
+  (void)runTool({"ip", "neigh", "flush", "to", pod.ip, "dev", bridge_}, networkLog_);
   return Status::ok();
 }
 

@@ -251,23 +251,13 @@ class StepProxyService final : public v1::StepAgent::Service {
     return call(*stub, upstream);
   }
 
-  // One channel per agent address, kept while the proxy lives (a step's calls to one rank share
-  // a connection). Plain HTTP/2 inside the cluster network, as srun inside a job speaks it.
-  std::shared_ptr<grpc::Channel> channelTo(const std::string& address) {
-    const std::lock_guard lock(channelsMutex_);
-    auto& channel = channels_[address];
-    if (!channel) channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-    if (channels_.size() > kMaxChannels) {
-      // Pods come and go with their addresses: forget the rest rather than grow without end.
-      auto kept = channel;
-      channels_.clear();
-      channels_[address] = kept;
-      return kept;
-    }
-    return channel;
+  // A channel per call, closed with it: a pod IP is reused by the next pod (and its job's agent),
+  // and a channel kept to the address of an agent that went away reconnects only on its backoff,
+  // which had grown past a minute when the next job's step came. Plain HTTP/2 inside the cluster
+  // network, as srun inside a job speaks it.
+  static std::shared_ptr<grpc::Channel> channelTo(const std::string& address) {
+    return grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   }
-
-  static constexpr std::size_t kMaxChannels = 1024;
 
   StepRouter router_;
   CallerAuthentication authenticate_;
@@ -275,8 +265,6 @@ class StepProxyService final : public v1::StepAgent::Service {
   StepProxyOptions options_;
   std::mutex streamsMutex_;
   std::map<std::string, int> streams_;
-  std::mutex channelsMutex_;
-  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
 };
 
 }  // namespace
