@@ -215,7 +215,7 @@ int runLoginSrun(const std::vector<std::string>& args, CliIo& io) {
     return inpod::srunMain(args);
   }
   if (parsed->jobId) return runStepInJob(args, *parsed->jobId, std::move(environment), io);
-  for (const std::string& line : parsed->warnings) io.err << line << "\n";
+  // The option warnings are srun's to print, once, when it parses again for the step.
   AllocationOutcome outcome = allocateInteractive("srun", parsed->options, parsed->command, io,
                                                   inpod::takePendingInterrupt);
   if (!outcome.allocation) return outcome.exitCode;
