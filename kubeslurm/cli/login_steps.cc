@@ -5,6 +5,8 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <utility>
 
 #include <grpcpp/grpcpp.h>
@@ -29,11 +31,22 @@ namespace v1 = kubeslurm::step::v1;
 // Every call to the job's ranks goes to the operator's step proxy on one TLS channel, with the
 // caller's token and the job and rank it is for.
 inpod::StepTransport proxyTransport(const LoginAllocation& allocation) {
-  auto channel = rpc::openOperatorChannel(allocation.endpoint);
+  // A connection per rank: a step's output streams last as long as it runs, and the operator
+  // serves at most 16 streams on one connection (a 17th rank would wait for the first to end).
+  struct Channels {
+    std::mutex mutex;
+    std::map<std::uint32_t, std::shared_ptr<grpc::Channel>> byRank;
+  };
+  auto channels = std::make_shared<Channels>();
   const std::string job = allocation.namespaceName + "/" + allocation.jobName;
   const std::string token = allocation.endpoint.bearerToken;
   inpod::StepTransport transport;
-  transport.connect = [channel](std::uint32_t /*rank*/) { return channel; };
+  transport.connect = [channels, endpoint = allocation.endpoint](std::uint32_t rank) {
+    const std::lock_guard lock(channels->mutex);
+    std::shared_ptr<grpc::Channel>& channel = channels->byRank[rank];
+    if (!channel) channel = rpc::openOperatorChannel(endpoint, /*ownConnection=*/true);
+    return channel;
+  };
   transport.authorize = [job, token](grpc::ClientContext& context, std::uint32_t rank) {
     context.AddMetadata("authorization", "Bearer " + token);
     context.AddMetadata(std::string(rpc::kStepJobMetadata), job);

@@ -7,10 +7,12 @@
 
 namespace kubeslurm::rpc {
 
-std::shared_ptr<grpc::Channel> openOperatorChannel(const ClientOptions& options) {
+std::shared_ptr<grpc::Channel> openOperatorChannel(const ClientOptions& options,
+                                                   bool ownConnection) {
   grpc::SslCredentialsOptions tls;
   tls.pem_root_certs = options.caPem;
   grpc::ChannelArguments arguments;
+  if (ownConnection) arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   if (!options.serverNameOverride.empty()) {
     arguments.SetSslTargetNameOverride(options.serverNameOverride);
   }

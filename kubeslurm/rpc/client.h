@@ -70,7 +70,11 @@ class QueryClient {
 
 // The TLS channel to the operator's query API that a QueryClient uses, for the step proxy's
 // callers (a login host's srun), who add the bearer token to each call themselves.
-std::shared_ptr<grpc::Channel> openOperatorChannel(const ClientOptions& options);
+// `ownConnection`: a TCP connection of its own rather than one shared with every channel of the
+// same target: each rank of a step streams for as long as the step runs, and one connection
+// carries at most the server's streams per connection.
+std::shared_ptr<grpc::Channel> openOperatorChannel(const ClientOptions& options,
+                                                   bool ownConnection = false);
 
 // Errors carry gRPC's meaning as a StatusCode (UNAUTHENTICATED -> kUnauthenticated, ...) and
 // the server's message.

@@ -30,8 +30,9 @@ struct ServerOptions {
   std::string certificatePem;  // the operator's serving certificate (chain)
   std::string privateKeyPem;
   // gRPC's threads for calls; a call past them is refused (RESOURCE_EXHAUSTED) rather than
-  // queued without end. Each output stream of a login host's step holds one for its life.
-  int maxThreads = 64;
+  // queued without end. Each output stream of a login host's step holds one for its life (one
+  // per rank of the step).
+  int maxThreads = 256;
   int maxConcurrentStreams = 16;  // per connection
   // A --test-only SlurmJob carries its script (at most 1 MiB, as the webhook allows) and template.
   int maxReceiveBytes = 2 << 20;

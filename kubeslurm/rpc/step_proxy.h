@@ -65,7 +65,9 @@ using CallerAuthentication =
     std::function<StatusOr<access::Identity>(const grpc::ServerContext& context)>;
 
 struct StepProxyOptions {
-  int maxStreamsPerCaller = 32;
+  // A step's output streams, one per rank: the widest step one user's login host may run (and
+  // how many of the query server's threads one user may hold).
+  int maxStreamsPerCaller = 128;
   // How long a unary call (step id, signal, record, release) may take at the agent, and how long
   // a launch waits for the agent to answer at all.
   std::chrono::milliseconds unaryTimeout{std::chrono::seconds(30)};

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -279,6 +280,38 @@ TEST_F(StepProxyTest, ACallerWhoLeavesTakesItsTasksWithIt) {
     gone = ::kill(task, 0) != 0;
   }
   EXPECT_TRUE(gone) << "the task outlived its caller";
+}
+
+// A step wider than the server's 16 streams per connection runs all its ranks at once when each
+// rank has a connection of its own (what a login host's srun opens): its output streams last as
+// long as the step, so a 17th rank on a shared connection would wait for the step to end.
+TEST_F(StepProxyTest, EveryRankOfAWideStepRunsAtOnce) {
+  startAgent();
+  startProxy();
+  constexpr int kRanks = 20;
+  ClientOptions options;
+  options.address = "127.0.0.1:" + std::to_string(server->port());
+  options.caPem = tls_.certificatePem();
+  options.serverNameOverride = "localhost";
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<v1::StepAgent::Stub>> stubs;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::TaskEvent>>> readers;
+  for (int i = 0; i < kRanks; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    call(*contexts.back(), "alice-token");
+    stubs.push_back(v1::StepAgent::NewStub(openOperatorChannel(options, /*ownConnection=*/true)));
+    readers.push_back(stubs.back()->Launch(contexts.back().get(),
+                                           launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"})));
+  }
+  for (int i = 0; i < kRanks; ++i) {
+    v1::TaskEvent event;
+    ASSERT_TRUE(readers[i]->Read(&event)) << "rank " << i << " never started";
+    EXPECT_EQ(event.stdout(), "up\n");
+  }
+  for (int i = 0; i < kRanks; ++i) {
+    contexts[i]->TryCancel();
+    (void)readers[i]->Finish();
+  }
 }
 
 TEST_F(StepProxyTest, OneCallerHoldsABoundedNumberOfStreams) {
