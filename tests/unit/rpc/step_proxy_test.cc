@@ -288,7 +288,7 @@ TEST_F(StepProxyTest, ACallerWhoLeavesTakesItsTasksWithIt) {
 TEST_F(StepProxyTest, EveryRankOfAWideStepRunsAtOnce) {
   startAgent();
   startProxy();
-  constexpr int kRanks = 20;
+  constexpr std::size_t kRanks = 20;
   ClientOptions options;
   options.address = "127.0.0.1:" + std::to_string(server->port());
   options.caPem = tls_.certificatePem();
@@ -296,19 +296,19 @@ TEST_F(StepProxyTest, EveryRankOfAWideStepRunsAtOnce) {
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   std::vector<std::unique_ptr<v1::StepAgent::Stub>> stubs;
   std::vector<std::unique_ptr<grpc::ClientReader<v1::TaskEvent>>> readers;
-  for (int i = 0; i < kRanks; ++i) {
+  for (std::size_t i = 0; i < kRanks; ++i) {
     contexts.push_back(std::make_unique<grpc::ClientContext>());
     call(*contexts.back(), "alice-token");
     stubs.push_back(v1::StepAgent::NewStub(openOperatorChannel(options, /*ownConnection=*/true)));
     readers.push_back(stubs.back()->Launch(contexts.back().get(),
                                            launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"})));
   }
-  for (int i = 0; i < kRanks; ++i) {
+  for (std::size_t i = 0; i < kRanks; ++i) {
     v1::TaskEvent event;
     ASSERT_TRUE(readers[i]->Read(&event)) << "rank " << i << " never started";
     EXPECT_EQ(event.stdout(), "up\n");
   }
-  for (int i = 0; i < kRanks; ++i) {
+  for (std::size_t i = 0; i < kRanks; ++i) {
     contexts[i]->TryCancel();
     (void)readers[i]->Finish();
   }
