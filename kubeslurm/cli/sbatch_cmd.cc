@@ -702,6 +702,14 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
   allocation.namespaceName = namespaceName;
   allocation.jobName = (*created)["metadata"].value("name", "");
   allocation.endpoint = std::move(endpoint).value();
+  allocation.session = std::move(session).value();
+  const ClusterSession& cluster = allocation.session;
+  // Cancelled as scancel cancels it: the job is numbered, or about to be, and keeps its record.
+  const auto revoke = [&allocation, &io](const std::string& line) {
+    io.err << line << "\n";
+    (void)revokeAllocation(allocation);
+    return AllocationOutcome{};
+  };
 
   // Numbered, judged, then started: polled as sbatch polls for the id. Slurm's srun waits
   // without a limit; so does this, until the job starts, ends or the caller gives up.
@@ -712,7 +720,7 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0) {
       environment.sleep(interval);
-      object = session->reader->get(type, namespaceName, allocation.jobName);
+      object = cluster.reader->get(type, namespaceName, allocation.jobName);
     }
     if (!object.isOk()) {
       if (object.status().code() == StatusCode::kNotFound) {
@@ -727,7 +735,7 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
     if (valid != nullptr && valid->value("status", "") == "False") {
       io.err << error << "Unable to allocate resources: "
              << valid->value("message", valid->value("reason", "invalid job")) << "\n";
-      (void)session->writer->remove(type, namespaceName, allocation.jobName, kube::DeleteOptions{});
+      (void)cluster.writer->remove(type, namespaceName, allocation.jobName, kube::DeleteOptions{});
       return {};
     }
     auto decoded = api::decodeSlurmJob(*object);
@@ -735,17 +743,14 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
         decoded.isOk() && decoded->status ? &*decoded->status : nullptr;
     if (status == nullptr || !status->jobId) {
       if (interrupted && interrupted()) {
-        io.err << name << ": Job allocation " << allocation.jobName << " has been revoked\n";
-        allocation.session = std::move(session).value();
-        (void)revokeAllocation(allocation);
-        return {};
+        return revoke(name + ": Job allocation " + allocation.jobName + " has been revoked");
       }
       if (attempt >= idAttempts) {
         io.err << error << "Unable to allocate resources: SlurmJob " << namespaceName << "/"
                << allocation.jobName << " has no job id after " << flags.submitTimeoutSeconds
                << " s: is the kubeslurm operator running?\n";
-        (void)session->writer->remove(type, namespaceName, allocation.jobName,
-                                      kube::DeleteOptions{});
+        (void)cluster.writer->remove(type, namespaceName, allocation.jobName,
+                                     kube::DeleteOptions{});
         return {};
       }
       continue;
@@ -753,19 +758,15 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
     allocation.jobId = *status->jobId;
     const std::string id = std::to_string(allocation.jobId);
     if (status->state == "RUNNING") {
-      auto pod = session->reader->get(kube::resources::pods(), namespaceName,
-                                      podspec::rankPodName(allocation.jobName, 0));
+      auto pod = cluster.reader->get(kube::resources::pods(), namespaceName,
+                                     podspec::rankPodName(allocation.jobName, 0));
       if (!pod.isOk()) {
         if (pod.status().code() == StatusCode::kNotFound) continue;  // not in our view yet
-        io.err << error << "cannot read job " << id << "'s rank 0: " << pod.status().message()
-               << "\n";
-        (void)revokeAllocation(allocation);
-        return {};
+        return revoke(error + "cannot read job " + id + "'s rank 0: " + pod.status().message());
       }
       allocation.environment = jobVariablesOfPod(*pod);
       allocation.environment["SLURM_JOB_ID"] = id;
       if (queuedSaid) io.err << name << ": job " << id << " has been allocated resources\n";
-      allocation.session = std::move(session).value();
       return {std::move(allocation), 0};
     }
     if (status->state != "PENDING") {
@@ -775,18 +776,12 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
     }
     const bool judged = valid != nullptr || (!status->reason.empty() && status->reason != "None");
     if (interrupted && interrupted()) {
-      io.err << name << ": Job allocation " << id << " has been revoked\n";
-      allocation.session = std::move(session).value();
-      (void)revokeAllocation(allocation);
-      return {};
+      return revoke(name + ": Job allocation " + id + " has been revoked");
     }
     if (!judged) continue;
     if (immediate) {
       // --immediate: resources now or never (srun's "Unable to allocate resources").
-      allocation.session = std::move(session).value();
-      (void)revokeAllocation(allocation);
-      io.err << error << "Unable to allocate resources: Requested nodes are busy\n";
-      return {};
+      return revoke(error + "Unable to allocate resources: Requested nodes are busy");
     }
     if (!queuedSaid) {
       io.err << name << ": job " << id << " queued and waiting for resources\n";

@@ -4,7 +4,9 @@
 #include "kubeslurm/cli/allocation.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -21,8 +23,28 @@ using testing::FakeCluster;
 
 // The operator's side, as the CLI sees it through GETs: a job id and a reason first, then after
 // `startAfter` reads the job runs and its rank 0 exists with the job's variables.
+// The API server's answer to every GET of pods, when `podError` is set (RBAC without `get pods`).
+class PodsRefused final : public kube::Reader {
+ public:
+  explicit PodsRefused(kube::Reader& inner) : inner_(inner) {}
+  std::optional<Status> podError;
+  StatusOr<nlohmann::json> get(const kube::ResourceType& type, std::string_view ns,
+                               std::string_view name) override {
+    if (podError && type.plural == kube::resources::pods().plural) return *podError;
+    return inner_.get(type, ns, name);
+  }
+  StatusOr<nlohmann::json> list(const kube::ResourceType& type, std::string_view ns,
+                                const kube::ListOptions& options) override {
+    return inner_.list(type, ns, options);
+  }
+
+ private:
+  kube::Reader& inner_;
+};
+
 struct Operator {
   FakeCluster cluster;
+  PodsRefused reader{cluster};
   int startAfter = 3;
   json valid;  // a Valid condition to report, when not null
 
@@ -70,7 +92,10 @@ Attempt allocate(Operator& op, const SrunOptions& options, std::function<bool()>
   cli.files["/etc/kubeslurm/ca.crt"] = "-----BEGIN CERTIFICATE-----\n";
   Connector connect = [&op](const KubeFlags& flags, const CliIo& io) {
     auto session = op.cluster.connector("team-a", "alice")(flags, io);
-    if (session.isOk()) session->bearerToken = "alice-token";
+    if (session.isOk()) {
+      session->bearerToken = "alice-token";
+      session->reader = &op.reader;
+    }
     return session;
   };
   SubmitEnvironment environment{connect, [](std::chrono::milliseconds) {}, {}};
@@ -139,6 +164,19 @@ TEST(Allocation, ImmediateGivesUpRatherThanWait) {
   EXPECT_FALSE(run.outcome.allocation.has_value());
   EXPECT_EQ(run.err, "srun: error: Unable to allocate resources: Requested nodes are busy\n");
   ASSERT_EQ(op.cluster.patches.size(), 1U);
+}
+
+// A started job whose rank 0 cannot be read (RBAC without `get pods`) is no allocation the login
+// side can use: srun says why and cancels it rather than leave it holding nodes.
+TEST(Allocation, ARankZeroThatCannotBeReadCancelsTheJob) {
+  Operator op;
+  op.startAfter = 0;
+  op.reader.podError = Status(StatusCode::kPermissionDenied, "pods \"hostname-0\" is forbidden");
+  const Attempt run = allocate(op, {{"nodes", "1"}});
+  EXPECT_FALSE(run.outcome.allocation.has_value());
+  EXPECT_EQ(run.err, "srun: error: cannot read job 7's rank 0: pods \"hostname-0\" is forbidden\n");
+  ASSERT_EQ(op.cluster.patches.size(), 1U);
+  EXPECT_EQ(op.cluster.patches[0].body.dump(), R"({"spec":{"cancel":true}})");
 }
 
 // What the operator refuses srun says in Slurm's words, and the job is gone.
