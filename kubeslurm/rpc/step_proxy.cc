@@ -63,23 +63,24 @@ std::string metadataValue(const grpc::ServerContext& context, std::string_view k
   return {found->second.data(), found->second.size()};
 }
 
-// One caller's streams in flight, counted for as long as a Launch lives.
-class StreamCount {
+// One caller's calls in flight, counted for as long as each lives: a Launch for its step, a
+// unary call while it waits for the agent (up to the unary timeout).
+class CallCount {
  public:
-  StreamCount(std::mutex& mutex, std::map<std::string, int>& counts, std::string caller, int limit)
+  CallCount(std::mutex& mutex, std::map<std::string, int>& counts, std::string caller, int limit)
       : mutex_(mutex), counts_(counts), caller_(std::move(caller)) {
     const std::lock_guard lock(mutex_);
     int& count = counts_[caller_];
     taken_ = count < limit;
     if (taken_) ++count;
   }
-  ~StreamCount() {
+  ~CallCount() {
     const std::lock_guard lock(mutex_);
     if (!taken_) return;
     if (--counts_[caller_] <= 0) counts_.erase(caller_);
   }
-  StreamCount(const StreamCount&) = delete;
-  StreamCount& operator=(const StreamCount&) = delete;
+  CallCount(const CallCount&) = delete;
+  CallCount& operator=(const CallCount&) = delete;
   bool taken() const { return taken_; }
 
  private:
@@ -135,12 +136,8 @@ class StepProxyService final : public v1::StepAgent::Service {
                       grpc::ServerWriter<v1::TaskEvent>* writer) override {
     auto routed = route(*context);
     if (!routed.isOk()) return toGrpc(routed.status());
-    const StreamCount stream(streamsMutex_, streams_, routed->caller, options_.maxStreamsPerCaller);
-    if (!stream.taken()) {
-      return {grpc::StatusCode::RESOURCE_EXHAUSTED,
-              "Resource temporarily unavailable: at most " +
-                  std::to_string(options_.maxStreamsPerCaller) + " step streams at once per user"};
-    }
+    const CallCount counted = count(routed->caller);
+    if (!counted.taken()) return tooManyCalls();
     // A rank whose agent does not answer within the unary timeout fails the launch, as srun's
     // own connection to an agent would (the stream itself has no deadline: a step runs as long
     // as it runs).
@@ -241,10 +238,22 @@ class StepProxyService final : public v1::StepAgent::Service {
     if (deadline != std::chrono::system_clock::time_point::max()) upstream.set_deadline(deadline);
   }
 
+  // Each holds one of the query server's threads: one caller may hold only so many.
+  CallCount count(const std::string& caller) {
+    return {callsMutex_, calls_, caller, options_.maxStreamsPerCaller};
+  }
+  grpc::Status tooManyCalls() const {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "Resource temporarily unavailable: at most " +
+                                                      std::to_string(options_.maxStreamsPerCaller) +
+                                                      " step calls at once per user"};
+  }
+
   template <typename Call>
   grpc::Status unary(grpc::ServerContext& context, Call&& call) {
     auto routed = route(context);
     if (!routed.isOk()) return toGrpc(routed.status());
+    const CallCount counted = count(routed->caller);
+    if (!counted.taken()) return tooManyCalls();
     grpc::ClientContext upstream;
     prepare(upstream, context, routed->target.token, options_.unaryTimeout);
     auto stub = v1::StepAgent::NewStub(channelTo(routed->target.address));
@@ -263,8 +272,8 @@ class StepProxyService final : public v1::StepAgent::Service {
   CallerAuthentication authenticate_;
   access::Authorizer& authorizer_;
   StepProxyOptions options_;
-  std::mutex streamsMutex_;
-  std::map<std::string, int> streams_;
+  std::mutex callsMutex_;
+  std::map<std::string, int> calls_;
 };
 
 }  // namespace

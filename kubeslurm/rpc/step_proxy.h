@@ -15,7 +15,8 @@
 // same refusal.
 //
 // Bounds: a step's output streams hold a server thread each for their life (the query server's
-// thread quota), and one caller may hold at most `maxStreamsPerCaller` of them at once. Flow
+// thread quota), a unary call holds one while the agent answers (an agent that never does: up to
+// the unary timeout), and one caller may hold at most `maxStreamsPerCaller` calls at once. Flow
 // control is gRPC's: the proxy reads the next event from the agent only once the caller took the
 // last one, so a slow terminal slows the tasks' pipes, and no buffer grows. A caller that goes
 // away cancels the agent's stream, which kills the step after --kill-wait, as the agents do for
@@ -65,8 +66,9 @@ using CallerAuthentication =
     std::function<StatusOr<access::Identity>(const grpc::ServerContext& context)>;
 
 struct StepProxyOptions {
-  // A step's output streams, one per rank: the widest step one user's login host may run (and
-  // how many of the query server's threads one user may hold).
+  // Calls in flight per user, a step's output streams (one per rank) and the unary calls beside
+  // them: the widest step one user's login host may run, and how many of the query server's
+  // threads one user may hold.
   int maxStreamsPerCaller = 128;
   // How long a unary call (step id, signal, record, release) may take at the agent, and how long
   // a launch waits for the agent to answer at all.

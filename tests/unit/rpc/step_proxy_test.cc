@@ -328,6 +328,9 @@ TEST_F(StepProxyTest, OneCallerHoldsABoundedNumberOfStreams) {
   while (refused->Read(&event)) {
   }
   EXPECT_EQ(refused->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // A unary call holds a server thread too (up to the unary timeout when the agent stalls), so
+  // it counts against the same bound: a user cannot pile them up past it.
+  EXPECT_EQ(nextStepId("alice-token").error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   // Another user is not held back by Alice's streams.
   EXPECT_TRUE(nextStepId("admin-token").ok());
   first.TryCancel();
