@@ -705,8 +705,7 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
   allocation.session = std::move(session).value();
   const ClusterSession& cluster = allocation.session;
   // Cancelled as scancel cancels it: the job is numbered, or about to be, and keeps its record.
-  const auto revoke = [&allocation, &io](const std::string& line) {
-    io.err << line << "\n";
+  const auto revoke = [&allocation] {
     (void)revokeAllocation(allocation);
     return AllocationOutcome{};
   };
@@ -743,7 +742,8 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
         decoded.isOk() && decoded->status ? &*decoded->status : nullptr;
     if (status == nullptr || !status->jobId) {
       if (interrupted && interrupted()) {
-        return revoke(name + ": Job allocation " + allocation.jobName + " has been revoked");
+        io.err << name << ": Job allocation " << allocation.jobName << " has been revoked\n";
+        return revoke();
       }
       if (attempt >= idAttempts) {
         io.err << error << "Unable to allocate resources: SlurmJob " << namespaceName << "/"
@@ -762,7 +762,9 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
                                      podspec::rankPodName(allocation.jobName, 0));
       if (!pod.isOk()) {
         if (pod.status().code() == StatusCode::kNotFound) continue;  // not in our view yet
-        return revoke(error + "cannot read job " + id + "'s rank 0: " + pod.status().message());
+        io.err << error << "cannot read job " << id << "'s rank 0: " << pod.status().message()
+               << "\n";
+        return revoke();
       }
       allocation.environment = jobVariablesOfPod(*pod);
       allocation.environment["SLURM_JOB_ID"] = id;
@@ -776,12 +778,14 @@ AllocationOutcome allocateInteractiveWith(std::string_view program, const SrunOp
     }
     const bool judged = valid != nullptr || (!status->reason.empty() && status->reason != "None");
     if (interrupted && interrupted()) {
-      return revoke(name + ": Job allocation " + id + " has been revoked");
+      io.err << name << ": Job allocation " << id << " has been revoked\n";
+      return revoke();
     }
     if (!judged) continue;
     if (immediate) {
       // --immediate: resources now or never (srun's "Unable to allocate resources").
-      return revoke(error + "Unable to allocate resources: Requested nodes are busy");
+      io.err << error << "Unable to allocate resources: Requested nodes are busy\n";
+      return revoke();
     }
     if (!queuedSaid) {
       io.err << name << ": job " << id << " queued and waiting for resources\n";
