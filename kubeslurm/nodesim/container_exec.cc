@@ -47,7 +47,7 @@ class RootBuilder {
   bool build() {
     if (mount("tmpfs", rootfs_.c_str(), "tmpfs", 0, "mode=0755") != 0) return fail("tmpfs root");
     shadowed_.insert("/");
-    return populate("/");
+    return populate("/") && buildDev();
   }
 
   // Mounts `source` at `target` (a container path), making the mount point where it is missing.
@@ -109,6 +109,52 @@ class RootBuilder {
     }
     closedir(listing);
     return ok;
+  }
+
+  // A container's /dev as runc makes it (its libcontainer default devices and mounts): a tmpfs
+  // with the usual character devices bound from the host, a devpts instance of its own with
+  // /dev/ptmx a link into it (so a pseudo-terminal opened in the container is named in the
+  // container's /dev/pts), a /dev/shm tmpfs and the /proc/self/fd links.
+  bool buildDev() {
+    const std::string dev = rootfs_ + "/dev";
+    if (mount("tmpfs", dev.c_str(), "tmpfs", MS_NOSUID, "mode=0755,size=65536k") != 0) {
+      return fail("tmpfs /dev");
+    }
+    shadowed_.insert("/dev");
+    for (const char* name : {"null", "zero", "full", "random", "urandom", "tty"}) {
+      const std::string host = std::string("/dev/") + name;
+      if (!exists(host)) continue;
+      const std::string at = dev + "/" + name;
+      const int fd = open(at.c_str(), O_CREAT | O_WRONLY, 0600);
+      if (fd < 0) return fail("create " + at);
+      close(fd);
+      if (mount(host.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+        return fail("bind " + host);
+      }
+    }
+    const std::string pts = dev + "/pts";
+    const std::string shm = dev + "/shm";
+    if (mkdir(pts.c_str(), 0755) != 0 ||
+        mount("devpts", pts.c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
+              "newinstance,ptmxmode=0666,mode=0620") != 0) {
+      return fail("devpts at /dev/pts");
+    }
+    if (mkdir(shm.c_str(), 01777) != 0 ||
+        mount("shm", shm.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "mode=1777,size=65536k") != 0) {
+      return fail("tmpfs at /dev/shm");
+    }
+    const std::array<std::pair<const char*, const char*>, 5> links = {
+        {{"ptmx", "pts/ptmx"},
+         {"fd", "/proc/self/fd"},
+         {"stdin", "/proc/self/fd/0"},
+         {"stdout", "/proc/self/fd/1"},
+         {"stderr", "/proc/self/fd/2"}}};
+    for (const auto& [name, target] : links) {
+      const std::string at = dev + "/" + name;
+      if (symlink(target, at.c_str()) != 0) return fail("symlink " + at);
+    }
+    return true;
   }
 
   // The directories of `target` that exist on the host are the host's (bound); the first one
