@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <map>
 #include <mutex>
@@ -52,6 +53,95 @@ struct RunningTask {
   bool exitSent = false;
 };
 
+// Where one task's stdin is written: a pipe, or its pty's master side.
+struct TaskInput {
+  int fd = -1;  // non-blocking, owned by the feed
+  bool pty = false;
+};
+
+// Carries the later messages of a Launch stream into the tasks, on a thread of its own: srun's
+// stdin to every task that reads it, a --pty task's new window size. The feed ends when srun
+// half-closes (its stdin ended, or this rank's tasks have all ended), which closes the tasks'
+// stdin. A task that stops reading holds srun's stream back (the stream's flow control), never
+// the agent: writes wait in poll and give up once the step is over.
+class InputFeed {
+ public:
+  InputFeed(grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>& stream,
+            std::vector<TaskInput> inputs)
+      : inputs_(std::move(inputs)), thread_([this, &stream] { run(stream); }) {}
+  ~InputFeed() {
+    stopping_ = true;
+    if (thread_.joinable()) thread_.join();
+    for (const auto& input : inputs_) {
+      if (input.fd >= 0) ::close(input.fd);
+    }
+  }
+  InputFeed(const InputFeed&) = delete;
+  InputFeed& operator=(const InputFeed&) = delete;
+
+  // Once the tasks have ended: input still on its way to them is dropped (a process they left
+  // behind holding their stdin reads nothing more), and srun half-closes when it has their
+  // ends; one that does not within a few seconds has its call cancelled, so no thread waits on
+  // it for ever.
+  void finish(grpc::ServerContext& context) {
+    stopping_ = true;
+    std::unique_lock lock(mutex_);
+    if (!ended_.wait_for(lock, kInputGrace, [this] { return done_; })) context.TryCancel();
+  }
+
+ private:
+  static constexpr auto kInputGrace = std::chrono::seconds(5);
+
+  void run(grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>& stream) {
+    v1::LaunchRequest message;
+    while (stream.Read(&message)) {
+      if (message.has_window()) {
+        for (const auto& input : inputs_) {
+          if (input.pty && input.fd >= 0) {
+            setWindowSize(input.fd, message.window().rows(), message.window().columns());
+          }
+        }
+      }
+      if (!message.input().empty()) {
+        for (auto& input : inputs_) write(input, message.input());
+      }
+    }
+    // srun's stdin ended: the tasks' too (a pty's own stays open: it is also its output).
+    for (auto& input : inputs_) {
+      if (input.fd >= 0) ::close(input.fd);
+      input.fd = -1;
+    }
+    const std::lock_guard lock(mutex_);
+    done_ = true;
+    ended_.notify_all();
+  }
+
+  void write(TaskInput& input, std::string_view data) {
+    while (input.fd >= 0 && !data.empty() && !stopping_) {
+      const ssize_t n = ::write(input.fd, data.data(), data.size());
+      if (n > 0) {
+        data.remove_prefix(static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        pollfd ready{input.fd, POLLOUT, 0};
+        ::poll(&ready, 1, kPollMs);
+        continue;
+      }
+      // The task closed its stdin or ended (EPIPE, EIO): what it did not read is dropped.
+      ::close(input.fd);
+      input.fd = -1;
+    }
+  }
+
+  std::vector<TaskInput> inputs_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 class Service final : public v1::StepAgent::Service {
  public:
   Service(std::string token, std::chrono::milliseconds killWait, std::function<void(int)> onRelease)
@@ -59,20 +149,26 @@ class Service final : public v1::StepAgent::Service {
 
   void beginStop() { stopping_ = true; }
 
-  grpc::Status Launch(grpc::ServerContext* context, const v1::LaunchRequest* request,
-                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+  grpc::Status Launch(grpc::ServerContext* context,
+                      grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>* stream) override {
     if (auto denied = authenticate(*context); !denied.ok()) return denied;
-    if (request->argv().empty()) {
+    v1::LaunchRequest request;
+    if (!stream->Read(&request) || request.argv().empty()) {
       return {grpc::StatusCode::INVALID_ARGUMENT, "a step needs a command"};
     }
-    const std::vector<std::string> argv(request->argv().begin(), request->argv().end());
+    const std::vector<std::string> argv(request.argv().begin(), request.argv().end());
     std::vector<RunningTask> tasks;
     std::vector<v1::TaskEvent> early;  // start-up messages and failures, sent once all started
-    for (const auto& task : request->tasks()) {
-      std::map<std::string, std::string> environment(request->environment().begin(),
-                                                     request->environment().end());
+    std::vector<TaskInput> inputs;
+    for (const auto& task : request.tasks()) {
+      std::map<std::string, std::string> environment(request.environment().begin(),
+                                                     request.environment().end());
       for (const auto& [name, value] : task.environment()) environment[name] = value;
-      auto started = startTask(argv, environment, request->working_directory());
+      auto started = startTask(argv, environment, request.working_directory(),
+                               TaskIo{.input = task.reads_input(),
+                                      .pty = task.pty(),
+                                      .rows = request.window().rows(),
+                                      .columns = request.window().columns()});
       if (!started.isOk()) {
         v1::TaskEvent message;
         message.set_task_id(task.task_id());
@@ -90,16 +186,21 @@ class Service final : public v1::StepAgent::Service {
         message.set_stderr(started->startMessages);
         early.push_back(std::move(message));
       }
+      if (started->inputFd >= 0) inputs.push_back({started->inputFd, task.pty()});
       RunningTask running;
       running.taskId = task.task_id();
       running.process = std::move(*started);
       tasks.push_back(std::move(running));
     }
-    registerStep(request->step_id(), tasks);
+    registerStep(request.step_id(), tasks);
     bool clientGone = false;
-    for (const auto& event : early) clientGone = clientGone || !writer->Write(event);
-    clientGone = !pump(tasks, *context, *writer, clientGone) || clientGone;
-    unregisterStep(request->step_id(), tasks);
+    {
+      InputFeed feed(*stream, std::move(inputs));
+      for (const auto& event : early) clientGone = clientGone || !stream->Write(event);
+      clientGone = !pump(tasks, *context, *stream, clientGone) || clientGone;
+      feed.finish(*context);
+    }
+    unregisterStep(request.step_id(), tasks);
     if (clientGone) return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
     return grpc::Status::OK;
   }
@@ -197,7 +298,7 @@ class Service final : public v1::StepAgent::Service {
   // Streams output and exits until every task has ended. Returns false when the client went
   // away (the tasks were then killed and reaped all the same).
   bool pump(std::vector<RunningTask>& tasks, grpc::ServerContext& context,
-            grpc::ServerWriter<v1::TaskEvent>& writer, bool clientGone) {
+            grpc::internal::WriterInterface<v1::TaskEvent>& writer, bool clientGone) {
     std::optional<Clock::time_point> killAt;
     bool killed = false;
     std::array<char, kReadChunk> buffer{};
@@ -347,6 +448,9 @@ StatusOr<std::unique_ptr<Agent>> startAgent(const AgentOptions& options,
     return invalidArgument(std::string("the step agent needs a token (") +
                            std::string(kTokenVariable) + ")");
   }
+  // A task that closed its stdin makes the input feed's next write fail with EPIPE; without this
+  // it would kill the agent (the tasks start with the default disposition again).
+  (void)std::signal(SIGPIPE, SIG_IGN);  // NOLINT(concurrency-mt-unsafe): before the server starts
   auto service = std::make_unique<Service>(options.token, options.killWait, std::move(onRelease));
   grpc::ServerBuilder builder;
   int port = 0;

@@ -1,7 +1,7 @@
 // The step agent: slurmd's part in a rank pod. It starts the tasks `srun` sends it (each a
-// TaskProcess), streams their output and their ends back, delivers signals to them, and kills
-// them when their srun goes away. Rank 0's agent also numbers the job's steps and keeps the
-// records of those that ended.
+// TaskProcess), feeds them srun's stdin (and a --pty task's window size), streams their output
+// and their ends back, delivers signals to them, and kills them when their srun goes away. Rank 0's
+// agent also numbers the job's steps and keeps the records of those that ended.
 #pragma once
 
 #include <chrono>

@@ -43,19 +43,29 @@ sigset_t handledSet() {
   return set;
 }
 
-// Blocks the handled signals in every thread (call before any thread exists; children unblock
-// them in task_process.cc) and hands each one to `handler` on a thread of its own until the
-// returned object is destroyed.
+// srun's own: the handled signals and SIGWINCH, which a --pty step passes on as its window size
+// (srun_pty.c); the launchers leave it alone.
+sigset_t srunSet() {
+  sigset_t set = handledSet();
+  sigaddset(&set, SIGWINCH);
+  return set;
+}
+
+// Blocks `handled` in every thread (call before any thread exists; children unblock them in
+// task_process.cc) and hands each one to `handler` on a thread of its own until the returned
+// object is destroyed.
 class SignalThread {
  public:
-  explicit SignalThread(std::function<void(int)> handler) : handler_(std::move(handler)) {
-    const sigset_t set = waitSet();
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  explicit SignalThread(std::function<void(int)> handler, sigset_t handled = handledSet())
+      : handler_(std::move(handler)), waitSet_(handled) {
+    // A real-time signal nobody sends us: a queued wake-up that cannot be mistaken for one of
+    // the handled signals.
+    sigaddset(&waitSet_, kWakeSignal);
+    pthread_sigmask(SIG_BLOCK, &waitSet_, nullptr);
     thread_ = std::thread([this] {
-      const sigset_t waitFor = waitSet();
       while (true) {
         int sig = 0;
-        if (sigwait(&waitFor, &sig) != 0) continue;
+        if (sigwait(&waitSet_, &sig) != 0) continue;
         if (sig == kWakeSignal) return;  // the destructor's: the process is ending
         handler_(sig);
       }
@@ -71,16 +81,10 @@ class SignalThread {
   SignalThread& operator=(const SignalThread&) = delete;
 
  private:
-  // A real-time signal nobody sends us: a queued wake-up that cannot be mistaken for one of the
-  // handled signals.
   static inline const int kWakeSignal = SIGRTMIN;
-  static sigset_t waitSet() {
-    sigset_t set = handledSet();
-    sigaddset(&set, kWakeSignal);
-    return set;
-  }
 
   std::function<void(int)> handler_;
+  sigset_t waitSet_;
   std::thread thread_;
 };
 
@@ -210,7 +214,7 @@ int srunMain(const std::vector<std::string>& args) {
 }
 
 void blockSrunSignals() {
-  const sigset_t set = handledSet();
+  const sigset_t set = srunSet();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
@@ -225,10 +229,13 @@ bool takePendingInterrupt() {
 int srunThrough(const std::vector<std::string>& args,
                 std::map<std::string, std::string> environment, StepTransport transport) {
   Srun srun(std::move(environment),
-            SrunSettings{.workingDirectory = workingDirectory(), .umask = currentUmask()},
+            SrunSettings{.workingDirectory = workingDirectory(),
+                         .umask = currentUmask(),
+                         .inputFd = STDIN_FILENO,
+                         .terminalFd = STDOUT_FILENO},
             std::cout, std::cerr);
   if (transport.connect) srun.useTransport(std::move(transport));
-  SignalThread signals([&srun](int sig) { srun.onSignal(sig); });
+  SignalThread signals([&srun](int sig) { srun.onSignal(sig); }, srunSet());
   return srun.run(args);
 }
 
@@ -324,7 +331,7 @@ int batchStepMain(const std::vector<std::string>& args) {
     std::cerr << "kubeslurm-inpod batch-step: warning: no " << kTokenVariable
               << ": srun cannot start steps in this job\n";
   }
-  auto script = startTask(options->operands, env, "", /*captureOutput=*/false);
+  auto script = startTask(options->operands, env, "", TaskIo{.captureOutput = false});
   if (!script.isOk()) {
     std::cerr << "kubeslurm-inpod batch-step: " << script.status().message() << "\n";
     return 1;

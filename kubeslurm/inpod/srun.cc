@@ -1,12 +1,22 @@
 #include "kubeslurm/inpod/srun.h"
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <set>
 #include <thread>
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/inpod/agent.h"
@@ -84,6 +94,46 @@ v1::StepRecord stepRecord(std::uint32_t stepId, bool cancelled, const SrunInvoca
   return record;
 }
 
+// What the step's tasks read (srun --input, --pty; launch.c _init_stdio): which tasks, and from
+// where. A file is srun's to open and close.
+struct InputPlan {
+  std::set<std::uint32_t> tasks;
+  int fd = -1;
+  bool ownsFd = false;
+  InputPlan() = default;
+  InputPlan(const InputPlan&) = delete;
+  InputPlan& operator=(const InputPlan&) = delete;
+  ~InputPlan() {
+    if (ownsFd && fd >= 0) ::close(fd);
+  }
+};
+
+std::string errnoText(int error) {
+  std::array<char, 256> buffer{};
+  return strerror_r(error, buffer.data(), buffer.size());  // the GNU form: returns the text
+}
+
+// srun --pty puts the local terminal in raw mode (srun.c, its own cfmakeraw) for the step's life,
+// so that Ctrl-C, Ctrl-Z and Ctrl-\ reach the task's terminal as keystrokes.
+class RawTerminal {
+ public:
+  explicit RawTerminal(int fd) {
+    if (fd < 0 || ::isatty(fd) == 0 || tcgetattr(fd, &saved_) != 0) return;
+    termios raw = saved_;
+    cfmakeraw(&raw);
+    if (tcsetattr(fd, TCSANOW, &raw) == 0) fd_ = fd;
+  }
+  ~RawTerminal() {
+    if (fd_ >= 0) tcsetattr(fd_, TCSANOW, &saved_);
+  }
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+ private:
+  int fd_ = -1;
+  termios saved_{};
+};
+
 }  // namespace
 
 // What a running step shares between srun's reader threads and its signal handling.
@@ -97,6 +147,44 @@ struct Srun::Step {
   std::atomic<bool> killSent{false};
   std::mutex stateMutex;
   std::vector<char> taskState;  // 'r' running, 'e' exited, 'a' exited abnormally
+
+  // One step node's Launch stream: its reader thread reads it; srun's input thread and the
+  // window-size handler write into it, under `mutex`, while `open`.
+  struct NodeStream {
+    std::mutex mutex;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::LaunchRequest, v1::TaskEvent>> stream;
+    bool open = false;
+    bool wantsInput = false;  // some task of it reads srun's stdin
+    bool hasPty = false;      // task 0 of a --pty step runs there
+  };
+  std::vector<std::unique_ptr<NodeStream>> streams;  // as `channels`
+  int terminalFd = -1;                               // --pty's: where the window size is read
+
+  bool writeInput(std::size_t node, const v1::LaunchRequest& message) {
+    NodeStream& target = *streams[node];
+    std::lock_guard lock(target.mutex);
+    if (!target.open) return false;
+    target.open = target.stream->Write(message);
+    return target.open;
+  }
+  // srun's stdin ended, or the node's tasks have: the agent closes their stdin.
+  void closeInput(std::size_t node) {
+    NodeStream& target = *streams[node];
+    std::lock_guard lock(target.mutex);
+    if (!target.open) return;
+    target.open = false;
+    (void)target.stream->WritesDone();
+  }
+  void sendWindowSize() {
+    winsize size{};
+    if (terminalFd < 0 || ioctl(terminalFd, TIOCGWINSZ, &size) != 0) return;
+    v1::LaunchRequest message;
+    message.mutable_window()->set_rows(size.ws_row);
+    message.mutable_window()->set_columns(size.ws_col);
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      if (streams[i]->hasPty) (void)writeInput(i, message);
+    }
+  }
 
   // srun's answer to a first Ctrl-C (task_state_print): the tasks grouped by state.
   std::vector<std::string> statusLines() {
@@ -185,6 +273,9 @@ void Srun::onSignal(int signal) {
       break;
     case SIGCONT:
       message("got SIGCONT");
+      break;
+    case SIGWINCH:
+      step->sendWindowSize();
       break;
     default:
       step->signalAll(signal);
@@ -307,9 +398,56 @@ int Srun::run(const std::vector<std::string>& args) {
     for (const auto& warning : layout->warnings) err_ << warning << '\n';
   }
 
+  // --pty sizes task 0's terminal by srun's own (srun.c create_srun_job; srun_pty.c set_winsize).
+  bool pty = invocation.pty;
+  winsize window{};
+  if (pty && (settings_.terminalFd < 0 || ioctl(settings_.terminalFd, TIOCGWINSZ, &window) != 0)) {
+    message("error: ioctl(TIOCGWINSZ): " + errnoText(settings_.terminalFd < 0 ? ENOTTY : errno));
+    message("error: Not using a pseudo-terminal, disregarding --pty option");
+    pty = false;
+  }
+  InputPlan input;
+  {
+    // fname.c fname_create: "all" (any case, as a prefix) or "-", "none", a task id below the
+    // task count ("" is 0), else a file on this host.
+    const std::string mode = invocation.input.value_or("all");
+    const bool digits =
+        std::all_of(mode.begin(), mode.end(), [](char c) { return c >= '0' && c <= '9'; });
+    constexpr auto kNoTask = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t taskId = kNoTask;
+    if (mode.empty()) {
+      taskId = 0;
+    } else if (digits) {
+      taskId = parseInteger<std::uint64_t>(mode).value_or(kNoTask);
+    }
+    input.fd = settings_.inputFd;
+    if (pty) {
+      input.tasks = {0};
+    } else if (equalsIgnoreCase(mode.substr(0, 3), "all") || mode.starts_with('-')) {
+      for (std::uint32_t id = 0; id < layout->ntasks; ++id) input.tasks.insert(id);
+    } else if (equalsIgnoreCase(mode, "none")) {
+      input.fd = -1;
+    } else if (taskId < layout->ntasks) {
+      input.tasks = {static_cast<std::uint32_t>(taskId)};
+    } else if (mode.find('%') != std::string::npos) {
+      message("error: kubeslurm's srun does not support --input file name patterns");
+      return 1;
+    } else {
+      input.fd = ::open(mode.c_str(), O_RDONLY | O_CLOEXEC);
+      if (input.fd < 0) {
+        message("error: Could not open stdin file: " + errnoText(errno));  // launch.c
+        return 1;
+      }
+      input.ownsFd = true;
+      for (std::uint32_t id = 0; id < layout->ntasks; ++id) input.tasks.insert(id);
+    }
+    if (input.fd < 0) input.tasks.clear();
+  }
+
   auto step = std::make_shared<Step>();
   step->jobId = allocation.jobId;
   step->taskState.assign(layout->ntasks, 'r');
+  if (pty) step->terminalFd = settings_.terminalFd;
   if (transport_.connect) {
     step->transport = transport_;
   } else {
@@ -367,7 +505,13 @@ int Srun::run(const std::vector<std::string>& args) {
   for (const auto& node : layout->nodes) {
     step->channels.push_back(connect(node.rank));
     step->ranks.push_back(node.rank);
-    for (const auto id : node.tasks) taskHost[id] = node.hostname;
+    auto stream = std::make_unique<Step::NodeStream>();
+    for (const auto id : node.tasks) {
+      taskHost[id] = node.hostname;
+      stream->wantsInput = stream->wantsInput || input.tasks.contains(id);
+      stream->hasPty = stream->hasPty || (pty && id == 0);
+    }
+    step->streams.push_back(std::move(stream));
     contexts.push_back(std::make_unique<grpc::ClientContext>());
   }
   {
@@ -376,6 +520,8 @@ int Srun::run(const std::vector<std::string>& args) {
   }
 
   auto writeOutput = [&](std::uint32_t task, bool isStdout, const std::string& data) {
+    // --pty: every other task's output goes to /dev/null (srun --pty, opt.c).
+    if (pty && task != 0) return;
     std::lock_guard lock(outputMutex_);
     std::ostream& stream = isStdout ? out_ : err_;
     if (!invocation.label) {
@@ -435,6 +581,48 @@ int Srun::run(const std::vector<std::string>& args) {
     }
   };
 
+  // Launch streams set up (or given up on): srun's stdin is read only once all are, so that no
+  // rank misses the first bytes.
+  std::mutex startedMutex;
+  std::condition_variable startedChanged;
+  std::size_t streamsStarted = 0;
+  auto streamStarted = [&] {
+    const std::lock_guard lock(startedMutex);
+    ++streamsStarted;
+    startedChanged.notify_all();
+  };
+  // Written once the step is over: wakes the input thread out of its wait for srun's stdin at
+  // once (every srun from a terminal ends through it).
+  std::array<int, 2> stepOver = {-1, -1};
+  std::thread inputThread;
+  if (!input.tasks.empty() && ::pipe2(stepOver.data(), O_CLOEXEC) == 0) {
+    inputThread = std::thread([&] {
+      {
+        std::unique_lock lock(startedMutex);
+        startedChanged.wait(lock, [&] { return streamsStarted == layout->nodes.size(); });
+      }
+      std::vector<char> buffer(std::size_t{64} * 1024);
+      while (true) {
+        std::array<pollfd, 2> waitFor = {pollfd{input.fd, POLLIN, 0},
+                                         pollfd{stepOver[0], POLLIN, 0}};
+        const int ready = ::poll(waitFor.data(), waitFor.size(), -1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready > 0 && waitFor[1].revents != 0) break;
+        const ssize_t n = ready < 0 ? -1 : ::read(input.fd, buffer.data(), buffer.size());
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) break;  // end of srun's stdin (or an error reading it): the tasks' ends too
+        v1::LaunchRequest message;
+        message.set_input(buffer.data(), static_cast<std::size_t>(n));
+        for (std::size_t i = 0; i < step->streams.size(); ++i) {
+          if (step->streams[i]->wantsInput) (void)step->writeInput(i, message);
+        }
+      }
+      for (std::size_t i = 0; i < step->streams.size(); ++i) step->closeInput(i);
+    });
+  }
+  std::optional<RawTerminal> rawTerminal;
+  if (pty) rawTerminal.emplace(settings_.inputFd);
+
   std::vector<std::thread> readers;
   std::vector<std::string> launchFailures(layout->nodes.size());
   for (std::size_t i = 0; i < layout->nodes.size(); ++i) {
@@ -454,16 +642,32 @@ int Srun::run(const std::vector<std::string>& args) {
                                    static_cast<std::uint32_t>(i), local)) {
           (*task->mutable_environment())[name] = value;
         }
+        task->set_reads_input(input.tasks.contains(node.tasks[local]));
+        task->set_pty(pty && node.tasks[local] == 0);
+      }
+      Step::NodeStream& nodeStream = *step->streams[i];
+      if (nodeStream.hasPty) {
+        request.mutable_window()->set_rows(window.ws_row);
+        request.mutable_window()->set_columns(window.ws_col);
       }
       auto& context = *contexts[i];
       authorize(context, node.rank);
       if (!step->channels[i]->WaitForConnected(std::chrono::system_clock::now() +
                                                settings_.connectTimeout)) {
         launchFailures[i] = "Communication connection failure";
+        streamStarted();
         return;
       }
       auto stub = v1::StepAgent::NewStub(step->channels[i]);
-      auto reader = stub->Launch(&context, request);
+      {
+        const std::lock_guard lock(nodeStream.mutex);
+        nodeStream.stream = stub->Launch(&context);
+        nodeStream.open = nodeStream.stream->Write(request);
+      }
+      if (!nodeStream.wantsInput) step->closeInput(i);
+      streamStarted();
+      auto& reader = nodeStream.stream;
+      std::size_t running = node.tasks.size();
       v1::TaskEvent event;
       while (reader->Read(&event)) {
         // Only this node's tasks: an agent cannot write into another rank's output or results.
@@ -480,10 +684,17 @@ int Srun::run(const std::vector<std::string>& args) {
           case v1::TaskEvent::kExit:
             flushPartial(event.task_id());
             recordExit(event.task_id(), event.exit());
+            // The node's tasks have all ended: nothing more to read from srun's stdin for them.
+            if (--running == 0) step->closeInput(i);
             break;
           default:
             break;
         }
+      }
+      {
+        // No write may be under way while the stream finishes.
+        const std::lock_guard lock(nodeStream.mutex);
+        nodeStream.open = false;
       }
       const auto status = reader->Finish();
       if (!status.ok() && status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
@@ -494,6 +705,15 @@ int Srun::run(const std::vector<std::string>& args) {
     });
   }
   for (auto& reader : readers) reader.join();
+  rawTerminal.reset();
+  if (inputThread.joinable()) {
+    const char over = 1;
+    (void)!::write(stepOver[1], &over, 1);
+    inputThread.join();
+  }
+  for (const int fd : stepOver) {
+    if (fd >= 0) ::close(fd);
+  }
   {
     std::lock_guard lock(stepMutex_);
     step_.reset();

@@ -43,6 +43,12 @@ struct SrunSettings {
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(60)};
   std::string workingDirectory;  // the tasks' (srun's own unless -D)
   std::string umask;             // srun's, "0022": SLURM_UMASK of the tasks ("" leaves it out)
+  // srun's stdin, which the tasks that read input get (-i/--input, --pty); -1: none, every task
+  // reads /dev/null. With --pty, a terminal here goes raw for the step's life.
+  int inputFd = -1;
+  // Where --pty reads the window size (srun's stdout, as srun_pty.c set_winsize does); -1 or not
+  // a terminal: "Not using a pseudo-terminal, disregarding --pty option".
+  int terminalFd = -1;
 };
 
 class Srun {
@@ -61,7 +67,8 @@ class Srun {
 
   // A signal srun received, handled as srun's signal thread does: SIGINT once prints the
   // step's state, twice within a second kills it; SIGTERM/SIGHUP/SIGQUIT kill it; others are
-  // forwarded to the tasks. Thread-safe; a no-op before the step is launched or after it ends.
+  // forwarded to the tasks; SIGWINCH sends a --pty step its new window size. Thread-safe; a
+  // no-op before the step is launched or after it ends.
   void onSignal(int signal);
 
  private:

@@ -171,8 +171,8 @@ constexpr auto kOptions = std::to_array<OptionSpec>({
 // Options that would change what a step does in ways kubeslurm cannot honour: refusing them
 // beats running something else than asked.
 const std::set<std::string_view>& unsupportedKeys() {
-  static const std::set<std::string_view> kKeys = {
-      "multi", "pty", "Z", "het_group", "bcast", "r", "F", "i", "o", "e", "interactive"};
+  static const std::set<std::string_view> kKeys = {"multi", "Z", "het_group", "bcast",      "r",
+                                                   "F",     "o", "e",         "interactive"};
   return kKeys;
 }
 
@@ -365,6 +365,10 @@ class Parser {
       if (!fromEnvironment) result_.jobName = *value;
     } else if (key == "D") {
       result_.chdir = *value;
+    } else if (key == "i") {
+      result_.input = *value;
+    } else if (key == "pty") {
+      result_.pty = true;
     } else if (key == "export") {
       result_.exportVars = slurm::splitExportTokens(*value);
     } else if (key == "h") {
@@ -412,6 +416,7 @@ class Parser {
             {"SLURM_NTASKS_PER_NODE", "ntaskspernode"},
             {"SLURM_OVERLAP", "overlap"},
             {"SLURM_REMOTE_CWD", "D"},
+            {"SLURM_STDINMODE", "i"},
             {"SLURM_WORKING_DIR", "D"},
             {"SLURM_DEBUG", "v"},
         });
@@ -497,6 +502,10 @@ class Parser {
       errors.emplace_back("don't specify both --verbose (-v) and --quiet (-Q)");
     }
     if (exact_ && whole_) errors.emplace_back("--exact and --whole are mutually exclusive.");
+    // opt.c _opt_verify: srun exits at once with this one.
+    if (result_.pty && result_.input) {
+      return laterError("error: --error/--input/--output are incompatible with --pty");
+    }
     if (exclusive_ && overlap_) {
       errors.emplace_back("--exclusive and --overlap are mutually exclusive");
     }

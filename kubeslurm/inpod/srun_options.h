@@ -28,6 +28,12 @@ struct SrunInvocation {
   // -D/--chdir (also SLURM_REMOTE_CWD, SLURM_WORKING_DIR) as given: srun makes a relative one
   // absolute against its own working directory, which is the caller's to do.
   std::optional<std::string> chdir;
+  // -i/--input (also SLURM_STDINMODE) as given: "all", "none", a task id, or a file on srun's
+  // host (fname.c fname_create: a number that is not below the step's task count is a file
+  // name). Unset: srun's stdin goes to every task.
+  std::optional<std::string> input;
+  // --pty: task 0 runs on a pseudo-terminal; srun's terminal goes raw and its size follows.
+  bool pty = false;
   // --export (SLURM_EXPORT_ENV, SRUN_EXPORT_ENV) split as find_quote_token(); empty: not given
   std::vector<std::string> exportVars;
   // on ','; empty: ALL
@@ -76,7 +82,7 @@ struct SrunInvocation {
 //  - kFailedPrecondition: srun gives up later ("error: Invalid numeric value \"0\" for
 //    --ntasks.", "fatal: No command given to execute.", "error: don't specify both --verbose
 //    (-v) and --quiet (-Q)"); exit 1.
-//  - kUnimplemented: an srun feature kubeslurm does not have (--multi-prog, --pty, -o/-e/-i,
+//  - kUnimplemented: an srun feature kubeslurm does not have (--multi-prog, -o/-e,
 //    node files, heterogeneous steps); the message starts with "error: "; exit 1.
 // Without --test-only, a command is needed ("fatal: No command given to execute.").
 StatusOr<SrunInvocation> parseSrunArguments(const std::vector<std::string>& args,

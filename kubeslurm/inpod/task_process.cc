@@ -1,5 +1,6 @@
 #include "kubeslurm/inpod/task_process.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -7,7 +8,9 @@
 #include <string_view>
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 namespace kubeslurm::inpod {
@@ -18,7 +21,7 @@ constexpr std::size_t kPidDigits = 20;
 
 // What the child tells its parent through the close-on-exec pipe before it execs: which step
 // failed and the errno. Nothing arrives when exec succeeds.
-enum class ChildFailure : int { kChdir = 1, kExec = 2 };
+enum class ChildFailure : int { kChdir = 1, kExec = 2, kTerminal = 3 };
 struct ChildReport {
   ChildFailure what;
   int error;
@@ -54,7 +57,17 @@ void formatPid(pid_t pid, char* digits) {
   digits[n] = '\0';
 }
 
-[[noreturn]] void runChild(int stdoutWrite, int stderrWrite, int reportWrite,
+// The descriptors a child starts with: stdin's read side (-1: /dev/null), the output pipes'
+// write sides (-1: the agent's own), or the pseudo-terminal's name for all three.
+struct ChildIo {
+  int stdinRead = -1;
+  int stdoutWrite = -1;
+  int stderrWrite = -1;
+  const char* terminal = nullptr;
+  int terminalMaster = -1;
+};
+
+[[noreturn]] void runChild(const ChildIo& io, int reportWrite,
                            const std::vector<std::string>& candidates, char* const* argv,
                            char* const* envp, char* taskPidDigits, const char* workingDirectory) {
   // The agent may block or ignore signals (its own handling); a task starts with the defaults.
@@ -66,11 +79,28 @@ void formatPid(pid_t pid, char* digits) {
   defaults.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &defaults, nullptr);
 
-  setpgid(0, 0);
-  const int devNull = ::open("/dev/null", O_RDONLY);
-  if (devNull >= 0) dup2(devNull, STDIN_FILENO);
-  if (stdoutWrite >= 0) dup2(stdoutWrite, STDOUT_FILENO);
-  if (stderrWrite >= 0) dup2(stderrWrite, STDERR_FILENO);
+  if (io.terminal != nullptr) {
+    // A session of its own whose controlling terminal is the pty: the line discipline then
+    // turns a Ctrl-C typed at srun into SIGINT for the task's foreground job, as on a login.
+    setsid();
+    // The peer straight from the master (Linux 4.13): no path to look up, which a container's
+    // /dev (another devpts instance than the master's) could send elsewhere. By name before.
+    int terminal = ioctl(io.terminalMaster, TIOCGPTPEER, O_RDWR);
+    if (terminal < 0) terminal = ::open(io.terminal, O_RDWR);
+    if (terminal < 0 || ioctl(terminal, TIOCSCTTY, 0) != 0) {
+      const ChildReport report{ChildFailure::kTerminal, errno};
+      writeAll(reportWrite, &report, sizeof report);
+      _exit(1);
+    }
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(terminal, fd);
+    if (terminal > STDERR_FILENO) ::close(terminal);
+  } else {
+    setpgid(0, 0);
+    const int input = io.stdinRead >= 0 ? io.stdinRead : ::open("/dev/null", O_RDONLY);
+    if (input >= 0) dup2(input, STDIN_FILENO);
+    if (io.stdoutWrite >= 0) dup2(io.stdoutWrite, STDOUT_FILENO);
+    if (io.stderrWrite >= 0) dup2(io.stderrWrite, STDERR_FILENO);
+  }
   formatPid(getpid(), taskPidDigits);
 
   if (workingDirectory[0] != '\0' && chdir(workingDirectory) != 0) {
@@ -114,9 +144,16 @@ std::string resolveCommand(const std::string& command, const std::string& path) 
   return "";
 }
 
+bool setWindowSize(int inputFd, unsigned rows, unsigned columns) {
+  winsize size{};
+  size.ws_row = static_cast<unsigned short>(std::min(rows, 0xffffU));
+  size.ws_col = static_cast<unsigned short>(std::min(columns, 0xffffU));
+  return ::isatty(inputFd) != 0 && ioctl(inputFd, TIOCSWINSZ, &size) == 0;
+}
+
 StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
                                 const std::map<std::string, std::string>& environment,
-                                const std::string& workingDirectory, bool captureOutput) {
+                                const std::string& workingDirectory, const TaskIo& io) {
   if (argv.empty()) return invalidArgument("a task needs a command");
 
   // Everything the child touches is built before the fork: it may not allocate.
@@ -150,19 +187,34 @@ StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
   envPointers.push_back(nullptr);
   char* taskPidDigits = envStrings.back().data() + kTaskPidVariable.size();
 
+  std::array<int, 2> in = {-1, -1};
   std::array<int, 2> out = {-1, -1};
   std::array<int, 2> err = {-1, -1};
   std::array<int, 2> report = {-1, -1};
+  int terminal = -1;  // the pty's master side
+  std::array<char, 64> terminalName{};
   auto closeAll = [&] {
-    for (int fd : {out[0], out[1], err[0], err[1], report[0], report[1]}) {
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], report[0], report[1], terminal}) {
       if (fd >= 0) close(fd);
     }
   };
-  if ((captureOutput && (pipe2(out.data(), O_CLOEXEC) != 0 || pipe2(err.data(), O_CLOEXEC) != 0)) ||
+  const bool pipes = io.captureOutput && !io.pty;
+  if ((pipes && (pipe2(out.data(), O_CLOEXEC) != 0 || pipe2(err.data(), O_CLOEXEC) != 0)) ||
+      (io.input && !io.pty && pipe2(in.data(), O_CLOEXEC) != 0) ||
       pipe2(report.data(), O_CLOEXEC) != 0) {
     const int error = errno;
     closeAll();
     return internalError("pipe: " + errorText(error));
+  }
+  if (io.pty) {
+    terminal = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (terminal < 0 || grantpt(terminal) != 0 || unlockpt(terminal) != 0 ||
+        ptsname_r(terminal, terminalName.data(), terminalName.size()) != 0) {
+      const int error = errno;
+      closeAll();
+      return internalError("pty: " + errorText(error));
+    }
+    if (io.rows > 0 && io.columns > 0) setWindowSize(terminal, io.rows, io.columns);
   }
   const pid_t pid = fork();
   if (pid < 0) {
@@ -171,27 +223,42 @@ StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
     return internalError("fork: " + errorText(error));
   }
   if (pid == 0) {
-    runChild(out[1], err[1], report[1], candidates, argvPointers.data(), envPointers.data(),
-             taskPidDigits, workingDirectory.c_str());
+    runChild(ChildIo{.stdinRead = in[0],
+                     .stdoutWrite = out[1],
+                     .stderrWrite = err[1],
+                     .terminal = io.pty ? terminalName.data() : nullptr,
+                     .terminalMaster = terminal},
+             report[1], candidates, argvPointers.data(), envPointers.data(), taskPidDigits,
+             workingDirectory.c_str());
   }
   // The parent sets the group too: a signal sent right after this returns must already reach
-  // the task's group, whichever of the two runs first.
-  setpgid(pid, pid);
-  for (int fd : {out[1], err[1], report[1]}) {
+  // the task's group, whichever of the two runs first. Not for a pty task, whose setsid() would
+  // fail in a process that already leads a group (it is its own group once it runs).
+  if (!io.pty) setpgid(pid, pid);
+  for (int fd : {in[0], out[1], err[1], report[1]}) {
     if (fd >= 0) close(fd);
   }
 
   TaskProcess task;
   task.pid = pid;
-  task.stdoutFd = out[0];
+  task.stdoutFd = io.pty ? terminal : out[0];
   task.stderrFd = err[0];
+  task.inputFd = io.pty ? fcntl(terminal, F_DUPFD_CLOEXEC, 0) : in[1];
+  // A task that does not read its input must not stop the agent's writer: writes wait in poll.
+  if (task.inputFd >= 0) {
+    fcntl(task.inputFd, F_SETFL, fcntl(task.inputFd, F_GETFL) | O_NONBLOCK);
+  }
   ChildReport child{};
   std::string messages;
   while (true) {
     const ssize_t n = ::read(report[0], &child, sizeof child);
     if (n < 0 && errno == EINTR) continue;
     if (n != static_cast<ssize_t>(sizeof child)) break;
-    if (child.what == ChildFailure::kChdir) {
+    if (child.what == ChildFailure::kTerminal) {
+      messages += "slurmstepd: error: pty: ";
+      messages += errorText(child.error);
+      messages += '\n';
+    } else if (child.what == ChildFailure::kChdir) {
       messages += "slurmstepd: error: couldn't chdir to `";
       messages += workingDirectory;
       messages += "': ";

@@ -123,6 +123,48 @@ class CancelWhenCallerLeaves {
   std::thread thread_;
 };
 
+// Carries a Launch's later messages from the caller to the agent on a thread of its own, until
+// the caller half-closes. Once the agent has ended the stream, srun half-closes when it has read
+// the tasks' ends; a caller that does not within a few seconds has its call cancelled, so no
+// thread waits on it for ever.
+class ForwardInput {
+ public:
+  ForwardInput(grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>& caller,
+               grpc::ClientReaderWriter<v1::LaunchRequest, v1::TaskEvent>& agent, bool agentOpen)
+      : thread_([this, &caller, &agent, agentOpen] {
+          bool open = agentOpen;
+          v1::LaunchRequest message;
+          while (caller.Read(&message)) {
+            if (open) open = agent.Write(message);
+          }
+          if (open) (void)agent.WritesDone();
+          const std::lock_guard lock(mutex_);
+          done_ = true;
+          ended_.notify_all();
+        }) {}
+  ~ForwardInput() {
+    if (thread_.joinable()) thread_.join();
+  }
+  ForwardInput(const ForwardInput&) = delete;
+  ForwardInput& operator=(const ForwardInput&) = delete;
+
+  void finish(grpc::ServerContext& context) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!ended_.wait_for(lock, std::chrono::seconds(5), [this] { return done_; })) {
+        context.TryCancel();
+      }
+    }
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 class StepProxyService final : public v1::StepAgent::Service {
  public:
   StepProxyService(StepRouter router, CallerAuthentication authenticate,
@@ -132,12 +174,16 @@ class StepProxyService final : public v1::StepAgent::Service {
         authorizer_(authorizer),
         options_(options) {}
 
-  grpc::Status Launch(grpc::ServerContext* context, const v1::LaunchRequest* request,
-                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+  grpc::Status Launch(grpc::ServerContext* context,
+                      grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>* caller) override {
     auto routed = route(*context);
     if (!routed.isOk()) return toGrpc(routed.status());
     const CallCount counted = count(routed->caller);
     if (!counted.taken()) return tooManyCalls();
+    v1::LaunchRequest request;
+    if (!caller->Read(&request)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "a step needs a command"};
+    }
     // A rank whose agent does not answer within the unary timeout fails the launch, as srun's
     // own connection to an agent would (the stream itself has no deadline: a step runs as long
     // as it runs).
@@ -149,18 +195,22 @@ class StepProxyService final : public v1::StepAgent::Service {
     grpc::ClientContext upstream;
     prepare(upstream, *context, routed->target.token, std::nullopt);
     auto stub = v1::StepAgent::NewStub(channel);
-    std::unique_ptr<grpc::ClientReader<v1::TaskEvent>> reader = stub->Launch(&upstream, *request);
+    auto agent = stub->Launch(&upstream);
+    // The caller's later messages (srun's stdin, window sizes) go on to the agent as they come,
+    // and the caller's half-close with them. Flow control holds both sides back, not a buffer.
+    ForwardInput input(*caller, *agent, agent->Write(request));
     {
       const CancelWhenCallerLeaves watch(*context, upstream);
       v1::TaskEvent event;
-      while (reader->Read(&event)) {
-        if (!writer->Write(event)) {
+      while (agent->Read(&event)) {
+        if (!caller->Write(event)) {
           upstream.TryCancel();
           break;
         }
       }
     }
-    grpc::Status status = reader->Finish();
+    input.finish(*context);
+    grpc::Status status = agent->Finish();
     if (context->IsCancelled()) {
       return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
     }

@@ -18,9 +18,12 @@
 // thread quota), a unary call holds one while the agent answers (an agent that never does: up to
 // the unary timeout), and one caller may hold at most `maxStreamsPerCaller` calls at once. Flow
 // control is gRPC's: the proxy reads the next event from the agent only once the caller took the
-// last one, so a slow terminal slows the tasks' pipes, and no buffer grows. A caller that goes
-// away cancels the agent's stream, which kills the step after --kill-wait, as the agents do for
-// srun inside a job.
+// last one, so a slow terminal slows the tasks' pipes, and no buffer grows; srun's stdin goes the
+// other way on a second thread of the call, held back the same way by a task that does not read
+// it, and a caller that has not half-closed 5 s after the tasks ended has its call cancelled. A
+// caller that goes away cancels the agent's stream, which kills the step after --kill-wait, as
+// the agents do for srun inside a job. Besides its server thread, a Launch has two of its own
+// (the input and the watch on the caller), so the server's thread quota bounds them too.
 #pragma once
 
 #include <chrono>

@@ -18,7 +18,8 @@
 #   5. scancel of a running 2-node job stops every rank: no process of it is left on the host.
 #   6. srun on the login host (this one): an interactive allocation, its step through the
 #      operator's step proxy (labelled output from both ranks, the exit code srun's and the
-#      job's), and Ctrl-C while it waits revokes it; srun --jobid into a running batch job.
+#      job's), its stdin to every task, --pty (a shell on a terminal of its own, under
+#      script(1)), and Ctrl-C while it waits revokes it; srun --jobid into a running batch job.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
@@ -329,6 +330,21 @@ failed=$(sacct -a -X -n -P -o JobID,JobName | grep '|sh$' | tail -n1 | cut -d'|'
 wait_state "$failed" FAILED 30
 [ "$(sacct -j "$failed" -X -n -P -o ExitCode)" = "3:0" ] ||
   fail "the failed allocation's exit code: $(sacct -j "$failed" -X -n -P -o ExitCode)"
+# srun's stdin goes to every task (srun(1), IO Redirection), through the proxy.
+got=$(printf 'line one\nline two\n' | srun -N2 -l cat 2>"$WORK/stdin.err") ||
+  fail "srun -N2 -l cat: $(cat "$WORK/stdin.err")"
+[ "$(sort <<<"$got")" = "$(printf '0: line one\n0: line two\n1: line one\n1: line two')" ] ||
+  fail "srun's stdin to both tasks: $got"
+# --pty: a shell on a terminal of its own, sized as the one srun runs in (script(1)'s here),
+# typed into, exiting with its code.
+set +e
+printf 'stty size\necho typed-$((6*7))\nexit 5\n' |
+  script -qefc "stty cols 91 rows 29; srun -N1 --pty sh" /dev/null >"$WORK/pty.out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 5 ] || fail "srun --pty sh exited $rc: $(cat "$WORK/pty.out")"
+grep -q '29 91' "$WORK/pty.out" || fail "srun --pty's window size: $(cat "$WORK/pty.out")"
+grep -q 'typed-42' "$WORK/pty.out" || fail "srun --pty's keystrokes: $(cat "$WORK/pty.out")"
 # Ctrl-C while the allocation waits revokes it (srun's allocate.c: "Job allocation N has been
 # revoked"), and nothing of it is left.
 long=$(submit long.sbatch)

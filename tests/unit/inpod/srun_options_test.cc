@@ -294,6 +294,22 @@ TEST(SrunOptions, ErrorsAreSrunsMessages) {
   }
 }
 
+// -i/--input and SLURM_STDINMODE keep the mode as given (srun decides it against the step's
+// task count, fname.c); --pty with an input mode is refused as opt.c _opt_verify refuses it.
+TEST(SrunOptions, InputModeAndPty) {
+  EXPECT_EQ(parsed({"-i", "none", "cat"}).input, "none");
+  EXPECT_EQ(parsed({"--input=3", "cat"}).input, "3");
+  EXPECT_EQ(parsed({"cat"}, {{"SLURM_STDINMODE", "all"}}).input, "all");
+  EXPECT_EQ(parsed({"--inp=0", "cat"}, {{"SLURM_STDINMODE", "all"}}).input, "0");
+  EXPECT_FALSE(parsed({"cat"}).input.has_value());
+  EXPECT_TRUE(parsed({"--pty", "bash"}).pty);
+  EXPECT_FALSE(parsed({"bash"}).pty);
+  const StatusOr<SrunInvocation> both = parseSrunArguments({"--pty", "-i", "0", "bash"}, {});
+  ASSERT_FALSE(both.isOk());
+  EXPECT_EQ(both.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(both.status().message(), "error: --error/--input/--output are incompatible with --pty");
+}
+
 // --jobid (slurm_opt.c arg_set_jobid: parse_int("--jobid", arg, true)): a positive job id, which
 // a login host's srun runs its step in.
 TEST(SrunOptions, JobIdNamesAPositiveJobId) {

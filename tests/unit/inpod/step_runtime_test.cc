@@ -10,11 +10,13 @@
 //    (src/srun/libsrun/srun_job.c _srun_signal_mgr);
 //  - step ids count from 0 per job; a step never outlives its srun.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <memory>
 #include <set>
@@ -24,8 +26,11 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "kubeslurm/inpod/agent.h"
@@ -102,8 +107,95 @@ class StepRuntimeTest : public ::testing::Test {
     return {code, out.str(), err.str()};
   }
 
+  // srun with its stdin on `inputFd` and --pty's terminal on `terminalFd`; `during` runs beside
+  // the step (on another thread) and may signal it.
+  Result srunWithInput(const std::vector<std::string>& args, int inputFd, int terminalFd = -1,
+                       const std::function<void(Srun&)>& during = {}) {
+    std::ostringstream out;
+    std::ostringstream err;
+    Srun command(jobEnvironment(),
+                 SrunSettings{.connectTimeout = std::chrono::seconds(5),
+                              .workingDirectory = scratch_.string(),
+                              .umask = "0022",
+                              .inputFd = inputFd,
+                              .terminalFd = terminalFd},
+                 out, err);
+    std::thread beside;
+    if (during) beside = std::thread([&] { during(command); });
+    const int code = command.run(args);
+    if (beside.joinable()) beside.join();
+    return {code, out.str(), err.str()};
+  }
+
+  // Waits up to 10 s for a file a task makes to say it is ready.
+  static bool waitFor(const std::filesystem::path& marker) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!std::filesystem::exists(marker)) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
   std::vector<std::unique_ptr<Agent>> agents_;
   std::filesystem::path scratch_;
+};
+
+// A pipe srun reads its stdin from; the test writes and closes the other end.
+class InputPipe {
+ public:
+  InputPipe() { EXPECT_EQ(::pipe2(fds_.data(), O_CLOEXEC), 0); }
+  ~InputPipe() {
+    for (const int fd : fds_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  InputPipe(const InputPipe&) = delete;
+  InputPipe& operator=(const InputPipe&) = delete;
+  int readFd() const { return fds_[0]; }
+  void write(std::string_view data) const {
+    EXPECT_EQ(::write(fds_[1], data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  }
+  void close() {
+    ::close(fds_[1]);
+    fds_[1] = -1;
+  }
+
+ private:
+  std::array<int, 2> fds_ = {-1, -1};
+};
+
+// A pseudo-terminal standing in for the terminal srun runs in (--pty reads its size there).
+class LocalTerminal {
+ public:
+  LocalTerminal(unsigned short rows, unsigned short columns) {
+    master_ = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    EXPECT_GE(master_, 0);
+    EXPECT_EQ(::grantpt(master_), 0);
+    EXPECT_EQ(::unlockpt(master_), 0);
+    std::array<char, 64> name{};
+    EXPECT_EQ(::ptsname_r(master_, name.data(), name.size()), 0);
+    slave_ = ::open(name.data(), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    EXPECT_GE(slave_, 0);
+    resize(rows, columns);
+  }
+  ~LocalTerminal() {
+    ::close(slave_);
+    ::close(master_);
+  }
+  LocalTerminal(const LocalTerminal&) = delete;
+  LocalTerminal& operator=(const LocalTerminal&) = delete;
+  int fd() const { return slave_; }
+  void resize(unsigned short rows, unsigned short columns) const {
+    winsize size{};
+    size.ws_row = rows;
+    size.ws_col = columns;
+    EXPECT_EQ(::ioctl(master_, TIOCSWINSZ, &size), 0);
+  }
+
+ private:
+  int master_ = -1;
+  int slave_ = -1;
 };
 
 TEST_F(StepRuntimeTest, EveryRankRunsItsTaskWithLabelsAndStepVariables) {
@@ -265,7 +357,9 @@ TEST_F(StepRuntimeTest, AStepDoesNotOutliveItsSrun) {
   request.add_argv("echo $$ > " + pidFile.string() + "; echo up; exec sleep 60");
   (*request.mutable_environment())["PATH"] = "/usr/bin:/bin";
   request.add_tasks()->set_task_id(0);
-  auto reader = stub->Launch(&context, request);
+  auto reader = stub->Launch(&context);
+  ASSERT_TRUE(reader->Write(request));
+  ASSERT_TRUE(reader->WritesDone());
   v1::TaskEvent event;
   ASSERT_TRUE(reader->Read(&event));  // "up": the task runs
   std::ifstream in(pidFile);
@@ -288,6 +382,119 @@ TEST_F(StepRuntimeTest, CallsWithoutTheTokenAreUnauthenticated) {
   v1::NextStepIdReply reply;
   const auto status = stub->NextStepId(&context, v1::NextStepIdRequest{}, &reply);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// srun's stdin (srun(1) "IO Redirection"; src/srun/libsrun/fname.c fname_create,
+// src/srun/libsrun/launch.c _init_stdio): broadcast to every task by default.
+TEST_F(StepRuntimeTest, StdinGoesToEveryTaskByDefault) {
+  InputPipe input;
+  input.write("hello\n");
+  input.close();
+  const auto result = srunWithInput({"-l", "cat"}, input.readFd());
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(sortedLines(result.out), (std::vector<std::string>{"0: hello", "1: hello"}));
+}
+
+TEST_F(StepRuntimeTest, InputOfOneTaskIdGoesToThatTaskOnly) {
+  InputPipe input;
+  input.write("only one\n");
+  input.close();
+  const auto result =
+      srunWithInput({"-l", "--input=1", "sh", "-c", "cat; echo done"}, input.readFd());
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(sortedLines(result.out),
+            (std::vector<std::string>{"0: done", "1: done", "1: only one"}));
+}
+
+// "none": no task reads srun's stdin, so none waits for it even while it stays open.
+TEST_F(StepRuntimeTest, InputNoneClosesEveryTasksStdin) {
+  const InputPipe input;
+  const auto result = srunWithInput({"-i", "none", "sh", "-c", "cat; echo eof"}, input.readFd());
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "eof\neof\n");
+}
+
+// A task id not below the task count is a file name (fname_create), read on srun's host.
+TEST_F(StepRuntimeTest, InputFromAFileIsBroadcastAndAMissingOneIsAnError) {
+  const auto file = scratch_ / "input";
+  std::ofstream(file) << "from a file\n";
+  auto result = srunWithInput({"-l", "--input=" + file.string(), "cat"}, -1);
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(sortedLines(result.out),
+            (std::vector<std::string>{"0: from a file", "1: from a file"}));
+  result = srunWithInput({"--input=5", "cat"}, -1);
+  EXPECT_EQ(result.code, 1);
+  EXPECT_EQ(result.err, "srun: error: Could not open stdin file: No such file or directory\n");
+}
+
+// A terminal srun's user never types into must not keep a finished step open.
+TEST_F(StepRuntimeTest, AnOpenStdinDoesNotHoldAFinishedStep) {
+  const InputPipe input;
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = srunWithInput({"sh", "-c", "exit 0"}, input.readFd());
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+}
+
+// --pty: task 0 alone runs on a terminal of srun's size; the other tasks' output goes nowhere.
+TEST_F(StepRuntimeTest, PtyGivesTaskZeroATerminalOfSrunsSize) {
+  const InputPipe input;
+  const LocalTerminal terminal(33, 101);
+  const auto result =
+      srunWithInput({"--pty", "sh", "-c", "tty; stty size; echo task=$SLURM_PROCID"},
+                    input.readFd(), terminal.fd());
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("/dev/pts/"), std::string::npos) << result.out;
+  // The task's terminal turns its newlines into CR LF, as any terminal does.
+  EXPECT_NE(result.out.find("33 101\r\ntask=0\r\n"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("task=1"), std::string::npos) << result.out;
+  EXPECT_EQ(result.err, "");
+}
+
+TEST_F(StepRuntimeTest, PtyWithoutATerminalIsDisregarded) {
+  const auto result = srunWithInput({"--pty", "-N1", "-n1", "sh", "-c", "tty || true"}, -1, -1);
+  EXPECT_EQ(result.code, 0);
+  EXPECT_EQ(result.out, "not a tty\n");
+  EXPECT_EQ(result.err,
+            "srun: error: ioctl(TIOCGWINSZ): Inappropriate ioctl for device\n"
+            "srun: error: Not using a pseudo-terminal, disregarding --pty option\n");
+}
+
+// Keystrokes are the task's terminal's: a typed command runs, Ctrl-C (a byte, the local terminal
+// being raw) becomes SIGINT there, and srun exits with the task's code.
+TEST_F(StepRuntimeTest, PtyKeystrokesReachTheTasksTerminal) {
+  InputPipe input;
+  const LocalTerminal terminal(24, 80);
+  const auto ready = scratch_ / "ready";
+  const auto result = srunWithInput(
+      {"--pty", "-N1", "-n1", "sh", "-c",
+       "read line; echo \"read: $line\"; trap 'echo interrupted; exit 7' INT; touch " +
+           ready.string() + "; while :; do sleep 0.05; done"},
+      input.readFd(), terminal.fd(), [&](Srun&) {
+        input.write("typed\n");
+        ASSERT_TRUE(waitFor(ready));
+        input.write("\x03");
+      });
+  EXPECT_EQ(result.code, 7) << result.err;
+  EXPECT_NE(result.out.find("read: typed\r\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("interrupted"), std::string::npos) << result.out;
+}
+
+// SIGWINCH at srun sends the new size; the task's terminal signals its foreground job.
+TEST_F(StepRuntimeTest, PtyWindowSizeFollowsSrunsTerminal) {
+  const InputPipe input;
+  const LocalTerminal terminal(24, 80);
+  const auto ready = scratch_ / "ready";
+  const auto result = srunWithInput({"--pty", "-N1", "-n1", "sh", "-c",
+                                     "trap 'stty size; exit 0' WINCH; touch " + ready.string() +
+                                         "; while :; do sleep 0.05; done"},
+                                    input.readFd(), terminal.fd(), [&](Srun& srun) {
+                                      ASSERT_TRUE(waitFor(ready));
+                                      terminal.resize(40, 120);
+                                      srun.onSignal(SIGWINCH);
+                                    });
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("40 120"), std::string::npos) << result.out;
 }
 
 TEST(StepAgentTest, RefusesToStartWithoutAToken) {

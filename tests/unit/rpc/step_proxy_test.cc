@@ -144,6 +144,16 @@ v1::LaunchRequest launchOf(std::vector<std::string> argv) {
   return request;
 }
 
+using LaunchStream = grpc::ClientReaderWriter<v1::LaunchRequest, v1::TaskEvent>;
+
+// A launch as a caller without input makes it: the request, then a half-close.
+std::unique_ptr<LaunchStream> launch(v1::StepAgent::Stub& stub, grpc::ClientContext& context,
+                                     const v1::LaunchRequest& request) {
+  auto stream = stub.Launch(&context);
+  if (stream->Write(request)) (void)stream->WritesDone();
+  return stream;
+}
+
 TEST_F(StepProxyTest, TheSubmitterRunsAStepOnItsJobThroughTheProxy) {
   startAgent();
   startProxy();
@@ -152,7 +162,7 @@ TEST_F(StepProxyTest, TheSubmitterRunsAStepOnItsJobThroughTheProxy) {
   EXPECT_EQ(id, 0U);
   grpc::ClientContext context;
   call(context, "alice-token");
-  auto reader = stub()->Launch(&context, launchOf({"/bin/echo", "hello from rank 0"}));
+  auto reader = launch(*stub(), context, launchOf({"/bin/echo", "hello from rank 0"}));
   std::string out;
   int exitCode = -1;
   v1::TaskEvent event;
@@ -162,6 +172,33 @@ TEST_F(StepProxyTest, TheSubmitterRunsAStepOnItsJobThroughTheProxy) {
   }
   ASSERT_TRUE(reader->Finish().ok());
   EXPECT_EQ(out, "hello from rank 0\n");
+  EXPECT_EQ(exitCode, 0);
+}
+
+// srun's stdin and --pty's window sizes travel the proxy as later messages of the launch; the
+// caller's half-close closes the task's stdin.
+TEST_F(StepProxyTest, InputReachesTheTaskThroughTheProxy) {
+  startAgent();
+  startProxy();
+  grpc::ClientContext context;
+  call(context, "alice-token");
+  v1::LaunchRequest request = launchOf({"/bin/sh", "-c", "cat; echo end"});
+  request.mutable_tasks(0)->set_reads_input(true);
+  auto stream = stub()->Launch(&context);
+  ASSERT_TRUE(stream->Write(request));
+  v1::LaunchRequest input;
+  input.set_input("typed at the login host\n");
+  ASSERT_TRUE(stream->Write(input));
+  ASSERT_TRUE(stream->WritesDone());
+  std::string out;
+  int exitCode = -1;
+  v1::TaskEvent event;
+  while (stream->Read(&event)) {
+    if (event.has_exit()) exitCode = event.exit().exit_code();
+    if (event.event_case() == v1::TaskEvent::kStdout) out += event.stdout();
+  }
+  ASSERT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(out, "typed at the login host\nend\n");
   EXPECT_EQ(exitCode, 0);
 }
 
@@ -264,9 +301,10 @@ TEST_F(StepProxyTest, ACallerWhoLeavesTakesItsTasksWithIt) {
   grpc::ClientContext context;
   call(context, "alice-token");
   context.set_deadline(std::chrono::system_clock::now() + 60s);
-  auto reader = stub()->Launch(
-      &context, launchOf({"/bin/sh", "-c",
-                          "echo $$ > " + pidFile.string() + "; echo started; exec sleep 30"}));
+  auto reader =
+      launch(*stub(), context,
+             launchOf({"/bin/sh", "-c",
+                       "echo $$ > " + pidFile.string() + "; echo started; exec sleep 30"}));
   v1::TaskEvent event;
   ASSERT_TRUE(reader->Read(&event));
   ASSERT_EQ(event.stdout(), "started\n");
@@ -295,13 +333,13 @@ TEST_F(StepProxyTest, EveryRankOfAWideStepRunsAtOnce) {
   options.serverNameOverride = "localhost";
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   std::vector<std::unique_ptr<v1::StepAgent::Stub>> stubs;
-  std::vector<std::unique_ptr<grpc::ClientReader<v1::TaskEvent>>> readers;
+  std::vector<std::unique_ptr<LaunchStream>> readers;
   for (std::size_t i = 0; i < kRanks; ++i) {
     contexts.push_back(std::make_unique<grpc::ClientContext>());
     call(*contexts.back(), "alice-token");
     stubs.push_back(v1::StepAgent::NewStub(openOperatorChannel(options, /*ownConnection=*/true)));
-    readers.push_back(stubs.back()->Launch(contexts.back().get(),
-                                           launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"})));
+    readers.push_back(launch(*stubs.back(), *contexts.back(),
+                             launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"})));
   }
   for (std::size_t i = 0; i < kRanks; ++i) {
     v1::TaskEvent event;
@@ -319,12 +357,12 @@ TEST_F(StepProxyTest, OneCallerHoldsABoundedNumberOfStreams) {
   startProxy("oidc:alice", StepProxyOptions{.maxStreamsPerCaller = 1});
   grpc::ClientContext first;
   call(first, "alice-token");
-  auto running = stub()->Launch(&first, launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"}));
+  auto running = launch(*stub(), first, launchOf({"/bin/sh", "-c", "echo up; exec sleep 30"}));
   v1::TaskEvent event;
   ASSERT_TRUE(running->Read(&event));
   grpc::ClientContext second;
   call(second, "alice-token");
-  auto refused = stub()->Launch(&second, launchOf({"/bin/true"}));
+  auto refused = launch(*stub(), second, launchOf({"/bin/true"}));
   while (refused->Read(&event)) {
   }
   EXPECT_EQ(refused->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
