@@ -19,7 +19,9 @@
 #   6. srun on the login host (this one): an interactive allocation, its step through the
 #      operator's step proxy (labelled output from both ranks, the exit code srun's and the
 #      job's), its stdin to every task, --pty (a shell on a terminal of its own, under
-#      script(1)), and Ctrl-C while it waits revokes it; srun --jobid into a running batch job.
+#      script(1), and driven through a pseudo-terminal: keystrokes timed, a window change),
+#      and Ctrl-C while it waits revokes it; srun --jobid into a running batch job, refused to
+#      another user of the namespace; 200 MB of output through the proxy and inside a job.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
@@ -131,6 +133,8 @@ step "the operator, with the in-pod runtime"
 . "$ROOT/tests/support/free_port.sh"
 # shellcheck source=tests/support/webhook.sh
 . "$ROOT/tests/support/webhook.sh"
+# shellcheck source=tests/support/tenant.sh
+. "$ROOT/tests/support/tenant.sh"
 METRICS=$(free_port)
 PROBES=$(free_port)
 while [ "$PROBES" = "$METRICS" ]; do PROBES=$(free_port); done
@@ -345,6 +349,13 @@ set -e
 [ "$rc" = 5 ] || fail "srun --pty sh exited $rc: $(cat "$WORK/pty.out")"
 grep -q '29 91' "$WORK/pty.out" || fail "srun --pty's window size: $(cat "$WORK/pty.out")"
 grep -q 'typed-42' "$WORK/pty.out" || fail "srun --pty's keystrokes: $(cat "$WORK/pty.out")"
+# Issue 19's check through a pseudo-terminal this test holds (pty_session.py): a shell typed
+# into, each keystroke's round trip timed, a window change reaching `stty size`, the job's
+# variables, the shell's exit code.
+python3 "$HERE/pty_session.py" --keystrokes 200 -- srun -N1 --pty bash --norc --noprofile \
+  >"$WORK/pty-session.json" 2>"$WORK/pty-session.err" ||
+  fail "srun --pty driven through a pseudo-terminal: $(tail -n 40 "$WORK/pty-session.err")"
+echo "srun --pty bash, keystroke round trips through the step proxy: $(cat "$WORK/pty-session.json")" >&2
 # Ctrl-C while the allocation waits revokes it (srun's allocate.c: "Job allocation N has been
 # revoked"), and nothing of it is left.
 long=$(submit long.sbatch)
@@ -374,8 +385,37 @@ grep -Eqx "$long long-sbatch-[a-z0-9]+-0" <<<"$inside" || fail "srun --jobid=$lo
 if srun --jobid=999999 true 2>"$WORK/nojob.err"; then fail "srun --jobid of no job succeeded"; fi
 grep -qx 'srun: error: Unable to confirm allocation for job 999999: Invalid job id specified' \
   "$WORK/nojob.err" || fail "srun --jobid of no job: $(cat "$WORK/nojob.err")"
+# Another user of the namespace, who may read its jobs and pods but not `attach` to them, is
+# refused by the step proxy: a job's steps are its submitter's (and RBAC's attach).
+kubectl create serviceaccount carol >/dev/null
+kubectl create role job-reader --verb=get,list,watch --resource=slurmjobs.kubeslurm.io,pods >/dev/null
+kubectl create rolebinding carol-reads --role=job-reader --serviceaccount=default:carol >/dev/null
+tenant_kubeconfig default carol "$WORK/carol.kubeconfig" || fail "no kubeconfig for carol"
+if KUBECONFIG=$WORK/carol.kubeconfig KUBESLURM_CONTEXT=carol \
+  srun --jobid="$long" --overlap true 2>"$WORK/carol.err"; then
+  fail "carol ran a step in $long, a job she did not submit"
+fi
+grep -q "srun: error: .*Access/permission denied" "$WORK/carol.err" ||
+  fail "carol's refusal: $(cat "$WORK/carol.err")"
+# Output throughput: through the proxy from here, and srun inside a job (the agents directly).
+t0=$(date +%s%N)
+bytes=$(srun --jobid="$long" --overlap -N1 -n1 head -c 200000000 /dev/zero | wc -c)
+proxied_ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$bytes" = 200000000 ] || fail "srun --jobid head -c 200000000 gave $bytes bytes"
 scancel "$long"
 wait_state "$long" CANCELLED 60
+cat >throughput.sbatch <<'SCRIPT'
+#!/bin/sh
+#SBATCH -N 1
+t0=$(date +%s%N)
+bytes=$(srun head -c 200000000 /dev/zero | wc -c)
+echo "bytes=$bytes ms=$((($(date +%s%N) - t0) / 1000000))"
+SCRIPT
+injob=$(submit throughput.sbatch)
+wait_state "$injob" COMPLETED 120
+grep -q '^bytes=200000000 ' "slurm-$injob.out" || fail "the in-job throughput run: $(cat "slurm-$injob.out")"
+injob_ms=$(sed -n 's/^bytes=200000000 ms=\([0-9]*\)$/\1/p' "slurm-$injob.out")
+echo "200 MB of task output: srun inside a job ${injob_ms} ms, srun --jobid from the login host (through the step proxy) ${proxied_ms} ms" >&2
 
 step "7. salloc: an allocation, srun inside its shell, released with the command's exit code"
 set +e

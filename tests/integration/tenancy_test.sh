@@ -29,6 +29,8 @@ fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 source "$ROOT/tests/support/free_port.sh"
 # shellcheck source=tests/support/webhook.sh
 source "$ROOT/tests/support/webhook.sh"
+# shellcheck source=tests/support/tenant.sh
+source "$ROOT/tests/support/tenant.sh"
 
 HELM=$("$ROOT/charts/tools/get-helm.sh")
 if [ -z "${KUBESLURM_BIN_DIR:-}" ]; then
@@ -112,35 +114,11 @@ kind: Account
 metadata: {name: acct-b}
 spec: {shares: 1, namespaces: [team-b], allowedQos: [normal]}
 EOF
-# tenant_kubeconfig NS SA: a kubeconfig with the ServiceAccount's token (v1.20's token Secret).
-tenant_kubeconfig() {
-  local secret='' token
-  for _ in $(seq 1 100); do
-    secret=$(k -n "$1" get serviceaccount "$2" -o 'jsonpath={.secrets[0].name}' 2>/dev/null) || true
-    [ -n "$secret" ] && break
-    sleep 0.1
-  done
-  [ -n "$secret" ] || fail "no token for $1/$2"
-  token=$(k -n "$1" get secret "$secret" -o 'jsonpath={.data.token}' | base64 -d)
-  cat >"$WORK/$2.kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: sandbox
-  cluster: {server: "$KUBESLURM_APISERVER", certificate-authority: "$KUBESLURM_CA_FILE"}
-users:
-- name: $2
-  user: {token: "$token"}
-contexts:
-- name: $2
-  context: {cluster: sandbox, user: $2, namespace: $1}
-current-context: $2
-EOF
-}
 umask 077
-tenant_kubeconfig team-a alice
-tenant_kubeconfig team-b mallory
-tenant_kubeconfig team-b bot
+for tenant in team-a:alice team-b:mallory team-b:bot; do
+  tenant_kubeconfig "${tenant%%:*}" "${tenant##*:}" "$WORK/${tenant##*:}.kubeconfig" ||
+    fail "no kubeconfig for $tenant"
+done
 as() { local who=$1; shift; KUBECONFIG=$WORK/$who.kubeconfig k "$@"; }
 
 step "the operator, serving the webhook on 127.0.0.1"
