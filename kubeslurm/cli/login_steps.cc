@@ -1,6 +1,7 @@
 #include "kubeslurm/cli/login_steps.h"
 
 #include <array>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -94,10 +95,22 @@ std::string userShell(const std::map<std::string, std::string>& environment) {
   return shell;
 }
 
-// Runs `command` on this host with `environment` as a child, the signals salloc blocked unblocked
-// there; its exit status (128 + the signal that ended it).
-int runCommand(const std::vector<std::string>& command,
-               const std::map<std::string, std::string>& environment) {
+// The signals superviseCommand takes, blocked in every thread of salloc.
+sigset_t commandSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : {SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2}) {
+    sigaddset(&set, sig);
+  }
+  return set;
+}
+
+// Starts `command` on this host with `environment`, in a process group of its own that takes the
+// terminal's foreground when salloc has one (salloc.c _fork_command and its tcsetpgrp: a Ctrl-C
+// typed then is the command's), with the signals salloc blocked unblocked; -1 when the fork
+// fails.
+pid_t startCommand(const std::vector<std::string>& command,
+                   const std::map<std::string, std::string>& environment) {
   std::vector<std::string> entries;
   entries.reserve(environment.size());
   for (const auto& [name, value] : environment) {
@@ -118,9 +131,14 @@ int runCommand(const std::vector<std::string>& command,
   // Written before the fork: the child of a threaded process may only make async-signal-safe
   // calls until it execs.
   const std::string cannotExec = "salloc: error: Unable to exec command \"" + words[0] + "\": ";
+  // Only a salloc in the terminal's foreground hands it over: one run in the background leaves
+  // the user's shell where it is.
+  const bool interactive = ::isatty(STDIN_FILENO) != 0 && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
   const pid_t child = ::fork();
-  if (child < 0) return 1;
   if (child == 0) {
+    ::setpgid(0, 0);
+    // SIGTTOU is still blocked here, so a background salloc may hand the terminal over.
+    if (interactive) ::tcsetpgrp(STDIN_FILENO, ::getpid());
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_UNBLOCK, &all, nullptr);
@@ -132,11 +150,12 @@ int runCommand(const std::vector<std::string>& command,
     (void)!::write(STDERR_FILENO, "\n", 1);
     ::_exit(error == ENOENT ? 127 : 126);
   }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (child > 0) {
+    // Both sides: whichever runs first, the group and the foreground are set before the command.
+    ::setpgid(child, child);
+    if (interactive) ::tcsetpgrp(STDIN_FILENO, child);
   }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return child;
 }
 
 // srun --jobid=N: a step in a running job of the caller's (batch or interactive), through the
@@ -167,6 +186,12 @@ int runStepInJob(const std::vector<std::string>& args, std::int64_t jobId,
 int runSalloc(const std::vector<std::string>& args, CliIo& io) {
   // Before any thread: a Ctrl-C while the job waits revokes it; later ones are the command's.
   inpod::blockSrunSignals();
+  // Taken by superviseCommand; SIGTTOU and SIGTTIN blocked as salloc.c blocks them, so that
+  // salloc may hand the terminal to its command and take it back from the background.
+  sigset_t more = commandSignals();
+  sigaddset(&more, SIGTTOU);
+  sigaddset(&more, SIGTTIN);
+  pthread_sigmask(SIG_BLOCK, &more, nullptr);
   std::map<std::string, std::string> environment = inpod::processEnvironment();
   // salloc's allocation options are srun's (both are Slurm's shared option table).
   const auto parsed = inpod::parseSrunArguments(args, environment);
@@ -194,10 +219,75 @@ int runSalloc(const std::vector<std::string>& args, CliIo& io) {
       allocation.namespaceName + "/" + allocation.jobName;
   std::vector<std::string> command = parsed->command;
   if (command.empty()) command = {userShell(environment)};
-  const int code = runCommand(command, environment);
-  io.err << "salloc: Relinquishing job allocation " << allocation.jobId << "\n" << std::flush;
-  release(allocation, code, "salloc");
+  const pid_t child = startCommand(command, environment);
+  if (child < 0) {
+    const char* why = strerrordesc_np(errno);  // strerror is not thread-safe
+    io.err << "salloc: error: _fork_command: fork failed: " << (why != nullptr ? why : "") << "\n";
+    release(allocation, 1, "salloc");
+    return 1;
+  }
+  const bool foreground = ::isatty(STDIN_FILENO) != 0 && ::tcgetpgrp(STDIN_FILENO) == child;
+  const CommandEnd end = superviseCommand(child, [&] {
+    (void)revokeAllocation(allocation);
+    io.err << "salloc: Job allocation " << allocation.jobId << " has been revoked.\n" << std::flush;
+  });
+  // The terminal back to salloc's group (SIGTTOU blocked: allowed from the background).
+  if (foreground) ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+  const int code = sallocExitStatus(end);
+  if (!end.revoked) {
+    io.err << "salloc: Relinquishing job allocation " << allocation.jobId << "\n" << std::flush;
+    // The job's exit code: the command's, or 128 + the signal that ended it (Slurm records the
+    // signal apart, which a released code cannot carry); 0 when salloc stopped waiting, as
+    // salloc.c completes the job with the status it has then.
+    int released = 0;
+    if (end.exited && WIFEXITED(end.waitStatus)) released = WEXITSTATUS(end.waitStatus);
+    if (end.exited && WIFSIGNALED(end.waitStatus)) released = 128 + WTERMSIG(end.waitStatus);
+    release(allocation, released, "salloc");
+  }
   return code;
+}
+
+CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke) {
+  const sigset_t waitFor = commandSignals();
+  CommandEnd end;
+  while (true) {
+    int status = 0;
+    const pid_t done = ::waitpid(command, &status, WNOHANG);
+    if (done == command || (done < 0 && errno == ECHILD)) {
+      end.exited = done == command;
+      end.waitStatus = status;
+      return end;
+    }
+    // SIGCHLD wakes this at once; the timeout covers one taken by another thread.
+    const timespec timeout{0, 200'000'000};
+    const int sig = ::sigtimedwait(&waitFor, nullptr, &timeout);
+    if (sig == SIGHUP) {
+      ::killpg(command, SIGHUP);
+      end.hungUp = true;
+      return end;
+    }
+    if (sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGUSR1 || sig == SIGUSR2) {
+      if (!end.revoked) revoke();
+      end.revoked = true;
+    }
+  }
+}
+
+int sallocExitStatus(const CommandEnd& end) {
+  if (!end.exited) return 1;
+  if (WIFEXITED(end.waitStatus)) return WEXITSTATUS(end.waitStatus);
+  if (WIFSIGNALED(end.waitStatus)) {
+    switch (WTERMSIG(end.waitStatus)) {
+      case SIGHUP:
+      case SIGINT:
+      case SIGQUIT:
+      case SIGKILL:
+        return 0;
+      default:
+        break;
+    }
+  }
+  return 1;
 }
 
 int runSrunInAllocation(const std::vector<std::string>& args, CliIo& io) {

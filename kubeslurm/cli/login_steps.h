@@ -3,8 +3,11 @@
 // allocation released when they are done.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "kubeslurm/cli/cli_io.h"
 
@@ -18,10 +21,33 @@ int runLoginSrun(const std::vector<std::string>& args, CliIo& io);
 
 // `salloc [options] [command...]`: allocates as srun does (salloc.c: "Granted job allocation N"),
 // runs the command (the user's shell without one) on this host with the job's SLURM_* variables
-// and kAllocationVariable, so that srun in it runs steps on the allocation; then "Relinquishing
-// job allocation N" and the release with the command's exit status, which salloc exits with.
-// The job is named "interactive" unless -J names it (salloc/opt.c).
+// and kAllocationVariable, so that srun in it runs steps on the allocation, in a process group
+// of its own that holds the terminal's foreground while it runs (so that a Ctrl-C is the
+// command's, not salloc's); then "Relinquishing job allocation N" and the release with the
+// command's exit status. Signals meanwhile: superviseCommand. The job is named "interactive"
+// unless -J names it (salloc/opt.c).
 int runSalloc(const std::vector<std::string>& args, CliIo& io);
+
+// How salloc's command ended, and what salloc did meanwhile.
+struct CommandEnd {
+  bool exited = false;  // the command ended; `waitStatus` is waitpid's
+  int waitStatus = 0;
+  bool hungUp = false;   // SIGHUP came: passed on to the command, salloc stopped waiting
+  bool revoked = false;  // a signal revoked the allocation
+};
+
+// What salloc does while its command runs (salloc.c after the grant): SIGHUP is passed on to the
+// command's process group and ends the wait (salloc then relinquishes the allocation); SIGINT,
+// SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 revoke the allocation (`revoke`, once: slurm_complete_job
+// with NO_VAL, the job CANCELLED) and the wait goes on, the command left to run as a salloc
+// built without SALLOC_KILL_CMD leaves it. Those signals and SIGCHLD must be blocked in every
+// thread (runSalloc blocks them before any thread exists).
+CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke);
+
+// salloc's exit status (salloc.c): the command's exit code; 0 when SIGHUP, SIGINT, SIGQUIT or
+// SIGKILL ended it ("most likely sent from the user"); 1 otherwise (another signal, or salloc
+// stopped waiting).
+int sallocExitStatus(const CommandEnd& end);
 
 // srun inside salloc's shell (SLURM_JOB_ID and kAllocationVariable set, no step token): one step
 // on the allocation through the step proxy; the allocation stays salloc's.

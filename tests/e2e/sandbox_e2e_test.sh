@@ -22,7 +22,8 @@
 #      script(1), and driven through a pseudo-terminal: keystrokes timed, a window change),
 #      and Ctrl-C while it waits revokes it; srun --jobid into a running batch job, refused to
 #      another user of the namespace; 200 MB of output through the proxy and inside a job.
-#   7. salloc: an allocation, srun in its command, released with the command's exit code.
+#   7. salloc: an allocation, srun in its command, released with the command's exit code;
+#      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -435,6 +436,45 @@ grep -qx "salloc: Relinquishing job allocation $granted" "$WORK/salloc.err" ||
 wait_state "$granted" FAILED 30
 [ "$(sacct -j "$granted" -X -n -P -o JobName,ExitCode)" = "interactive|4:0" ] ||
   fail "salloc's job: $(sacct -j "$granted" -X -n -P -o JobName,ExitCode)"
+# After the grant (salloc.c): SIGHUP, a login session gone, reaches the command's process group
+# and ends the allocation at once; SIGTERM revokes it (the job CANCELLED) while the command runs
+# on, and salloc exits with the command's code.
+granted_of() {  # FILE: the job id salloc was granted, once it says so
+  for _ in $(seq 120); do
+    grep -q '^salloc: Granted job allocation' "$1" && break
+    sleep 0.5
+  done
+  sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$1"
+}
+salloc -N1 sleep 3111 >/dev/null 2>"$WORK/hup.err" &
+hup=$!
+held=$(granted_of "$WORK/hup.err")
+[ -n "$held" ] || fail "salloc sleep 3111 was never granted: $(cat "$WORK/hup.err")"
+kill -HUP "$hup"
+set +e
+wait "$hup"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "salloc exited $rc after SIGHUP, not 1"
+grep -qx "salloc: Relinquishing job allocation $held" "$WORK/hup.err" ||
+  fail "salloc did not relinquish $held after SIGHUP: $(cat "$WORK/hup.err")"
+wait_state "$held" COMPLETED 30
+sleep 0.5
+[ -z "$(pgrep -f 'sleep 3111')" ] || fail "salloc's command outlived SIGHUP: $(pgrep -a -f 'sleep 3111')"
+salloc -N1 sh -c 'sleep 3; exit 6' >/dev/null 2>"$WORK/term.err" &
+term=$!
+held=$(granted_of "$WORK/term.err")
+[ -n "$held" ] || fail "salloc sh -c 'sleep 3; exit 6' was never granted: $(cat "$WORK/term.err")"
+kill -TERM "$term"
+wait_state "$held" CANCELLED 30
+set +e
+wait "$term"
+rc=$?
+set -e
+[ "$rc" = 6 ] || fail "salloc exited $rc after SIGTERM, not its command's 6: $(cat "$WORK/term.err")"
+grep -qx "salloc: Job allocation $held has been revoked." "$WORK/term.err" ||
+  fail "salloc's revocation: $(cat "$WORK/term.err")"
+! grep -q Relinquishing "$WORK/term.err" || fail "salloc relinquished a revoked allocation"
 unset KUBESLURM_CONTEXT KUBESLURM_SCHEDULER KUBESLURM_SCHEDULER_CA
 
 step "done"
