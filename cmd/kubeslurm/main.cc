@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
     kubeslurm::cli::CliIo io = processIo();
     return kubeslurm::cli::runSalloc(args, io);
   }
+  if (invoked == "sattach") {
+    kubeslurm::cli::CliIo io = processIo();
+    return kubeslurm::cli::runSattach(args, io);
+  }
   kubeslurm::cli::CliIo io = processIo();
   return kubeslurm::cli::runCli(invoked, args, io);
 }

@@ -24,6 +24,9 @@ GetoptResult getoptLong(std::string_view program, const std::vector<std::string>
                         std::string_view shortSpec, std::span<const LongOptionSpec> longOptions) {
   GetoptResult result;
   const std::string prefix = std::string(program) + ": ";
+  // A leading '+' (srun's, sattach's): the options end at the first operand.
+  const bool inOrder = shortSpec.starts_with('+');
+  if (inOrder) shortSpec.remove_prefix(1);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word == "--") {
@@ -84,6 +87,11 @@ GetoptResult getoptLong(std::string_view program, const std::vector<std::string>
       continue;
     }
     if (word.size() < 2 || word[0] != '-') {
+      if (inOrder) {
+        result.operands.insert(result.operands.end(), args.begin() + static_cast<std::ptrdiff_t>(i),
+                               args.end());
+        break;
+      }
       result.operands.push_back(word);
       continue;
     }

@@ -32,7 +32,8 @@ struct GetoptResult {
   std::optional<std::string> error;
 };
 
-// `shortSpec` in getopt's syntax: "hj::lo:" (':' a required value, '::' an optional one).
+// `shortSpec` in getopt's syntax: "hj::lo:" (':' a required value, '::' an optional one; a
+// leading '+' ends the options at the first operand, as glibc does for "+...").
 GetoptResult getoptLong(std::string_view program, const std::vector<std::string>& args,
                         std::string_view shortSpec, std::span<const LongOptionSpec> longOptions);
 

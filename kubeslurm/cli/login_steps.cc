@@ -1,5 +1,6 @@
 #include "kubeslurm/cli/login_steps.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -8,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include <grpcpp/grpcpp.h>
@@ -17,10 +20,13 @@
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/allocation.h"
+#include "kubeslurm/cli/sattach_options.h"
 #include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/inpod/entry.h"
 #include "kubeslurm/inpod/srun_options.h"
+#include "kubeslurm/inpod/task_output.h"
 #include "kubeslurm/rpc/step_proxy.h"
+#include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/step/step.grpc.pb.h"
 
 namespace kubeslurm::cli {
@@ -327,6 +333,160 @@ int runLoginSrun(const std::vector<std::string>& args, CliIo& io) {
   const int code = inpod::srunThrough(args, std::move(environment), proxyTransport(allocation));
   release(allocation, code, "srun");
   return code;
+}
+
+namespace {
+
+// One rank's Attach stream, while sattach reads it.
+struct RankAttachment {
+  std::uint32_t rank = 0;
+  std::string host;
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::TaskEvent>> reader;
+  std::optional<v1::Attached> attached;  // the step runs here
+  grpc::Status refusal;                  // why not, when it does not
+};
+
+}  // namespace
+
+int runSattach(const std::vector<std::string>& args, CliIo& io) {
+  const SattachParse parse = parseSattachArguments(args);
+  io.out << parse.out << std::flush;
+  io.err << parse.err << std::flush;
+  if (!parse.options) return parse.exitCode;
+  const SattachOptions& options = *parse.options;
+  auto job = runningJob(options.jobId, io);
+  if (!job.isOk()) {
+    io.err << "sattach: error: Could not get job step info: " << job.status().message() << "\n";
+    return 1;
+  }
+  auto hosts = slurm::expandHostlist(job->environment["SLURM_JOB_NODELIST"]);
+  if (!hosts.isOk() || hosts->empty()) {
+    io.err << "sattach: error: Could not get job step info: the job has no nodes\n";
+    return 1;
+  }
+  const inpod::StepTransport transport = proxyTransport(*job);
+
+  // Every rank at once: each says whether the step runs there, and which of its tasks.
+  std::vector<std::unique_ptr<RankAttachment>> ranks;
+  for (std::uint32_t rank = 0; rank < hosts->size(); ++rank) {
+    auto attachment = std::make_unique<RankAttachment>();
+    attachment->rank = rank;
+    attachment->host = (*hosts)[rank];
+    ranks.push_back(std::move(attachment));
+  }
+  {
+    std::vector<std::thread> opening;
+    opening.reserve(ranks.size());
+    for (auto& attachment : ranks) {
+      opening.emplace_back([&transport, &options, a = attachment.get()] {
+        transport.authorize(a->context, a->rank);
+        v1::AttachRequest request;
+        request.set_step_id(options.stepId);
+        a->reader =
+            v1::StepAgent::NewStub(transport.connect(a->rank))->Attach(&a->context, request);
+        v1::TaskEvent first;
+        if (a->reader->Read(&first) && first.has_attached()) {
+          a->attached = first.attached();
+        } else {
+          a->refusal = a->reader->Finish();
+          a->reader.reset();
+        }
+      });
+    }
+    for (auto& thread : opening) thread.join();
+  }
+  std::uint32_t stepTasks = 0;
+  std::vector<std::string> stepHosts;
+  for (const auto& a : ranks) {
+    if (!a->attached) continue;
+    stepTasks = std::max(stepTasks, a->attached->step_tasks());
+    stepHosts.push_back(a->host);
+  }
+  if (stepHosts.empty()) {
+    // A step that runs nowhere does not exist; another refusal (the proxy's) is said as it is.
+    std::string why = "Invalid job id specified";
+    for (const auto& a : ranks) {
+      if (a->refusal.error_code() != grpc::StatusCode::NOT_FOUND) {
+        why = a->refusal.error_message();
+        break;
+      }
+    }
+    io.err << "sattach: error: Could not get job step info: " << why << "\n";
+    return 1;
+  }
+  if (options.layout) {
+    // sattach.c print_layout_info, from what the ranks report.
+    io.out << "Job step layout:\n\t" << stepTasks << " tasks, " << stepHosts.size() << " nodes ("
+           << slurm::compressHostlist(stepHosts) << ")\n\n";
+    std::uint32_t node = 0;
+    for (const auto& a : ranks) {
+      if (!a->attached) continue;
+      io.out << "\tNode " << node++ << " (" << a->host << "), " << a->attached->task_ids_size()
+             << " task(s): ";
+      for (const std::uint32_t id : a->attached->task_ids()) io.out << id << " ";
+      io.out << "\n";
+    }
+    io.out << std::flush;
+    for (auto& a : ranks) {
+      if (!a->reader) continue;
+      a->context.TryCancel();
+      (void)a->reader->Finish();
+    }
+    return 0;
+  }
+
+  std::mutex outputMutex;
+  inpod::TaskOutput output(io.out, io.err, outputMutex, options.label, stepTasks);
+  int exitCode = 0;
+  std::vector<std::thread> reading;
+  for (auto& attachment : ranks) {
+    if (!attachment->reader) continue;
+    reading.emplace_back([&, a = attachment.get()] {
+      v1::TaskEvent event;
+      while (a->reader->Read(&event)) {
+        // Only this rank's tasks: an agent cannot speak for another rank's.
+        const auto& ids = a->attached->task_ids();
+        const bool own = std::find(ids.begin(), ids.end(), event.task_id()) != ids.end();
+        switch (event.event_case()) {
+          case v1::TaskEvent::kStdout:
+            if (own && (!options.outputFilter || *options.outputFilter == event.task_id())) {
+              output.write(event.task_id(), true, event.stdout());
+            }
+            break;
+          case v1::TaskEvent::kStderr:
+            if (own && (!options.errorFilter || *options.errorFilter == event.task_id())) {
+              output.write(event.task_id(), false, event.stderr());
+            }
+            break;
+          case v1::TaskEvent::kExit:
+            if (!own) break;
+            output.taskEnded(event.task_id());
+            // sattach.c _exit_handler: each failed task's code said; signals only with -v.
+            if (event.exit().signal() == 0 && event.exit().exit_code() != 0) {
+              const std::lock_guard lock(outputMutex);
+              io.err << "sattach: error: task " << event.task_id() << " exited with exit code "
+                     << event.exit().exit_code() << "\n"
+                     << std::flush;
+              exitCode = std::max(exitCode, event.exit().exit_code());
+            }
+            break;
+          case v1::TaskEvent::kDropped: {
+            const std::lock_guard lock(outputMutex);
+            io.err << "sattach: error: " << event.dropped() << " bytes of output from " << a->host
+                   << " were dropped: sattach did not keep up with the tasks\n"
+                   << std::flush;
+            break;
+          }
+          default:
+            break;
+        }
+      }
+      (void)a->reader->Finish();
+    });
+  }
+  for (auto& thread : reading) thread.join();
+  return exitCode;
 }
 
 }  // namespace kubeslurm::cli

@@ -49,6 +49,15 @@ CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke);
 // stopped waiting).
 int sallocExitStatus(const CommandEnd& end);
 
+// `sattach [options] <jobid.stepid>` (src/sattach): the output of a running step of a job in the
+// caller's namespace, from now on, through the step proxy (every rank of the job is asked; those
+// the step does not run on say so), labelled with -l, filtered with --output-filter and
+// --error-filter, "sattach: error: task N exited with exit code C" for each task that fails;
+// exits with the highest such code once the step's tasks have all ended. --layout prints the
+// step's layout as the ranks report it and exits. Detaching (Ctrl-C, a dropped connection)
+// leaves the step running.
+int runSattach(const std::vector<std::string>& args, CliIo& io);
+
 // srun inside salloc's shell (SLURM_JOB_ID and kAllocationVariable set, no step token): one step
 // on the allocation through the step proxy; the allocation stays salloc's.
 int runSrunInAllocation(const std::vector<std::string>& args, CliIo& io);

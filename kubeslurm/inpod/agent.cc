@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -142,6 +143,113 @@ class InputFeed {
   std::thread thread_;
 };
 
+// One sattach's view of a step: the events since it attached, up to a bound. An attacher that
+// falls behind loses output (counted, and told in a `dropped` event), never holds the step back.
+class Watcher {
+ public:
+  enum class Next { kEvent, kIdle, kEnded };
+
+  void offer(const v1::TaskEvent& event) {
+    const std::size_t size = event.stdout().size() + event.stderr().size();
+    {
+      const std::lock_guard lock(mutex_);
+      if (ended_) return;
+      if (size > 0 && buffered_ + size > kBufferLimit) {
+        dropped_ += size;
+        return;
+      }
+      if (dropped_ > 0) {
+        v1::TaskEvent lost;
+        lost.set_dropped(dropped_);
+        queue_.push_back(std::move(lost));
+        dropped_ = 0;
+      }
+      buffered_ += size;
+      queue_.push_back(event);
+    }
+    changed_.notify_one();
+  }
+
+  // The step's tasks here have all ended: what is queued is still handed out.
+  void end() {
+    {
+      const std::lock_guard lock(mutex_);
+      ended_ = true;
+    }
+    changed_.notify_one();
+  }
+
+  Next next(v1::TaskEvent& event, std::chrono::milliseconds wait) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, wait, [this] { return !queue_.empty() || ended_; });
+    if (!queue_.empty()) {
+      event = std::move(queue_.front());
+      queue_.pop_front();
+      buffered_ -= event.stdout().size() + event.stderr().size();
+      return Next::kEvent;
+    }
+    if (ended_ && dropped_ > 0) {
+      event.Clear();
+      event.set_dropped(dropped_);
+      dropped_ = 0;
+      return Next::kEvent;
+    }
+    return ended_ ? Next::kEnded : Next::kIdle;
+  }
+
+ private:
+  static constexpr std::size_t kBufferLimit = std::size_t{1} << 20;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<v1::TaskEvent> queue_;
+  std::size_t buffered_ = 0;
+  std::uint64_t dropped_ = 0;
+  bool ended_ = false;
+};
+
+// A running step's output as this rank's tasks write it, handed to its launching srun (by the
+// Launch call itself) and to every sattach watching it.
+class StepBroadcast {
+ public:
+  static constexpr std::size_t kMaxWatchers = 16;  // sattachs of one step at once, on one rank
+
+  StepBroadcast(std::uint32_t stepTasks, const std::vector<std::uint32_t>& taskIds)
+      : stepTasks_(stepTasks), running_(taskIds.begin(), taskIds.end()) {}
+
+  void publish(const v1::TaskEvent& event) {
+    const std::lock_guard lock(mutex_);
+    if (event.has_exit()) running_.erase(event.task_id());
+    for (const auto& watcher : watchers_) watcher->offer(event);
+  }
+
+  // Null when the step is over here (`full` false) or kMaxWatchers already watch it (true).
+  std::shared_ptr<Watcher> watch(v1::TaskEvent& attached, bool& full) {
+    const std::lock_guard lock(mutex_);
+    full = !ended_ && watchers_.size() >= kMaxWatchers;
+    if (ended_ || full) return nullptr;
+    attached.mutable_attached()->set_step_tasks(stepTasks_);
+    for (const std::uint32_t id : running_) attached.mutable_attached()->add_task_ids(id);
+    return watchers_.emplace_back(std::make_shared<Watcher>());
+  }
+  void unwatch(const std::shared_ptr<Watcher>& watcher) {
+    const std::lock_guard lock(mutex_);
+    std::erase(watchers_, watcher);
+  }
+  void end() {
+    const std::lock_guard lock(mutex_);
+    ended_ = true;
+    for (const auto& watcher : watchers_) watcher->end();
+  }
+
+ private:
+  const std::uint32_t stepTasks_;
+  std::mutex mutex_;
+  std::set<std::uint32_t> running_;
+  std::vector<std::shared_ptr<Watcher>> watchers_;
+  bool ended_ = false;
+};
+
 class Service final : public v1::StepAgent::Service {
  public:
   Service(std::string token, std::chrono::milliseconds killWait, std::function<void(int)> onRelease)
@@ -192,16 +300,61 @@ class Service final : public v1::StepAgent::Service {
       running.process = std::move(*started);
       tasks.push_back(std::move(running));
     }
-    registerStep(request.step_id(), tasks);
+    std::vector<std::uint32_t> taskIds;
+    taskIds.reserve(tasks.size());
+    for (const auto& task : tasks) taskIds.push_back(task.taskId);
+    auto stepTasks = static_cast<std::uint32_t>(request.tasks_size());
+    if (!request.tasks().empty()) {
+      const auto& variables = request.tasks(0).environment();
+      const auto found = variables.find("SLURM_STEP_NUM_TASKS");
+      if (found != variables.end()) {
+        stepTasks = parseInteger<std::uint32_t>(found->second).value_or(stepTasks);
+      }
+    }
+    const auto broadcast = std::make_shared<StepBroadcast>(stepTasks, taskIds);
+    registerStep(request.step_id(), tasks, broadcast);
     bool clientGone = false;
     {
       InputFeed feed(*stream, std::move(inputs));
       for (const auto& event : early) clientGone = clientGone || !stream->Write(event);
-      clientGone = !pump(tasks, *context, *stream, clientGone) || clientGone;
+      clientGone = !pump(tasks, *context, *stream, *broadcast, clientGone) || clientGone;
       feed.finish(*context);
     }
-    unregisterStep(request.step_id(), tasks);
+    broadcast->end();
+    unregisterStep(request.step_id(), tasks, broadcast);
     if (clientGone) return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+    if (auto denied = authenticate(*context); !denied.ok()) return denied;
+    std::shared_ptr<StepBroadcast> broadcast;
+    {
+      const std::lock_guard lock(mutex_);
+      const auto found = broadcasts_.find(request->step_id());
+      if (found != broadcasts_.end()) broadcast = found->second;
+    }
+    v1::TaskEvent attached;
+    bool full = false;
+    const std::shared_ptr<Watcher> watcher = broadcast ? broadcast->watch(attached, full) : nullptr;
+    if (full) {
+      return {
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          "at most " + std::to_string(StepBroadcast::kMaxWatchers) + " attach to a step at once"};
+    }
+    if (!watcher) {
+      return {grpc::StatusCode::NOT_FOUND,
+              "no step " + std::to_string(request->step_id()) + " runs on this node"};
+    }
+    bool open = writer->Write(attached);
+    while (open && !context->IsCancelled() && !stopping_) {
+      v1::TaskEvent event;
+      const Watcher::Next next = watcher->next(event, std::chrono::milliseconds(kPollMs));
+      if (next == Watcher::Next::kEnded) break;
+      if (next == Watcher::Next::kEvent) open = writer->Write(event);
+    }
+    broadcast->unwatch(watcher);
     return grpc::Status::OK;
   }
 
@@ -282,13 +435,22 @@ class Service final : public v1::StepAgent::Service {
     return grpc::Status::OK;
   }
 
-  void registerStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks) {
+  // A second launch of a step already running here (a caller's own doing) is signalled with it
+  // but not watched: sattach sees the first.
+  void registerStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks,
+                    const std::shared_ptr<StepBroadcast>& broadcast) {
     std::lock_guard lock(mutex_);
     auto& groups = steps_[stepId];
     for (const auto& task : tasks) groups.insert(task.process.pid);
+    broadcasts_.emplace(stepId, broadcast);
   }
-  void unregisterStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks) {
+  void unregisterStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks,
+                      const std::shared_ptr<StepBroadcast>& broadcast) {
     std::lock_guard lock(mutex_);
+    if (const auto watched = broadcasts_.find(stepId);
+        watched != broadcasts_.end() && watched->second == broadcast) {
+      broadcasts_.erase(watched);
+    }
     auto found = steps_.find(stepId);
     if (found == steps_.end()) return;
     for (const auto& task : tasks) found->second.erase(task.process.pid);
@@ -298,11 +460,13 @@ class Service final : public v1::StepAgent::Service {
   // Streams output and exits until every task has ended. Returns false when the client went
   // away (the tasks were then killed and reaped all the same).
   bool pump(std::vector<RunningTask>& tasks, grpc::ServerContext& context,
-            grpc::internal::WriterInterface<v1::TaskEvent>& writer, bool clientGone) {
+            grpc::internal::WriterInterface<v1::TaskEvent>& writer, StepBroadcast& broadcast,
+            bool clientGone) {
     std::optional<Clock::time_point> killAt;
     bool killed = false;
     std::array<char, kReadChunk> buffer{};
     auto send = [&](const v1::TaskEvent& event) {
+      broadcast.publish(event);
       if (!clientGone && !writer.Write(event)) clientGone = true;
     };
     while (true) {
@@ -398,7 +562,8 @@ class Service final : public v1::StepAgent::Service {
   std::atomic<std::uint32_t> nextStepId_{0};
   mutable std::mutex mutex_;
   std::map<std::uint32_t, std::set<pid_t>> steps_;  // step id -> the task process groups
-  std::vector<step::StepRecord> records_;           // finished steps srun reported
+  std::map<std::uint32_t, std::shared_ptr<StepBroadcast>> broadcasts_;  // what sattach watches
+  std::vector<step::StepRecord> records_;  // finished steps srun reported
 };
 
 class GrpcAgent final : public Agent {

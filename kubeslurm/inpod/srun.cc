@@ -22,6 +22,7 @@
 #include "kubeslurm/inpod/agent.h"
 #include "kubeslurm/inpod/agent_address.h"
 #include "kubeslurm/inpod/srun_options.h"
+#include "kubeslurm/inpod/task_output.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/step/step.grpc.pb.h"
 #include "kubeslurm/step/step_layout.h"
@@ -494,12 +495,9 @@ int Srun::run(const std::vector<std::string>& args) {
     workingDirectory += "/" + *invocation.chdir;
   }
 
-  std::uint32_t width = 1;
-  for (std::uint32_t n = layout->ntasks > 0 ? layout->ntasks - 1 : 0; n >= 10; n /= 10) ++width;
-
   const auto stepStart = std::chrono::system_clock::now();
   std::vector<TaskResult> results(layout->ntasks);
-  std::map<std::uint32_t, std::string> partialLines;  // -l: a task's unfinished line
+  TaskOutput output(out_, err_, outputMutex_, invocation.label, layout->ntasks);
   std::map<std::uint32_t, std::string> taskHost;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   for (const auto& node : layout->nodes) {
@@ -521,37 +519,7 @@ int Srun::run(const std::vector<std::string>& args) {
 
   auto writeOutput = [&](std::uint32_t task, bool isStdout, const std::string& data) {
     // --pty: every other task's output goes to /dev/null (srun --pty, opt.c).
-    if (pty && task != 0) return;
-    std::lock_guard lock(outputMutex_);
-    std::ostream& stream = isStdout ? out_ : err_;
-    if (!invocation.label) {
-      stream << data << std::flush;
-      return;
-    }
-    std::string& pending = partialLines[task * 2 + (isStdout ? 0 : 1)];
-    pending += data;
-    std::size_t start = 0;
-    for (auto newline = pending.find('\n'); newline != std::string::npos;
-         newline = pending.find('\n', start)) {
-      std::string label = std::to_string(task);
-      stream << std::string(width > label.size() ? width - label.size() : 0, ' ') << label << ": "
-             << std::string_view(pending).substr(start, newline + 1 - start);
-      start = newline + 1;
-    }
-    pending.erase(0, start);
-    stream << std::flush;
-  };
-  auto flushPartial = [&](std::uint32_t task) {
-    if (!invocation.label) return;
-    for (const bool isStdout : {true, false}) {
-      std::string pending;
-      {
-        std::lock_guard lock(outputMutex_);
-        pending.swap(partialLines[task * 2 + (isStdout ? 0 : 1)]);
-      }
-      // Slurm ends a labelled partial line with a newline of its own (write_labelled_message).
-      if (!pending.empty()) writeOutput(task, isStdout, pending + "\n");
-    }
+    if (!pty || task == 0) output.write(task, isStdout, data);
   };
   std::atomic<bool> abnormalSeen{false};
   auto recordExit = [&](std::uint32_t task, const v1::TaskExit& exit) {
@@ -682,7 +650,7 @@ int Srun::run(const std::vector<std::string>& args) {
             writeOutput(event.task_id(), false, event.stderr());
             break;
           case v1::TaskEvent::kExit:
-            flushPartial(event.task_id());
+            output.taskEnded(event.task_id());
             recordExit(event.task_id(), event.exit());
             // The node's tasks have all ended: nothing more to read from srun's stdin for them.
             if (--running == 0) step->closeInput(i);

@@ -217,6 +217,35 @@ class StepProxyService final : public v1::StepAgent::Service {
     return status;
   }
 
+  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+    auto routed = route(*context);
+    if (!routed.isOk()) return toGrpc(routed.status());
+    const CallCount counted = count(routed->caller);
+    if (!counted.taken()) return tooManyCalls();
+    const std::shared_ptr<grpc::Channel> channel = channelTo(routed->target.address);
+    if (!channel->WaitForConnected(std::min(
+            context->deadline(), std::chrono::system_clock::now() + options_.unaryTimeout))) {
+      return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
+    }
+    grpc::ClientContext upstream;
+    prepare(upstream, *context, routed->target.token, std::nullopt);
+    auto reader = v1::StepAgent::NewStub(channel)->Attach(&upstream, *request);
+    {
+      const CancelWhenCallerLeaves watch(*context, upstream);
+      v1::TaskEvent event;
+      while (reader->Read(&event)) {
+        if (!writer->Write(event)) {
+          upstream.TryCancel();
+          break;
+        }
+      }
+    }
+    grpc::Status status = reader->Finish();
+    if (context->IsCancelled()) return {grpc::StatusCode::CANCELLED, "sattach went away"};
+    return status;
+  }
+
   grpc::Status Signal(grpc::ServerContext* context, const v1::SignalRequest* request,
                       v1::SignalReply* reply) override {
     return unary(*context, [&](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {

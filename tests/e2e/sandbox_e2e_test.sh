@@ -21,7 +21,8 @@
 #      job's), its stdin to every task, --pty (a shell on a terminal of its own, under
 #      script(1), and driven through a pseudo-terminal: keystrokes timed, a window change),
 #      and Ctrl-C while it waits revokes it; srun --jobid into a running batch job, refused to
-#      another user of the namespace; 200 MB of output through the proxy and inside a job.
+#      another user of the namespace; 200 MB of output through the proxy and inside a job;
+#      sattach to a running step.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code;
 #      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation.
 #
@@ -417,6 +418,32 @@ wait_state "$injob" COMPLETED 120
 grep -q '^bytes=200000000 ' "slurm-$injob.out" || fail "the in-job throughput run: $(cat "slurm-$injob.out")"
 injob_ms=$(sed -n 's/^bytes=200000000 ms=\([0-9]*\)$/\1/p' "slurm-$injob.out")
 echo "200 MB of task output: srun inside a job ${injob_ms} ms, srun --jobid from the login host (through the step proxy) ${proxied_ms} ms" >&2
+# sattach: a running step's layout, then its output from then on, labelled, each failed task
+# said, the highest code sattach's.
+cat >ticks.sbatch <<'SCRIPT'
+#!/bin/sh
+#SBATCH -N 2
+srun sh -c ': > ticking.$SLURM_PROCID; for i in $(seq 25); do echo tick $i; sleep 0.2; done; exit $((SLURM_PROCID + 2))'
+SCRIPT
+rm -f ticking.0 ticking.1
+ticks=$(submit ticks.sbatch)
+wait_state "$ticks" RUNNING 60
+for _ in $(seq 100); do [ -e ticking.0 ] && [ -e ticking.1 ] && break; sleep 0.1; done
+layout=$(sattach --layout "$ticks.0" 2>&1) || fail "sattach --layout $ticks.0: $layout"
+grep -q '^	2 tasks, 2 nodes (ticks-sbatch-[a-z0-9]*-\[0-1\])$' <<<"$layout" ||
+  fail "sattach --layout: $layout"
+set +e
+sattach -l "$ticks.0" >"$WORK/sattach.out" 2>"$WORK/sattach.err"
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "sattach exited $rc, not the step's highest task code 3: $(cat "$WORK/sattach.err")"
+grep -q '^0: tick 2[0-9]$' "$WORK/sattach.out" && grep -q '^1: tick 2[0-9]$' "$WORK/sattach.out" ||
+  fail "sattach's output: $(cat "$WORK/sattach.out")"
+grep -qx 'sattach: error: task 1 exited with exit code 3' "$WORK/sattach.err" ||
+  fail "sattach's report of the failed tasks: $(cat "$WORK/sattach.err")"
+if sattach "$ticks.7" 2>"$WORK/nostep.err"; then fail "sattach to no step succeeded"; fi
+grep -qx 'sattach: error: Could not get job step info: .*' "$WORK/nostep.err" ||
+  fail "sattach to no step: $(cat "$WORK/nostep.err")"
 
 step "7. salloc: an allocation, srun inside its shell, released with the command's exit code"
 set +e

@@ -1,10 +1,10 @@
 // The Slurm commands' argument parsers and format strings (outside input: what a user types):
 // sprio, sshare, sacct, sinfo, squeue (with --me, -w hostlists, -i), sdiag, sreport (and the
-// TRES strings its usage reads, and job records for its job report), sacctmgr. The first byte
-// picks the command (0 sprio, 1 sshare, 2 sacct, 3 sinfo, 5 sdiag, 6 sreport, 7 sacctmgr, else
-// squeue); the rest is the argument list, one argument per line. Each parse that succeeds is
-// also formatted against a small fixed state, so -o/--format strings, sort keys and -w
-// hostlists reach the formatters.
+// TRES strings its usage reads, and job records for its job report), sacctmgr, sattach. The first
+// byte picks the command (0 sprio, 1 sshare, 2 sacct, 3 sinfo, 5 sdiag, 6 sreport, 7 sacctmgr,
+// 8 sattach, else squeue); the rest is the argument list, one argument per line. Each parse
+// that succeeds is also formatted against a small fixed state, so -o/--format strings, sort keys
+// and -w hostlists reach the formatters.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +14,7 @@
 #include "kubeslurm/cli/sacct_format.h"
 #include "kubeslurm/cli/sacctmgr_change.h"
 #include "kubeslurm/cli/sacctmgr_format.h"
+#include "kubeslurm/cli/sattach_options.h"
 #include "kubeslurm/cli/sdiag_format.h"
 #include "kubeslurm/cli/sinfo_format.h"
 #include "kubeslurm/cli/squeue_format.h"
@@ -69,7 +70,7 @@ std::vector<api::SlurmJobObject> squeueJobs() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const std::vector<std::string> args = splitLines(data + 1, size - 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 9) {
     case 0: {
       const cli::SprioParse parse = cli::parseSprioArgs(args);
       if (!parse.exit) {
@@ -163,6 +164,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       break;
     }
+    case 8:
+      (void)cli::parseSattachArguments(args);
+      break;
     default: {
       cli::SqueueParse parse = cli::parseSqueueArgs(args);
       if (!parse.exit) {

@@ -55,7 +55,7 @@ grep -q '^ Package: kubeslurm-client$' <<<"$info" || fail "the package is not ku
 grep -q '^ Conflicts: slurm-client$' <<<"$info" || fail "the package must conflict with slurm-client"
 grep -q '^ Depends: .*libcpprest' <<<"$info" || fail "no shared-library Depends: $info"
 listing=$(dpkg-deb -c "$DEB")
-for cmd in kubeslurm sbatch squeue scancel sinfo sacct sreport scontrol sprio sshare sdiag srun salloc; do
+for cmd in kubeslurm sbatch squeue scancel sinfo sacct sacctmgr sreport scontrol sprio sshare sdiag srun salloc sattach; do
   grep -q " ./usr/bin/$cmd\\( \\|$\\)" <<<"$listing" || fail "the package has no /usr/bin/$cmd"
 done
 echo "$(basename "$DEB"): $(stat -c %s "$DEB") bytes" >&2

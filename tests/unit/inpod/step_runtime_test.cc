@@ -497,6 +497,95 @@ TEST_F(StepRuntimeTest, PtyWindowSizeFollowsSrunsTerminal) {
   EXPECT_NE(result.out.find("40 120"), std::string::npos) << result.out;
 }
 
+// sattach's view: a running step's output from the moment of attaching, which of its tasks run on
+// the rank, their ends; an unknown step is NOT_FOUND; an attacher that reads nothing loses output
+// (told how much) and never holds the step back.
+class StepAttachTest : public StepRuntimeTest {
+ protected:
+  std::unique_ptr<kubeslurm::step::v1::StepAgent::Stub> stub(std::size_t agent) const {
+    return kubeslurm::step::v1::StepAgent::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(agents_[agent]->port()), grpc::InsecureChannelCredentials()));
+  }
+};
+
+TEST_F(StepAttachTest, AnAttacherSeesTheStepsOutputAndEndsWithIt) {
+  namespace v1 = kubeslurm::step::v1;
+  const auto go = scratch_ / "go";
+  const auto ready = scratch_ / "ready";
+  auto running = std::async(std::launch::async, [&] {
+    return srun({"sh", "-c",
+                 "echo before; : > " + ready.string() + ".$SLURM_PROCID; while [ ! -e " +
+                     go.string() + " ]; do sleep 0.02; done; echo after $SLURM_PROCID; exit 5"});
+  });
+  ASSERT_TRUE(waitFor(ready.string() + ".0") && waitFor(ready.string() + ".1"));
+  auto agent = stub(1);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + std::string(kToken));
+  v1::AttachRequest request;
+  request.set_step_id(0);
+  auto reader = agent->Attach(&context, request);
+  v1::TaskEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  ASSERT_TRUE(event.has_attached());
+  EXPECT_EQ(event.attached().step_tasks(), 2U);
+  EXPECT_EQ(std::vector<std::uint32_t>(event.attached().task_ids().begin(),
+                                       event.attached().task_ids().end()),
+            std::vector<std::uint32_t>{1});
+  std::ofstream(go.string()) << "";
+  std::string out;
+  int exitCode = -1;
+  while (reader->Read(&event)) {
+    if (event.event_case() == v1::TaskEvent::kStdout) out += event.stdout();
+    if (event.has_exit()) exitCode = event.exit().exit_code();
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(out, "after 1\n");  // from the moment it attached: not "before"
+  EXPECT_EQ(exitCode, 5);
+  EXPECT_EQ(running.get().code, 5);
+
+  grpc::ClientContext again;
+  again.AddMetadata("authorization", "Bearer " + std::string(kToken));
+  auto gone = agent->Attach(&again, request);
+  EXPECT_FALSE(gone->Read(&event));
+  EXPECT_EQ(gone->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
+  namespace v1 = kubeslurm::step::v1;
+  const auto go = scratch_ / "go";
+  const auto ready = scratch_ / "ready";
+  auto running = std::async(std::launch::async, [&] {
+    return srun({"-N1", "-n1", "sh", "-c",
+                 ": > " + ready.string() + "; while [ ! -e " + go.string() +
+                     " ]; do sleep 0.02; done; head -c 64000000 /dev/zero"});
+  });
+  ASSERT_TRUE(waitFor(ready));
+  auto agent = stub(0);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + std::string(kToken));
+  v1::AttachRequest request;
+  request.set_step_id(0);
+  auto reader = agent->Attach(&context, request);
+  v1::TaskEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  ASSERT_TRUE(event.has_attached());
+  std::ofstream(go.string()) << "";
+  // The step ends while nobody reads the attachment: srun got every byte. (More than the
+  // attacher's queue and the stream's flow-control windows, which gRPC grows to a few MiB, hold.)
+  const auto result = running.get();
+  EXPECT_EQ(result.code, 0);
+  EXPECT_EQ(result.out.size(), 64000000U);
+  std::uint64_t received = 0;
+  std::uint64_t dropped = 0;
+  while (reader->Read(&event)) {
+    received += event.stdout().size();
+    dropped += event.dropped();
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_GT(dropped, 0U);
+  EXPECT_EQ(received + dropped, 64000000U);
+}
+
 TEST(StepAgentTest, RefusesToStartWithoutAToken) {
   auto agent = startAgent(AgentOptions{.listenAddress = "127.0.0.1:0", .token = ""});
   EXPECT_FALSE(agent.isOk());
