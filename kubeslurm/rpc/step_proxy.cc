@@ -184,14 +184,8 @@ class StepProxyService final : public v1::StepAgent::Service {
     if (!caller->Read(&request)) {
       return {grpc::StatusCode::INVALID_ARGUMENT, "a step needs a command"};
     }
-    // A rank whose agent does not answer within the unary timeout fails the launch, as srun's
-    // own connection to an agent would (the stream itself has no deadline: a step runs as long
-    // as it runs).
-    const std::shared_ptr<grpc::Channel> channel = channelTo(routed->target.address);
-    if (!channel->WaitForConnected(std::min(
-            context->deadline(), std::chrono::system_clock::now() + options_.unaryTimeout))) {
-      return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
-    }
+    const std::shared_ptr<grpc::Channel> channel = agentChannel(*context, routed->target.address);
+    if (!channel) return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
     grpc::ClientContext upstream;
     prepare(upstream, *context, routed->target.token, std::nullopt);
     auto stub = v1::StepAgent::NewStub(channel);
@@ -199,16 +193,7 @@ class StepProxyService final : public v1::StepAgent::Service {
     // The caller's later messages (srun's stdin, window sizes) go on to the agent as they come,
     // and the caller's half-close with them. Flow control holds both sides back, not a buffer.
     ForwardInput input(*caller, *agent, agent->Write(request));
-    {
-      const CancelWhenCallerLeaves watch(*context, upstream);
-      v1::TaskEvent event;
-      while (agent->Read(&event)) {
-        if (!caller->Write(event)) {
-          upstream.TryCancel();
-          break;
-        }
-      }
-    }
+    relayEvents(*agent, *caller, *context, upstream);
     input.finish(*context);
     grpc::Status status = agent->Finish();
     if (context->IsCancelled()) {
@@ -223,24 +208,12 @@ class StepProxyService final : public v1::StepAgent::Service {
     if (!routed.isOk()) return toGrpc(routed.status());
     const CallCount counted = count(routed->caller);
     if (!counted.taken()) return tooManyCalls();
-    const std::shared_ptr<grpc::Channel> channel = channelTo(routed->target.address);
-    if (!channel->WaitForConnected(std::min(
-            context->deadline(), std::chrono::system_clock::now() + options_.unaryTimeout))) {
-      return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
-    }
+    const std::shared_ptr<grpc::Channel> channel = agentChannel(*context, routed->target.address);
+    if (!channel) return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
     grpc::ClientContext upstream;
     prepare(upstream, *context, routed->target.token, std::nullopt);
     auto reader = v1::StepAgent::NewStub(channel)->Attach(&upstream, *request);
-    {
-      const CancelWhenCallerLeaves watch(*context, upstream);
-      v1::TaskEvent event;
-      while (reader->Read(&event)) {
-        if (!writer->Write(event)) {
-          upstream.TryCancel();
-          break;
-        }
-      }
-    }
+    relayEvents(*reader, *writer, *context, upstream);
     grpc::Status status = reader->Finish();
     if (context->IsCancelled()) return {grpc::StatusCode::CANCELLED, "sattach went away"};
     return status;
@@ -304,6 +277,32 @@ class StepProxyService final : public v1::StepAgent::Service {
     if (!target.isOk()) return target.status();
     if (!target->reachable.isOk()) return target->reachable;
     return Routed{caller->user, std::move(target).value()};
+  }
+
+  // The rank's agent once it answers. One that does not within the unary timeout fails the call,
+  // as srun's own connection to an agent would (a stream itself has no deadline: a step runs as
+  // long as it runs). Null then.
+  std::shared_ptr<grpc::Channel> agentChannel(const grpc::ServerContext& caller,
+                                              const std::string& address) const {
+    std::shared_ptr<grpc::Channel> channel = channelTo(address);
+    const auto deadline =
+        std::min(caller.deadline(), std::chrono::system_clock::now() + options_.unaryTimeout);
+    return channel->WaitForConnected(deadline) ? channel : nullptr;
+  }
+
+  // The agent's events on to the caller until either side ends; a caller that goes away (its
+  // writes fail, or it cancels while the tasks are silent) cancels the agent's stream.
+  template <typename AgentStream, typename CallerStream>
+  static void relayEvents(AgentStream& agent, CallerStream& caller, grpc::ServerContext& context,
+                          grpc::ClientContext& upstream) {
+    const CancelWhenCallerLeaves watch(context, upstream);
+    v1::TaskEvent event;
+    while (agent.Read(&event)) {
+      if (!caller.Write(event)) {
+        upstream.TryCancel();
+        break;
+      }
+    }
   }
 
   // The caller's deadline (or `fallback` from now), and the job's token in place of theirs.

@@ -600,29 +600,11 @@ SA_USER=system:serviceaccount:$NS:kubeslurm
 
 step "the operator under the chart's ServiceAccount (its token, the Deployment's args)"
 # v1.20's token controller (controller-manager) writes the ServiceAccount's token Secret.
-secret=''
-for _ in $(seq 1 100); do
-  secret=$(k -n "$NS" get serviceaccount kubeslurm -o 'jsonpath={.secrets[0].name}' 2>/dev/null) || true
-  [ -n "$secret" ] && break
-  sleep 0.1
-done
-[ -n "$secret" ] || fail "no token Secret for ServiceAccount $NS/kubeslurm"
-token=$(k -n "$NS" get secret "$secret" -o 'jsonpath={.data.token}' | base64 -d)
+# shellcheck source=tests/support/tenant.sh
+source "$ROOT/tests/support/tenant.sh"
+tenant_kubeconfig "$NS" kubeslurm "$WORK/sa.kubeconfig" ||
+  fail "no token Secret for ServiceAccount $NS/kubeslurm"
 umask 077
-cat >"$WORK/sa.kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: sandbox
-  cluster: {server: "$KUBESLURM_APISERVER", certificate-authority: "$KUBESLURM_CA_FILE"}
-users:
-- name: operator
-  user: {token: "$token"}
-contexts:
-- name: operator
-  context: {cluster: sandbox, user: operator}
-current-context: operator
-EOF
 # Authenticated as the ServiceAccount: it may list nodes, and the refusal of secrets names it.
 out=$(KUBECONFIG=$WORK/sa.kubeconfig k get nodes -o name 2>&1) ||
   fail "the ServiceAccount cannot list nodes: $out"

@@ -502,9 +502,24 @@ TEST_F(StepRuntimeTest, PtyWindowSizeFollowsSrunsTerminal) {
 // (told how much) and never holds the step back.
 class StepAttachTest : public StepRuntimeTest {
  protected:
-  std::unique_ptr<kubeslurm::step::v1::StepAgent::Stub> stub(std::size_t agent) const {
-    return kubeslurm::step::v1::StepAgent::NewStub(grpc::CreateChannel(
+  // An Attach to step 0 on one agent, its first event read.
+  struct Attachment {
+    std::unique_ptr<kubeslurm::step::v1::StepAgent::Stub> stub;
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<kubeslurm::step::v1::TaskEvent>> reader;
+    kubeslurm::step::v1::TaskEvent first;
+    bool answered = false;
+  };
+  std::unique_ptr<Attachment> attach(std::size_t agent) const {
+    auto a = std::make_unique<Attachment>();
+    a->stub = kubeslurm::step::v1::StepAgent::NewStub(grpc::CreateChannel(
         "127.0.0.1:" + std::to_string(agents_[agent]->port()), grpc::InsecureChannelCredentials()));
+    a->context.AddMetadata("authorization", "Bearer " + std::string(kToken));
+    kubeslurm::step::v1::AttachRequest request;
+    request.set_step_id(0);
+    a->reader = a->stub->Attach(&a->context, request);
+    a->answered = a->reader->Read(&a->first);
+    return a;
   }
 };
 
@@ -518,36 +533,28 @@ TEST_F(StepAttachTest, AnAttacherSeesTheStepsOutputAndEndsWithIt) {
                      go.string() + " ]; do sleep 0.02; done; echo after $SLURM_PROCID; exit 5"});
   });
   ASSERT_TRUE(waitFor(ready.string() + ".0") && waitFor(ready.string() + ".1"));
-  auto agent = stub(1);
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + std::string(kToken));
-  v1::AttachRequest request;
-  request.set_step_id(0);
-  auto reader = agent->Attach(&context, request);
-  v1::TaskEvent event;
-  ASSERT_TRUE(reader->Read(&event));
-  ASSERT_TRUE(event.has_attached());
-  EXPECT_EQ(event.attached().step_tasks(), 2U);
-  EXPECT_EQ(std::vector<std::uint32_t>(event.attached().task_ids().begin(),
-                                       event.attached().task_ids().end()),
+  const auto attached = attach(1);
+  ASSERT_TRUE(attached->answered && attached->first.has_attached());
+  EXPECT_EQ(attached->first.attached().step_tasks(), 2U);
+  EXPECT_EQ(std::vector<std::uint32_t>(attached->first.attached().task_ids().begin(),
+                                       attached->first.attached().task_ids().end()),
             std::vector<std::uint32_t>{1});
   std::ofstream(go.string()) << "";
   std::string out;
   int exitCode = -1;
-  while (reader->Read(&event)) {
+  v1::TaskEvent event;
+  while (attached->reader->Read(&event)) {
     if (event.event_case() == v1::TaskEvent::kStdout) out += event.stdout();
     if (event.has_exit()) exitCode = event.exit().exit_code();
   }
-  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_TRUE(attached->reader->Finish().ok());
   EXPECT_EQ(out, "after 1\n");  // from the moment it attached: not "before"
   EXPECT_EQ(exitCode, 5);
   EXPECT_EQ(running.get().code, 5);
 
-  grpc::ClientContext again;
-  again.AddMetadata("authorization", "Bearer " + std::string(kToken));
-  auto gone = agent->Attach(&again, request);
-  EXPECT_FALSE(gone->Read(&event));
-  EXPECT_EQ(gone->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+  const auto gone = attach(1);
+  EXPECT_FALSE(gone->answered);
+  EXPECT_EQ(gone->reader->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
@@ -560,15 +567,8 @@ TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
                      " ]; do sleep 0.02; done; head -c 64000000 /dev/zero"});
   });
   ASSERT_TRUE(waitFor(ready));
-  auto agent = stub(0);
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + std::string(kToken));
-  v1::AttachRequest request;
-  request.set_step_id(0);
-  auto reader = agent->Attach(&context, request);
-  v1::TaskEvent event;
-  ASSERT_TRUE(reader->Read(&event));
-  ASSERT_TRUE(event.has_attached());
+  const auto attached = attach(0);
+  ASSERT_TRUE(attached->answered && attached->first.has_attached());
   std::ofstream(go.string()) << "";
   // The step ends while nobody reads the attachment: srun got every byte. (More than the
   // attacher's queue and the stream's flow-control windows, which gRPC grows to a few MiB, hold.)
@@ -577,11 +577,12 @@ TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
   EXPECT_EQ(result.out.size(), 64000000U);
   std::uint64_t received = 0;
   std::uint64_t dropped = 0;
-  while (reader->Read(&event)) {
+  v1::TaskEvent event;
+  while (attached->reader->Read(&event)) {
     received += event.stdout().size();
     dropped += event.dropped();
   }
-  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_TRUE(attached->reader->Finish().ok());
   EXPECT_GT(dropped, 0U);
   EXPECT_EQ(received + dropped, 64000000U);
 }
