@@ -313,7 +313,14 @@ class Service final : public v1::StepAgent::Service {
     }
     const auto broadcast = std::make_shared<StepBroadcast>(stepTasks, taskIds);
     registerStep(request.step_id(), tasks, broadcast);
-    bool clientGone = false;
+    // First, that the tasks run: a stream that breaks after this lost a running step, not a
+    // launch.
+    v1::TaskEvent started;
+    for (const auto& task : request.tasks()) {
+      started.mutable_attached()->add_task_ids(task.task_id());
+    }
+    started.mutable_attached()->set_step_tasks(stepTasks);
+    bool clientGone = !stream->Write(started);
     {
       InputFeed feed(*stream, std::move(inputs));
       for (const auto& event : early) clientGone = clientGone || !stream->Write(event);

@@ -593,6 +593,9 @@ int Srun::run(const std::vector<std::string>& args) {
 
   std::vector<std::thread> readers;
   std::vector<std::string> launchFailures(layout->nodes.size());
+  // A rank whose stream broke after its tasks started (the login host's connection, the
+  // operator's proxy, the pod network): why.
+  std::vector<std::string> lostConnections(layout->nodes.size());
   for (std::size_t i = 0; i < layout->nodes.size(); ++i) {
     readers.emplace_back([&, i] {
       const auto& node = layout->nodes[i];
@@ -636,8 +639,13 @@ int Srun::run(const std::vector<std::string>& args) {
       streamStarted();
       auto& reader = nodeStream.stream;
       std::size_t running = node.tasks.size();
+      bool started = false;  // the agent said it started the tasks (its first event)
       v1::TaskEvent event;
       while (reader->Read(&event)) {
+        if (event.has_attached()) {
+          started = true;
+          continue;
+        }
         // Only this node's tasks: an agent cannot write into another rank's output or results.
         if (std::find(node.tasks.begin(), node.tasks.end(), event.task_id()) == node.tasks.end()) {
           continue;
@@ -667,7 +675,9 @@ int Srun::run(const std::vector<std::string>& args) {
       const auto status = reader->Finish();
       if (!status.ok() && status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
         launchFailures[i] = "Invalid job credential";
-      } else if (!status.ok() && !step->cancelled) {
+      } else if (!status.ok() && !step->cancelled && started && running > 0) {
+        lostConnections[i] = status.error_message();
+      } else if (!status.ok() && !step->cancelled && !started) {
         launchFailures[i] = status.error_message();
       }
     });
@@ -700,6 +710,21 @@ int Srun::run(const std::vector<std::string>& args) {
     message("error: Application launch failed: Communication connection failure");
     message("Job step aborted");
     return 1;
+  }
+
+  // The tasks of a rank srun lost touch with are killed there (an agent whose srun goes away
+  // kills its tasks after KillWait): they count as killed, and srun says why.
+  for (std::size_t i = 0; i < lostConnections.size(); ++i) {
+    if (lostConnections[i].empty()) continue;
+    std::vector<std::uint32_t> lost;
+    for (const std::uint32_t task : layout->nodes[i].tasks) {
+      if (results.at(task).ended) continue;
+      results.at(task) = TaskResult{.ended = true, .exitCode = 0, .signal = SIGKILL};
+      lost.push_back(task);
+    }
+    message("error: " + layout->nodes[i].hostname + ": " + (lost.size() == 1 ? "task " : "tasks ") +
+            taskRanges(lost) + ": lost the connection to the step (" + lostConnections[i] +
+            "); its tasks there are killed");
   }
 
   // Slurm's rule: a signal beats any exit code, the highest signal wins, else the highest code.

@@ -25,6 +25,9 @@
 #      sattach to a running step.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code;
 #      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation.
+#   8. The operator killed during a step from the login host (its step proxy gone) and started
+#      again: srun says it lost the step (its tasks killed, exit 137), the allocation ends, no
+#      task is left.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -144,20 +147,25 @@ GRPC=$(free_port)
 while [ "$GRPC" = "$METRICS" ] || [ "$GRPC" = "$PROBES" ]; do GRPC=$(free_port); done
 # The query API, which also serves the step proxy that srun on the login host goes through.
 local_webhook_cert "$WORK/tls"
-"$BIN/kubeslurm-operator" --namespace kubeslurm-system --metrics-bind-address "127.0.0.1:$METRICS" \
-  --health-probe-bind-address "127.0.0.1:$PROBES" --grpc-bind-address "127.0.0.1:$GRPC" \
-  --grpc-tls-cert "$WORK/tls/tls.crt" --grpc-tls-key "$WORK/tls/tls.key" \
-  --tools-image kubeslurm/kubeslurm-tools:e2e >"$WORK/operator.log" 2>&1 &
-OPERATOR_PID=$!
 # Not `curl | grep -q` under pipefail: grep stops at the match and curl, still writing a long
 # exposition, fails with SIGPIPE.
 leads() { grep -q '^kubeslurm_leader 1' <<<"$(curl -s "127.0.0.1:$METRICS/metrics" 2>/dev/null)"; }
-for _ in $(seq 120); do
-  leads && break
-  kill -0 "$OPERATOR_PID" 2>/dev/null || { wait "$OPERATOR_PID" || fail "the operator exited with $?"; }
-  sleep 0.5
-done
-leads || fail "the operator does not lead after 60 s (metrics port $METRICS)"
+# A fixed identity: an operator started again after a crash holds the Lease at once (step 8).
+start_operator() {
+  "$BIN/kubeslurm-operator" --namespace kubeslurm-system --identity e2e-operator \
+    --metrics-bind-address "127.0.0.1:$METRICS" \
+    --health-probe-bind-address "127.0.0.1:$PROBES" --grpc-bind-address "127.0.0.1:$GRPC" \
+    --grpc-tls-cert "$WORK/tls/tls.crt" --grpc-tls-key "$WORK/tls/tls.key" \
+    --tools-image kubeslurm/kubeslurm-tools:e2e >>"$WORK/operator.log" 2>&1 &
+  OPERATOR_PID=$!
+  for _ in $(seq 120); do
+    leads && break
+    kill -0 "$OPERATOR_PID" 2>/dev/null || { wait "$OPERATOR_PID" || fail "the operator exited with $?"; }
+    sleep 0.5
+  done
+  leads || fail "the operator does not lead after 60 s (metrics port $METRICS)"
+}
+start_operator
 
 export PATH="$BIN:$PATH"
 cd "$SHARED"  # sbatch's working directory, as a researcher submits from their project directory
@@ -502,6 +510,44 @@ set -e
 grep -qx "salloc: Job allocation $held has been revoked." "$WORK/term.err" ||
   fail "salloc's revocation: $(cat "$WORK/term.err")"
 ! grep -q Relinquishing "$WORK/term.err" || fail "salloc relinquished a revoked allocation"
+
+step "8. the operator crashes during a step from the login host: the step ends saying so, and so does its allocation"
+srun -N1 sh -c 'echo started; exec sleep 3121' >"$WORK/failover.out" 2>"$WORK/failover.err" &
+failing=$!
+for _ in $(seq 120); do
+  grep -q started "$WORK/failover.out" && break
+  sleep 0.5
+done
+grep -q started "$WORK/failover.out" || fail "the step never started: $(cat "$WORK/failover.err")"
+crashed=$(sed -n 's/^srun: job \([0-9]*\) .*/\1/p' "$WORK/failover.err" | head -n1)
+[ -n "$crashed" ] || crashed=$(sacct -a -X -n -P -o JobID,JobName,State | grep '|sh|RUNNING$' | tail -n1 | cut -d'|' -f1)
+[ -n "$crashed" ] || fail "no running allocation for the step"
+kill -KILL "$OPERATOR_PID"
+wait "$OPERATOR_PID" 2>/dev/null || true
+start_operator
+set +e
+wait "$failing"
+rc=$?
+set -e
+cat "$WORK/failover.err" >&2
+[ "$rc" = 137 ] || fail "srun exited $rc after losing its step, not 137 (its tasks killed)"
+grep -q 'srun: error: .*: task 0: lost the connection to the step' "$WORK/failover.err" ||
+  fail "srun did not say it lost the step: $(cat "$WORK/failover.err")"
+# Released through the new leader (FAILED, srun's 137) or, if that was not up yet, cancelled:
+# never left holding its node.
+for _ in $(seq 120); do
+  case "$(state_of "$crashed")" in FAILED | CANCELLED*) break ;; esac
+  sleep 0.5
+done
+case "$(state_of "$crashed")" in
+  FAILED | CANCELLED*) ;;
+  *) fail "the allocation of the lost step is $(state_of "$crashed")" ;;
+esac
+for _ in $(seq 60); do
+  [ -z "$(pgrep -f 'sleep 3121')" ] && break
+  sleep 0.5
+done
+[ -z "$(pgrep -f 'sleep 3121')" ] || fail "the lost step's task still runs: $(pgrep -a -f 'sleep 3121')"
 unset KUBESLURM_CONTEXT KUBESLURM_SCHEDULER KUBESLURM_SCHEDULER_CA
 
 step "done"

@@ -361,7 +361,10 @@ TEST_F(StepRuntimeTest, AStepDoesNotOutliveItsSrun) {
   ASSERT_TRUE(reader->Write(request));
   ASSERT_TRUE(reader->WritesDone());
   v1::TaskEvent event;
+  ASSERT_TRUE(reader->Read(&event));  // the agent's "started"
+  ASSERT_TRUE(event.has_attached());
   ASSERT_TRUE(reader->Read(&event));  // "up": the task runs
+  ASSERT_EQ(event.stdout(), "up\n");
   std::ifstream in(pidFile);
   pid_t pid = 0;
   in >> pid;
