@@ -101,11 +101,17 @@ struct InputPlan {
   std::set<std::uint32_t> tasks;
   int fd = -1;
   bool ownsFd = false;
+  // Written once the step is over: wakes the input thread out of its wait for srun's stdin at
+  // once (every srun from a terminal ends through it).
+  std::array<int, 2> stepOver = {-1, -1};
   InputPlan() = default;
   InputPlan(const InputPlan&) = delete;
   InputPlan& operator=(const InputPlan&) = delete;
   ~InputPlan() {
     if (ownsFd && fd >= 0) ::close(fd);
+    for (const int end : stepOver) {
+      if (end >= 0) ::close(end);
+    }
   }
 };
 
@@ -444,6 +450,8 @@ int Srun::run(const std::vector<std::string>& args) {
     }
     if (input.fd < 0) input.tasks.clear();
   }
+  // Without a way to wake the input thread, no task reads srun's stdin.
+  if (!input.tasks.empty() && ::pipe2(input.stepOver.data(), O_CLOEXEC) != 0) input.tasks.clear();
 
   auto step = std::make_shared<Step>();
   step->jobId = allocation.jobId;
@@ -559,11 +567,8 @@ int Srun::run(const std::vector<std::string>& args) {
     ++streamsStarted;
     startedChanged.notify_all();
   };
-  // Written once the step is over: wakes the input thread out of its wait for srun's stdin at
-  // once (every srun from a terminal ends through it).
-  std::array<int, 2> stepOver = {-1, -1};
   std::thread inputThread;
-  if (!input.tasks.empty() && ::pipe2(stepOver.data(), O_CLOEXEC) == 0) {
+  if (!input.tasks.empty()) {
     inputThread = std::thread([&] {
       {
         std::unique_lock lock(startedMutex);
@@ -572,7 +577,7 @@ int Srun::run(const std::vector<std::string>& args) {
       std::vector<char> buffer(std::size_t{64} * 1024);
       while (true) {
         std::array<pollfd, 2> waitFor = {pollfd{input.fd, POLLIN, 0},
-                                         pollfd{stepOver[0], POLLIN, 0}};
+                                         pollfd{input.stepOver[0], POLLIN, 0}};
         const int ready = ::poll(waitFor.data(), waitFor.size(), -1);
         if (ready < 0 && errno == EINTR) continue;
         if (ready > 0 && waitFor[1].revents != 0) break;
@@ -686,11 +691,8 @@ int Srun::run(const std::vector<std::string>& args) {
   rawTerminal.reset();
   if (inputThread.joinable()) {
     const char over = 1;
-    (void)!::write(stepOver[1], &over, 1);
+    (void)!::write(input.stepOver[1], &over, 1);
     inputThread.join();
-  }
-  for (const int fd : stepOver) {
-    if (fd >= 0) ::close(fd);
   }
   {
     std::lock_guard lock(stepMutex_);
