@@ -86,7 +86,7 @@ struct ChildIo {
     // The peer straight from the master (Linux 4.13): no path to look up, which a container's
     // /dev (another devpts instance than the master's) could send elsewhere. By name before.
     int terminal = ioctl(io.terminalMaster, TIOCGPTPEER, O_RDWR);
-    if (terminal < 0) terminal = ::open(io.terminal, O_RDWR);
+    if (terminal < 0 && io.terminal[0] != '\0') terminal = ::open(io.terminal, O_RDWR);
     if (terminal < 0 || ioctl(terminal, TIOCSCTTY, 0) != 0) {
       const ChildReport report{ChildFailure::kTerminal, errno};
       writeAll(reportWrite, &report, sizeof report);
@@ -208,12 +208,14 @@ StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
   }
   if (io.pty) {
     terminal = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (terminal < 0 || grantpt(terminal) != 0 || unlockpt(terminal) != 0 ||
-        ptsname_r(terminal, terminalName.data(), terminalName.size()) != 0) {
+    if (terminal < 0 || grantpt(terminal) != 0 || unlockpt(terminal) != 0) {
       const int error = errno;
       closeAll();
       return internalError("pty: " + errorText(error));
     }
+    // Only the fallback's: ptsname_r checks the name, which a /dev whose devpts is not the
+    // master's lacks, where TIOCGPTPEER still opens the peer.
+    if (ptsname_r(terminal, terminalName.data(), terminalName.size()) != 0) terminalName[0] = '\0';
     if (io.rows > 0 && io.columns > 0) setWindowSize(terminal, io.rows, io.columns);
   }
   const pid_t pid = fork();
