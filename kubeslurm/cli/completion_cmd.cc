@@ -54,7 +54,7 @@ _kubeslurm_complete() {
   case $prev in
     -p|--partition|--partitions)
       mapfile -t COMPREPLY < <(compgen -W "$(_kubeslurm_partitions)" -- "$cur"); return ;;
-    -j|--jobs)
+    -j|--jobs|--jobid)
       if [[ $cmd != sbatch ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$(_kubeslurm_jobs)" -- "$cur"); return
       fi ;;
@@ -137,6 +137,17 @@ _kubeslurm_complete() {
         return
       fi
       options="--details --oneliner --quiet --verbose --version --help" ;;
+    srun | salloc)
+      options="--account --chdir --constraint --cpus-per-task --exclude --exclusive --export --gpus --gpus-per-node --gres --immediate --job-name --mem --nodelist --nodes --ntasks --ntasks-per-node --partition --qos --test-only --time"
+      [[ $cmd == srun ]] && options+=" --input --jobid --kill-on-bad-exit --label --overlap --pty" ;;
+    sattach)
+      if [[ $cur != -* ]]; then
+        # A step: the job's id and a dot, its step number to type.
+        mapfile -t COMPREPLY < <(compgen -S . -W "$(_kubeslurm_jobs)" -- "$cur")
+        compopt -o nospace 2>/dev/null || true
+        return
+      fi
+      options="--error-filter --input-filter --label --layout --output-filter --quiet --usage --verbose --version" ;;
     completion) mapfile -t COMPREPLY < <(compgen -W "bash" -- "$cur"); return ;;
     *) return ;;
   esac
@@ -169,7 +180,7 @@ int runCompletion(const std::vector<std::string>& args, CliIo& io) {
   io.out << "'\n";
   io.out << "_kubeslurm_sbatch_options='" << sbatchOptions() << "'\n";
   io.out << "complete -F _kubeslurm_complete kubeslurm sbatch squeue scancel sinfo sacct sacctmgr "
-            "sreport scontrol sprio sshare sdiag\n";
+            "sreport scontrol sprio sshare sdiag srun salloc sattach\n";
   return 0;
 }
 
