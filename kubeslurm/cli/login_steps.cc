@@ -63,13 +63,15 @@ inpod::StepTransport proxyTransport(const LoginAllocation& allocation) {
 }
 
 // Ends the allocation with `exitCode`: rank 0's holder exits with it, and the job with that.
-// When rank 0 cannot be told (the operator or the pod is gone), the job is cancelled instead,
-// so that no allocation outlives its srun.
+// An operator that does not answer yet (a failover: another replica, or the one restarting) is
+// waited for a while, so that the job ends with srun's code; when rank 0 cannot be told within
+// it, the job is cancelled instead, so that no allocation outlives its srun.
 void release(const LoginAllocation& allocation, int exitCode, std::string_view program) {
   const inpod::StepTransport transport = proxyTransport(allocation);
   grpc::ClientContext context;
   transport.authorize(context, 0);
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  context.set_wait_for_ready(true);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(15));
   v1::ReleaseRequest request;
   request.set_exit_code(exitCode);
   v1::ReleaseReply reply;

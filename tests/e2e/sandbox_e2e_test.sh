@@ -26,8 +26,8 @@
 #   7. salloc: an allocation, srun in its command, released with the command's exit code;
 #      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation.
 #   8. The operator killed during a step from the login host (its step proxy gone) and started
-#      again: srun says it lost the step (its tasks killed, exit 137), the allocation ends, no
-#      task is left.
+#      again: srun says it lost the step (its tasks killed, exit 137), waits for the new leader
+#      and releases the allocation through it (FAILED, 137:0), no task is left.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -150,9 +150,13 @@ local_webhook_cert "$WORK/tls"
 # Not `curl | grep -q` under pipefail: grep stops at the match and curl, still writing a long
 # exposition, fails with SIGPIPE.
 leads() { grep -q '^kubeslurm_leader 1' <<<"$(curl -s "127.0.0.1:$METRICS/metrics" 2>/dev/null)"; }
-# A fixed identity: an operator started again after a crash holds the Lease at once (step 8).
+# A fixed identity: an operator started again after a crash holds the Lease at once (step 8);
+# and the step-token key of a chart install (its kept Secret), so that it derives the tokens of
+# the jobs started before it, as a new leader does.
+head -c 48 /dev/urandom | base64 >"$WORK/step-token.key"
 start_operator() {
   "$BIN/kubeslurm-operator" --namespace kubeslurm-system --identity e2e-operator \
+    --step-token-key-file "$WORK/step-token.key" \
     --metrics-bind-address "127.0.0.1:$METRICS" \
     --health-probe-bind-address "127.0.0.1:$PROBES" --grpc-bind-address "127.0.0.1:$GRPC" \
     --grpc-tls-cert "$WORK/tls/tls.crt" --grpc-tls-key "$WORK/tls/tls.key" \
@@ -533,16 +537,12 @@ cat "$WORK/failover.err" >&2
 [ "$rc" = 137 ] || fail "srun exited $rc after losing its step, not 137 (its tasks killed)"
 grep -q 'srun: error: .*: task 0: lost the connection to the step' "$WORK/failover.err" ||
   fail "srun did not say it lost the step: $(cat "$WORK/failover.err")"
-# Released through the new leader (FAILED, srun's 137) or, if that was not up yet, cancelled:
-# never left holding its node.
-for _ in $(seq 120); do
-  case "$(state_of "$crashed")" in FAILED | CANCELLED*) break ;; esac
-  sleep 0.5
-done
-case "$(state_of "$crashed")" in
-  FAILED | CANCELLED*) ;;
-  *) fail "the allocation of the lost step is $(state_of "$crashed")" ;;
-esac
+# Released through the new leader, which srun waits for (FAILED with srun's 137): never left
+# holding its node.
+wait_state "$crashed" FAILED 60
+[ "$(sacct -j "$crashed" -X -n -P -o ExitCode)" = "137:0" ] ||
+  fail "the lost step's allocation: $(sacct -j "$crashed" -X -n -P -o State,ExitCode)"
+grep -q 'Unable to release' "$WORK/failover.err" && fail "srun did not wait for the new leader"
 for _ in $(seq 60); do
   [ -z "$(pgrep -f 'sleep 3121')" ] && break
   sleep 0.5
