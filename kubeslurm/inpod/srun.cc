@@ -663,6 +663,8 @@ int Srun::run(const std::vector<std::string>& args) {
             writeOutput(event.task_id(), false, event.stderr());
             break;
           case v1::TaskEvent::kExit:
+            // A task ends once: a second end from an agent (its own doing) changes nothing.
+            if (results.at(event.task_id()).ended) break;
             output.taskEnded(event.task_id());
             recordExit(event.task_id(), event.exit());
             // The node's tasks have all ended: nothing more to read from srun's stdin for them.

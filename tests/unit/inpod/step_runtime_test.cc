@@ -590,6 +590,63 @@ TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
   EXPECT_EQ(received + dropped, 64000000U);
 }
 
+// An agent is the job's own process and may say anything: one that ends a task twice is heard
+// once (one message, one exit code), and srun does not take the second end for a lost step.
+class TwiceEndingAgent final : public kubeslurm::step::v1::StepAgent::Service {
+ public:
+  grpc::Status NextStepId(grpc::ServerContext* /*context*/,
+                          const kubeslurm::step::v1::NextStepIdRequest* /*request*/,
+                          kubeslurm::step::v1::NextStepIdReply* reply) override {
+    reply->set_step_id(0);
+    return grpc::Status::OK;
+  }
+  grpc::Status Launch(
+      grpc::ServerContext* /*context*/,
+      grpc::ServerReaderWriter<kubeslurm::step::v1::TaskEvent, kubeslurm::step::v1::LaunchRequest>*
+          stream) override {
+    kubeslurm::step::v1::LaunchRequest request;
+    while (stream->Read(&request)) {
+      if (!request.argv().empty()) break;
+    }
+    kubeslurm::step::v1::TaskEvent event;
+    event.mutable_attached()->add_task_ids(0);
+    stream->Write(event);
+    event.Clear();
+    event.mutable_exit()->set_exit_code(3);
+    stream->Write(event);
+    stream->Write(event);
+    return {grpc::StatusCode::UNAVAILABLE, "gone after the end"};
+  }
+};
+
+TEST(StepRuntimeAgainstAnAgent, ATaskEndedTwiceIsHeardOnce) {
+  TwiceEndingAgent service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  const auto server = builder.BuildAndStart();
+  ASSERT_NE(port, 0);
+  std::ostringstream out;
+  std::ostringstream err;
+  Srun command({{"PATH", "/usr/bin:/bin"},
+                {"SLURM_JOB_ID", "7"},
+                {"SLURM_JOB_NODELIST", "train-0"},
+                {"SLURM_JOB_NUM_NODES", "1"},
+                {"SLURM_NTASKS", "1"},
+                {std::string(kTokenVariable), std::string(kToken)},
+                {std::string(kAgentsVariable), "127.0.0.1:" + std::to_string(port)}},
+               SrunSettings{.connectTimeout = std::chrono::seconds(5),
+                            .workingDirectory = "/",
+                            .umask = "",
+                            .inputFd = -1,
+                            .terminalFd = -1},
+               out, err);
+  EXPECT_EQ(command.run({"true"}), 3);
+  EXPECT_EQ(err.str(), "srun: error: train-0: task 0: Exited with exit code 3\n");
+  server->Shutdown();
+}
+
 TEST(StepAgentTest, RefusesToStartWithoutAToken) {
   auto agent = startAgent(AgentOptions{.listenAddress = "127.0.0.1:0", .token = ""});
   EXPECT_FALSE(agent.isOk());
