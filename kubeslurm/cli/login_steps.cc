@@ -417,6 +417,15 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
     io.err << "sattach: error: Could not get job step info: " << why << "\n";
     return 1;
   }
+  // A rank that did not say the step is elsewhere but refused (the per-user bound of the step
+  // proxy, an agent that does not answer) may run some of its tasks: said, never passed over.
+  bool unreached = false;
+  for (const auto& a : ranks) {
+    if (a->attached || a->refusal.error_code() == grpc::StatusCode::NOT_FOUND) continue;
+    io.err << "sattach: error: Node " << a->host
+           << ": unable to attach: " << a->refusal.error_message() << "\n";
+    unreached = true;
+  }
   if (options.layout) {
     // sattach.c print_layout_info, from what the ranks report.
     io.out << "Job step layout:\n\t" << stepTasks << " tasks, " << stepHosts.size() << " nodes ("
@@ -435,7 +444,7 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
       a->context.TryCancel();
       (void)a->reader->Finish();
     }
-    return 0;
+    return unreached ? 1 : 0;
   }
 
   std::mutex outputMutex;
@@ -488,7 +497,7 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
     });
   }
   for (auto& thread : reading) thread.join();
-  return exitCode;
+  return unreached ? std::max(exitCode, 1) : exitCode;
 }
 
 }  // namespace kubeslurm::cli

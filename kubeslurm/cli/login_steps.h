@@ -53,7 +53,8 @@ int sallocExitStatus(const CommandEnd& end);
 // caller's namespace, from now on, through the step proxy (every rank of the job is asked; those
 // the step does not run on say so), labelled with -l, filtered with --output-filter and
 // --error-filter, "sattach: error: task N exited with exit code C" for each task that fails;
-// exits with the highest such code once the step's tasks have all ended. --layout prints the
+// exits with the highest such code once the step's tasks have all ended (at least 1 when a rank
+// could not be asked: "sattach: error: Node H: unable to attach: ..."). --layout prints the
 // step's layout as the ranks report it and exits. Detaching (Ctrl-C, a dropped connection)
 // leaves the step running.
 int runSattach(const std::vector<std::string>& args, CliIo& io);
