@@ -1,6 +1,8 @@
 #include "kubeslurm/base/text.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 namespace kubeslurm {
 
@@ -31,6 +33,11 @@ std::string lowercaseAscii(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = lowerAscii(c);
   return out;
+}
+
+std::string errnoText(int error) {
+  std::array<char, 256> buffer{};
+  return strerror_r(error, buffer.data(), buffer.size());  // the GNU form: returns the text
 }
 
 }  // namespace kubeslurm

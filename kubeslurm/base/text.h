@@ -32,6 +32,10 @@ bool startsWithIgnoreCase(std::string_view text, std::string_view prefix);
 // `text` with A-Z made a-z and every other byte as it was (the C locale's tolower).
 std::string lowercaseAscii(std::string_view text);
 
+// strerror(error)'s text, made thread-safe (strerror_r): the in-pod tools describe system errors
+// from several threads at once.
+std::string errnoText(int error);
+
 // "\"text\"" cut to `maxShown` characters ("..." marks the cut), control and non-ASCII bytes
 // shown as '?', so that hostile input cannot garble a terminal through an error message.
 std::string quoteForDiagnostic(std::string_view text, std::size_t maxShown);

@@ -115,11 +115,6 @@ struct InputPlan {
   }
 };
 
-std::string errnoText(int error) {
-  std::array<char, 256> buffer{};
-  return strerror_r(error, buffer.data(), buffer.size());  // the GNU form: returns the text
-}
-
 // srun --pty puts the local terminal in raw mode (srun.c, its own cfmakeraw) for the step's life,
 // so that Ctrl-C, Ctrl-Z and Ctrl-\ reach the task's terminal as keystrokes.
 class RawTerminal {

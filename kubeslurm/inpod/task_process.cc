@@ -13,6 +13,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "kubeslurm/base/text.h"
+
 namespace kubeslurm::inpod {
 namespace {
 
@@ -26,12 +28,6 @@ struct ChildReport {
   ChildFailure what;
   int error;
 };
-
-// strerror is not thread-safe; the agent starts tasks from several gRPC threads.
-std::string errorText(int error) {
-  std::array<char, 256> buffer{};
-  return strerror_r(error, buffer.data(), buffer.size());  // the GNU form: returns the text
-}
 
 // Only async-signal-safe calls between fork and exec: the parent may be multi-threaded (gRPC).
 void writeAll(int fd, const void* data, std::size_t size) {
@@ -204,14 +200,14 @@ StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
       pipe2(report.data(), O_CLOEXEC) != 0) {
     const int error = errno;
     closeAll();
-    return internalError("pipe: " + errorText(error));
+    return internalError("pipe: " + errnoText(error));
   }
   if (io.pty) {
     terminal = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (terminal < 0 || grantpt(terminal) != 0 || unlockpt(terminal) != 0) {
       const int error = errno;
       closeAll();
-      return internalError("pty: " + errorText(error));
+      return internalError("pty: " + errnoText(error));
     }
     // Only the fallback's: ptsname_r checks the name, which a /dev whose devpts is not the
     // master's lacks, where TIOCGPTPEER still opens the peer.
@@ -222,7 +218,7 @@ StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
   if (pid < 0) {
     const int error = errno;
     closeAll();
-    return internalError("fork: " + errorText(error));
+    return internalError("fork: " + errnoText(error));
   }
   if (pid == 0) {
     runChild(ChildIo{.stdinRead = in[0],
@@ -258,19 +254,19 @@ StatusOr<TaskProcess> startTask(const std::vector<std::string>& argv,
     if (n != static_cast<ssize_t>(sizeof child)) break;
     if (child.what == ChildFailure::kTerminal) {
       messages += "slurmstepd: error: pty: ";
-      messages += errorText(child.error);
+      messages += errnoText(child.error);
       messages += '\n';
     } else if (child.what == ChildFailure::kChdir) {
       messages += "slurmstepd: error: couldn't chdir to `";
       messages += workingDirectory;
       messages += "': ";
-      messages += errorText(child.error);
+      messages += errnoText(child.error);
       messages += ": going to /tmp instead\n";
     } else {
       messages += "slurmstepd: error: execve(): ";
       messages += argv[0];
       messages += ": ";
-      messages += errorText(child.error);
+      messages += errnoText(child.error);
       messages += '\n';
     }
   }
