@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -23,6 +24,7 @@
 #include "kubeslurm/cli/sattach_options.h"
 #include "kubeslurm/cli/scheduler_access.h"
 #include "kubeslurm/inpod/entry.h"
+#include "kubeslurm/inpod/local_input.h"
 #include "kubeslurm/inpod/srun_options.h"
 #include "kubeslurm/inpod/task_output.h"
 #include "kubeslurm/rpc/step_proxy.h"
@@ -339,14 +341,28 @@ int runLoginSrun(const std::vector<std::string>& args, CliIo& io) {
 
 namespace {
 
-// One rank's Attach stream, while sattach reads it.
+// One rank's Attach stream, while sattach reads it and writes its stdin into it.
 struct RankAttachment {
   std::uint32_t rank = 0;
   std::string host;
   grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientReader<v1::TaskEvent>> reader;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::AttachRequest, v1::TaskEvent>> stream;
   std::optional<v1::Attached> attached;  // the step runs here
   grpc::Status refusal;                  // why not, when it does not
+  std::mutex inputMutex;
+  bool inputOpen = false;  // under inputMutex: sattach's stdin still goes here
+
+  void writeInput(const v1::AttachRequest& message) {
+    const std::lock_guard lock(inputMutex);
+    if (inputOpen) inputOpen = stream->Write(message);
+  }
+  // sattach's stdin ended (the tasks' here ends with it), or so have the tasks here.
+  void closeInput() {
+    const std::lock_guard lock(inputMutex);
+    if (!inputOpen) return;
+    inputOpen = false;
+    (void)stream->WritesDone();
+  }
 };
 
 }  // namespace
@@ -383,16 +399,26 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
     for (auto& attachment : ranks) {
       opening.emplace_back([&transport, &options, a = attachment.get()] {
         transport.authorize(a->context, a->rank);
+        a->stream = v1::StepAgent::NewStub(transport.connect(a->rank))->Attach(&a->context);
         v1::AttachRequest request;
         request.set_step_id(options.stepId);
-        a->reader =
-            v1::StepAgent::NewStub(transport.connect(a->rank))->Attach(&a->context, request);
+        // sattach's stdin goes to the step (sattach.c client_io_handler_create, as srun's):
+        // every task that reads it, or --input-filter's.
+        request.set_writes_input(!options.layout);
+        if (options.inputFilter) request.set_input_task(*options.inputFilter);
+        a->inputOpen = a->stream->Write(request);
         v1::TaskEvent first;
-        if (a->reader->Read(&first) && first.has_attached()) {
+        if (a->stream->Read(&first) && first.has_attached()) {
           a->attached = first.attached();
+          const auto& ids = a->attached->task_ids();
+          if (options.inputFilter &&
+              std::find(ids.begin(), ids.end(), *options.inputFilter) == ids.end()) {
+            a->closeInput();  // the task stdin goes to is not here
+          }
         } else {
-          a->refusal = a->reader->Finish();
-          a->reader.reset();
+          a->closeInput();
+          a->refusal = a->stream->Finish();
+          a->stream.reset();
         }
       });
     }
@@ -440,24 +466,43 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
     }
     io.out << std::flush;
     for (auto& a : ranks) {
-      if (!a->reader) continue;
+      if (!a->stream) continue;
+      a->closeInput();
       a->context.TryCancel();
-      (void)a->reader->Finish();
+      (void)a->stream->Finish();
     }
     return unreached ? 1 : 0;
   }
+
+  inpod::LocalInput input(STDIN_FILENO);
+  input.start(
+      [&ranks](std::string_view data) {
+        v1::AttachRequest message;
+        message.set_input(data.data(), data.size());
+        for (auto& a : ranks) {
+          if (a->stream) a->writeInput(message);
+        }
+      },
+      [&ranks] {
+        for (auto& a : ranks) {
+          if (a->stream) a->closeInput();
+        }
+      });
+  std::optional<inpod::RawTerminal> rawTerminal;
+  if (options.pty) rawTerminal.emplace(STDIN_FILENO);
 
   std::mutex outputMutex;
   inpod::TaskOutput output(io.out, io.err, outputMutex, options.label, stepTasks);
   int exitCode = 0;
   std::vector<std::thread> reading;
   for (auto& attachment : ranks) {
-    if (!attachment->reader) continue;
+    if (!attachment->stream) continue;
     reading.emplace_back([&, a = attachment.get()] {
+      // Only this rank's tasks: an agent cannot speak for another rank's.
+      const auto& ids = a->attached->task_ids();
+      std::set<std::uint32_t> running(ids.begin(), ids.end());
       v1::TaskEvent event;
-      while (a->reader->Read(&event)) {
-        // Only this rank's tasks: an agent cannot speak for another rank's.
-        const auto& ids = a->attached->task_ids();
+      while (a->stream->Read(&event)) {
         const bool own = std::find(ids.begin(), ids.end(), event.task_id()) != ids.end();
         switch (event.event_case()) {
           case v1::TaskEvent::kStdout:
@@ -473,6 +518,9 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
           case v1::TaskEvent::kExit:
             if (!own) break;
             output.taskEnded(event.task_id());
+            running.erase(event.task_id());
+            // The agent ends the stream once it has this half-close, or a few seconds later.
+            if (running.empty()) a->closeInput();
             // sattach.c _exit_handler: each failed task's code said; signals only with -v.
             if (event.exit().signal() == 0 && event.exit().exit_code() != 0) {
               const std::lock_guard lock(outputMutex);
@@ -493,10 +541,13 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
             break;
         }
       }
-      (void)a->reader->Finish();
+      a->closeInput();
+      (void)a->stream->Finish();
     });
   }
   for (auto& thread : reading) thread.join();
+  rawTerminal.reset();
+  input.stop();
   return unreached ? std::max(exitCode, 1) : exitCode;
 }
 

@@ -72,8 +72,7 @@ std::optional<std::string> positiveInteger(const std::string& text, std::string_
 SattachParse parseSattachArguments(const std::vector<std::string>& args) {
   const GetoptResult parsed = getoptLong("sattach", args, "+hlQuvV", kLongOptions);
   SattachOptions options;
-  bool inputFilter = false;
-  bool pty = false;
+  bool inputFilterSet = false;
   bool outputFilterSet = false;
   bool errorFilterSet = false;
   // getopt_long reports an error only when it reaches it: the options before it took effect.
@@ -86,9 +85,9 @@ SattachParse parseSattachArguments(const std::vector<std::string>& args) {
     if (option.key == 'Q') ++options.quiet;
     if (option.key == 'v') ++options.verbose;
     if (name == "layout") options.layout = true;
-    if (name == "pty") pty = true;
+    if (name == "pty") options.pty = true;
     if (name != "input-filter" && name != "output-filter" && name != "error-filter") continue;
-    bool& set = name == "input-filter"    ? inputFilter
+    bool& set = name == "input-filter"    ? inputFilterSet
                 : name == "output-filter" ? outputFilterSet
                                           : errorFilterSet;
     set = true;
@@ -97,6 +96,7 @@ SattachParse parseSattachArguments(const std::vector<std::string>& args) {
     if (auto refusal = positiveInteger(*option.value, name, task)) {
       return refused(std::move(*refusal));
     }
+    if (name == "input-filter") options.inputFilter = task;
     if (name == "output-filter") options.outputFilter = task;
     if (name == "error-filter") options.errorFilter = task;
   }
@@ -122,11 +122,9 @@ SattachParse parseSattachArguments(const std::vector<std::string>& args) {
   if (options.quiet > 0 && options.verbose > 0) {
     return refused("don't specify both --verbose (-v) and --quiet (-Q)");
   }
-  if (pty && (inputFilter || outputFilterSet || errorFilterSet)) {
+  if (options.pty && (inputFilterSet || outputFilterSet || errorFilterSet)) {
     return refused("don't specify both --pty and I/O filtering");
   }
-  if (inputFilter) return refused("kubeslurm's sattach does not support --input-filter");
-  if (pty) return refused("kubeslurm's sattach does not support --pty");
   if (!errorFilterSet && outputFilterSet) options.errorFilter = options.outputFilter;
   SattachParse parse;
   parse.options = options;

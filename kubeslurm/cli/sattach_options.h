@@ -20,6 +20,9 @@ struct SattachOptions {
   // error filter follows the output filter when only that is given (_opt_verify).
   std::optional<std::uint32_t> outputFilter;
   std::optional<std::uint32_t> errorFilter;
+  // --input-filter: sattach's stdin to that task only ("-" or none: every task that reads it).
+  std::optional<std::uint32_t> inputFilter;
+  bool pty = false;  // --pty: the local terminal raw while attached, for a --pty step's task 0
 };
 
 // Either options to attach with, or what sattach prints (stdout, stderr: whole lines) and the

@@ -9,8 +9,10 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -56,69 +58,66 @@ struct RunningTask {
 
 // Where one task's stdin is written: a pipe, or its pty's master side.
 struct TaskInput {
-  int fd = -1;  // non-blocking, owned by the feed
+  std::uint32_t taskId = 0;
+  int fd = -1;  // non-blocking, owned by the step's input
   bool pty = false;
 };
 
-// Carries the later messages of a Launch stream into the tasks, on a thread of its own: srun's
-// stdin to every task that reads it, a --pty task's new window size. The feed ends when srun
-// half-closes (its stdin ended, or this rank's tasks have all ended), which closes the tasks'
-// stdin. A task that stops reading holds srun's stream back (the stream's flow control), never
-// the agent: writes wait in poll and give up once the step is over.
-class InputFeed {
+// The stdin of a step's tasks on this rank, which its srun and every sattach that writes input
+// share (slurmstepd io.c: each client's stdin messages to the tasks, an eof message from any
+// of them closing it). One writer at a time, so that two writers' chunks do not interleave.
+// A task that stops reading holds its writer back, never the agent: writes wait in poll and
+// give up once the step is over.
+class StepInput {
  public:
-  InputFeed(grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>& stream,
-            std::vector<TaskInput> inputs)
-      : inputs_(std::move(inputs)), thread_([this, &stream] { run(stream); }) {}
-  ~InputFeed() {
-    stopping_ = true;
-    if (thread_.joinable()) thread_.join();
+  explicit StepInput(std::vector<TaskInput> inputs) : inputs_(std::move(inputs)) {}
+  ~StepInput() {
     for (const auto& input : inputs_) {
       if (input.fd >= 0) ::close(input.fd);
     }
   }
-  InputFeed(const InputFeed&) = delete;
-  InputFeed& operator=(const InputFeed&) = delete;
+  StepInput(const StepInput&) = delete;
+  StepInput& operator=(const StepInput&) = delete;
 
-  // Once the tasks have ended: input still on its way to them is dropped (a process they left
-  // behind holding their stdin reads nothing more), and srun half-closes when it has their
-  // ends; one that does not within a few seconds has its call cancelled, so no thread waits on
-  // it for ever.
-  void finish(grpc::ServerContext& context) {
-    stopping_ = true;
-    std::unique_lock lock(mutex_);
-    if (!ended_.wait_for(lock, kInputGrace, [this] { return done_; })) context.TryCancel();
-  }
-
- private:
-  static constexpr auto kInputGrace = std::chrono::seconds(5);
-
-  void run(grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>& stream) {
-    v1::LaunchRequest message;
-    while (stream.Read(&message)) {
-      if (message.has_window()) {
-        for (const auto& input : inputs_) {
-          if (input.pty && input.fd >= 0) {
-            setWindowSize(input.fd, message.window().rows(), message.window().columns());
-          }
-        }
-      }
-      if (!message.input().empty()) {
-        for (auto& input : inputs_) write(input, message.input());
-      }
+  // To every task that reads stdin here, or to `task` only; given up once `abandoned` is set
+  // (its writer is leaving) or the step is over.
+  void write(std::optional<std::uint32_t> task, std::string_view data,
+             const std::atomic<bool>& abandoned) {
+    const std::lock_guard lock(mutex_);
+    for (auto& input : inputs_) {
+      if (!task || *task == input.taskId) write(input, data, abandoned);
     }
-    // srun's stdin ended: the tasks' too (a pty's own stays open: it is also its output).
+  }
+  // The end of the writer's stdin: the tasks' too (a pty's own stays open: it is also its
+  // output).
+  void close(std::optional<std::uint32_t> task) {
+    const std::lock_guard lock(mutex_);
+    for (auto& input : inputs_) {
+      if ((task && *task != input.taskId) || input.pty || input.fd < 0) continue;
+      ::close(input.fd);
+      input.fd = -1;
+    }
+  }
+  void resize(unsigned rows, unsigned columns) {
+    const std::lock_guard lock(mutex_);
+    for (const auto& input : inputs_) {
+      if (input.pty && input.fd >= 0) setWindowSize(input.fd, rows, columns);
+    }
+  }
+  // The step is over here: every task's stdin closed, a pty's with it, and input still on its
+  // way to them dropped (a process they left behind holding their stdin reads nothing more).
+  void end() {
+    stopping_ = true;
+    const std::lock_guard lock(mutex_);
     for (auto& input : inputs_) {
       if (input.fd >= 0) ::close(input.fd);
       input.fd = -1;
     }
-    const std::lock_guard lock(mutex_);
-    done_ = true;
-    ended_.notify_all();
   }
 
-  void write(TaskInput& input, std::string_view data) {
-    while (input.fd >= 0 && !data.empty() && !stopping_) {
+ private:
+  void write(TaskInput& input, std::string_view data, const std::atomic<bool>& abandoned) {
+    while (input.fd >= 0 && !data.empty() && !stopping_ && !abandoned) {
       const ssize_t n = ::write(input.fd, data.data(), data.size());
       if (n > 0) {
         data.remove_prefix(static_cast<std::size_t>(n));
@@ -135,8 +134,58 @@ class InputFeed {
     }
   }
 
+  std::mutex mutex_;
   std::vector<TaskInput> inputs_;
   std::atomic<bool> stopping_{false};
+};
+
+// Carries the later messages of a Launch (srun) or Attach (sattach) stream into the tasks, on a
+// thread of its own: stdin, and a --pty task's new window size. The feed ends when the caller
+// half-closes, which closes the stdin of the tasks it writes to. The stream's flow control holds
+// a caller back while its tasks do not read.
+template <typename Request>
+class InputFeed {
+ public:
+  InputFeed(grpc::ServerReaderWriter<v1::TaskEvent, Request>& stream,
+            std::shared_ptr<StepInput> input, std::optional<std::uint32_t> task)
+      : input_(std::move(input)), task_(task), thread_([this, &stream] { run(stream); }) {}
+  ~InputFeed() {
+    abandoned_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  InputFeed(const InputFeed&) = delete;
+  InputFeed& operator=(const InputFeed&) = delete;
+
+  // Once the tasks have ended, the caller half-closes when it has their ends; one that does not
+  // within a few seconds has its call cancelled, so no thread waits on it for ever.
+  void finish(grpc::ServerContext& context) {
+    abandoned_ = true;
+    std::unique_lock lock(mutex_);
+    if (!ended_.wait_for(lock, kInputGrace, [this] { return done_; })) context.TryCancel();
+  }
+
+ private:
+  static constexpr auto kInputGrace = std::chrono::seconds(5);
+
+  void run(grpc::ServerReaderWriter<v1::TaskEvent, Request>& stream) {
+    Request message;
+    while (stream.Read(&message)) {
+      if constexpr (std::is_same_v<Request, v1::LaunchRequest>) {
+        if (message.has_window()) {
+          input_->resize(message.window().rows(), message.window().columns());
+        }
+      }
+      if (!message.input().empty()) input_->write(task_, message.input(), abandoned_);
+    }
+    input_->close(task_);
+    const std::lock_guard lock(mutex_);
+    done_ = true;
+    ended_.notify_all();
+  }
+
+  std::shared_ptr<StepInput> input_;
+  const std::optional<std::uint32_t> task_;
+  std::atomic<bool> abandoned_{false};
   std::mutex mutex_;
   std::condition_variable ended_;
   bool done_ = false;
@@ -250,6 +299,12 @@ class StepBroadcast {
   bool ended_ = false;
 };
 
+// A running step as sattach reaches it: its output, and its tasks' stdin.
+struct WatchedStep {
+  std::shared_ptr<StepBroadcast> output;
+  std::shared_ptr<StepInput> input;
+};
+
 class Service final : public v1::StepAgent::Service {
  public:
   Service(std::string token, std::chrono::milliseconds killWait, std::function<void(int)> onRelease)
@@ -294,7 +349,9 @@ class Service final : public v1::StepAgent::Service {
         message.set_stderr(started->startMessages);
         early.push_back(std::move(message));
       }
-      if (started->inputFd >= 0) inputs.push_back({started->inputFd, task.pty()});
+      if (started->inputFd >= 0) {
+        inputs.push_back({.taskId = task.task_id(), .fd = started->inputFd, .pty = task.pty()});
+      }
       RunningTask running;
       running.taskId = task.task_id();
       running.process = std::move(*started);
@@ -312,7 +369,8 @@ class Service final : public v1::StepAgent::Service {
       }
     }
     const auto broadcast = std::make_shared<StepBroadcast>(stepTasks, taskIds);
-    registerStep(request.step_id(), tasks, broadcast);
+    const auto input = std::make_shared<StepInput>(std::move(inputs));
+    registerStep(request.step_id(), tasks, {broadcast, input});
     // First, that the tasks run: a stream that breaks after this lost a running step, not a
     // launch.
     v1::TaskEvent started;
@@ -322,29 +380,35 @@ class Service final : public v1::StepAgent::Service {
     started.mutable_attached()->set_step_tasks(stepTasks);
     bool clientGone = !stream->Write(started);
     {
-      InputFeed feed(*stream, std::move(inputs));
+      InputFeed<v1::LaunchRequest> feed(*stream, input, std::nullopt);
       for (const auto& event : early) clientGone = clientGone || !stream->Write(event);
       clientGone = !pump(tasks, *context, *stream, *broadcast, clientGone) || clientGone;
       feed.finish(*context);
     }
+    input->end();
     broadcast->end();
     unregisterStep(request.step_id(), tasks, broadcast);
     if (clientGone) return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
     return grpc::Status::OK;
   }
 
-  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
-                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+  grpc::Status Attach(grpc::ServerContext* context,
+                      grpc::ServerReaderWriter<v1::TaskEvent, v1::AttachRequest>* stream) override {
     if (auto denied = authenticate(*context); !denied.ok()) return denied;
-    std::shared_ptr<StepBroadcast> broadcast;
+    v1::AttachRequest request;
+    if (!stream->Read(&request)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "an attach names a step"};
+    }
+    WatchedStep step;
     {
       const std::lock_guard lock(mutex_);
-      const auto found = broadcasts_.find(request->step_id());
-      if (found != broadcasts_.end()) broadcast = found->second;
+      const auto found = watched_.find(request.step_id());
+      if (found != watched_.end()) step = found->second;
     }
     v1::TaskEvent attached;
     bool full = false;
-    const std::shared_ptr<Watcher> watcher = broadcast ? broadcast->watch(attached, full) : nullptr;
+    const std::shared_ptr<Watcher> watcher =
+        step.output ? step.output->watch(attached, full) : nullptr;
     if (full) {
       return {
           grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -352,16 +416,23 @@ class Service final : public v1::StepAgent::Service {
     }
     if (!watcher) {
       return {grpc::StatusCode::NOT_FOUND,
-              "no step " + std::to_string(request->step_id()) + " runs on this node"};
+              "no step " + std::to_string(request.step_id()) + " runs on this node"};
     }
-    bool open = writer->Write(attached);
+    std::optional<InputFeed<v1::AttachRequest>> feed;
+    if (request.writes_input()) {
+      const std::optional<std::uint32_t> task =
+          request.has_input_task() ? std::optional(request.input_task()) : std::nullopt;
+      feed.emplace(*stream, step.input, task);
+    }
+    bool open = stream->Write(attached);
     while (open && !context->IsCancelled() && !stopping_) {
       v1::TaskEvent event;
       const Watcher::Next next = watcher->next(event, std::chrono::milliseconds(kPollMs));
       if (next == Watcher::Next::kEnded) break;
-      if (next == Watcher::Next::kEvent) open = writer->Write(event);
+      if (next == Watcher::Next::kEvent) open = stream->Write(event);
     }
-    broadcast->unwatch(watcher);
+    if (feed) feed->finish(*context);
+    step.output->unwatch(watcher);
     return grpc::Status::OK;
   }
 
@@ -445,18 +516,18 @@ class Service final : public v1::StepAgent::Service {
   // A second launch of a step already running here (a caller's own doing) is signalled with it
   // but not watched: sattach sees the first.
   void registerStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks,
-                    const std::shared_ptr<StepBroadcast>& broadcast) {
+                    WatchedStep watched) {
     std::lock_guard lock(mutex_);
     auto& groups = steps_[stepId];
     for (const auto& task : tasks) groups.insert(task.process.pid);
-    broadcasts_.emplace(stepId, broadcast);
+    watched_.emplace(stepId, std::move(watched));
   }
   void unregisterStep(std::uint32_t stepId, const std::vector<RunningTask>& tasks,
                       const std::shared_ptr<StepBroadcast>& broadcast) {
     std::lock_guard lock(mutex_);
-    if (const auto watched = broadcasts_.find(stepId);
-        watched != broadcasts_.end() && watched->second == broadcast) {
-      broadcasts_.erase(watched);
+    if (const auto watched = watched_.find(stepId);
+        watched != watched_.end() && watched->second.output == broadcast) {
+      watched_.erase(watched);
     }
     auto found = steps_.find(stepId);
     if (found == steps_.end()) return;
@@ -569,8 +640,8 @@ class Service final : public v1::StepAgent::Service {
   std::atomic<std::uint32_t> nextStepId_{0};
   mutable std::mutex mutex_;
   std::map<std::uint32_t, std::set<pid_t>> steps_;  // step id -> the task process groups
-  std::map<std::uint32_t, std::shared_ptr<StepBroadcast>> broadcasts_;  // what sattach watches
-  std::vector<step::StepRecord> records_;  // finished steps srun reported
+  std::map<std::uint32_t, WatchedStep> watched_;    // what sattach attaches to
+  std::vector<step::StepRecord> records_;           // finished steps srun reported
 };
 
 class GrpcAgent final : public Agent {

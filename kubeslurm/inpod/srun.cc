@@ -15,12 +15,12 @@
 #include <grpcpp/grpcpp.h>
 #include <poll.h>
 #include <sys/ioctl.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/inpod/agent.h"
 #include "kubeslurm/inpod/agent_address.h"
+#include "kubeslurm/inpod/local_input.h"
 #include "kubeslurm/inpod/srun_options.h"
 #include "kubeslurm/inpod/task_output.h"
 #include "kubeslurm/slurm/hostlist.h"
@@ -101,39 +101,12 @@ struct InputPlan {
   std::set<std::uint32_t> tasks;
   int fd = -1;
   bool ownsFd = false;
-  // Written once the step is over: wakes the input thread out of its wait for srun's stdin at
-  // once (every srun from a terminal ends through it).
-  std::array<int, 2> stepOver = {-1, -1};
   InputPlan() = default;
   InputPlan(const InputPlan&) = delete;
   InputPlan& operator=(const InputPlan&) = delete;
   ~InputPlan() {
     if (ownsFd && fd >= 0) ::close(fd);
-    for (const int end : stepOver) {
-      if (end >= 0) ::close(end);
-    }
   }
-};
-
-// srun --pty puts the local terminal in raw mode (srun.c, its own cfmakeraw) for the step's life,
-// so that Ctrl-C, Ctrl-Z and Ctrl-\ reach the task's terminal as keystrokes.
-class RawTerminal {
- public:
-  explicit RawTerminal(int fd) {
-    if (fd < 0 || ::isatty(fd) == 0 || tcgetattr(fd, &saved_) != 0) return;
-    termios raw = saved_;
-    cfmakeraw(&raw);
-    if (tcsetattr(fd, TCSANOW, &raw) == 0) fd_ = fd;
-  }
-  ~RawTerminal() {
-    if (fd_ >= 0) tcsetattr(fd_, TCSANOW, &saved_);
-  }
-  RawTerminal(const RawTerminal&) = delete;
-  RawTerminal& operator=(const RawTerminal&) = delete;
-
- private:
-  int fd_ = -1;
-  termios saved_{};
 };
 
 }  // namespace
@@ -445,8 +418,9 @@ int Srun::run(const std::vector<std::string>& args) {
     }
     if (input.fd < 0) input.tasks.clear();
   }
-  // Without a way to wake the input thread, no task reads srun's stdin.
-  if (!input.tasks.empty() && ::pipe2(input.stepOver.data(), O_CLOEXEC) != 0) input.tasks.clear();
+  LocalInput localInput(input.tasks.empty() ? -1 : input.fd);
+  // Without a way to stop reading it, no task reads srun's stdin.
+  if (!localInput.usable()) input.tasks.clear();
 
   auto step = std::make_shared<Step>();
   step->jobId = allocation.jobId;
@@ -562,31 +536,25 @@ int Srun::run(const std::vector<std::string>& args) {
     ++streamsStarted;
     startedChanged.notify_all();
   };
-  std::thread inputThread;
+  // Every stream open before srun's stdin goes anywhere; its end closes every task's stdin.
+  auto waitForStreams = [&] {
+    std::unique_lock lock(startedMutex);
+    startedChanged.wait(lock, [&] { return streamsStarted == layout->nodes.size(); });
+  };
   if (!input.tasks.empty()) {
-    inputThread = std::thread([&] {
-      {
-        std::unique_lock lock(startedMutex);
-        startedChanged.wait(lock, [&] { return streamsStarted == layout->nodes.size(); });
-      }
-      std::vector<char> buffer(std::size_t{64} * 1024);
-      while (true) {
-        std::array<pollfd, 2> waitFor = {pollfd{input.fd, POLLIN, 0},
-                                         pollfd{input.stepOver[0], POLLIN, 0}};
-        const int ready = ::poll(waitFor.data(), waitFor.size(), -1);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready > 0 && waitFor[1].revents != 0) break;
-        const ssize_t n = ready < 0 ? -1 : ::read(input.fd, buffer.data(), buffer.size());
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) break;  // end of srun's stdin (or an error reading it): the tasks' ends too
-        v1::LaunchRequest message;
-        message.set_input(buffer.data(), static_cast<std::size_t>(n));
-        for (std::size_t i = 0; i < step->streams.size(); ++i) {
-          if (step->streams[i]->wantsInput) (void)step->writeInput(i, message);
-        }
-      }
-      for (std::size_t i = 0; i < step->streams.size(); ++i) step->closeInput(i);
-    });
+    localInput.start(
+        [&](std::string_view data) {
+          waitForStreams();
+          v1::LaunchRequest message;
+          message.set_input(data.data(), data.size());
+          for (std::size_t i = 0; i < step->streams.size(); ++i) {
+            if (step->streams[i]->wantsInput) (void)step->writeInput(i, message);
+          }
+        },
+        [&] {
+          waitForStreams();
+          for (std::size_t i = 0; i < step->streams.size(); ++i) step->closeInput(i);
+        });
   }
   std::optional<RawTerminal> rawTerminal;
   if (pty) rawTerminal.emplace(settings_.inputFd);
@@ -686,11 +654,7 @@ int Srun::run(const std::vector<std::string>& args) {
   }
   for (auto& reader : readers) reader.join();
   rawTerminal.reset();
-  if (inputThread.joinable()) {
-    const char over = 1;
-    (void)!::write(input.stepOver[1], &over, 1);
-    inputThread.join();
-  }
+  localInput.stop();
   {
     std::lock_guard lock(stepMutex_);
     step_.reset();

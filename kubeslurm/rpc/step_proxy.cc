@@ -123,17 +123,18 @@ class CancelWhenCallerLeaves {
   std::thread thread_;
 };
 
-// Carries a Launch's later messages from the caller to the agent on a thread of its own, until
-// the caller half-closes. Once the agent has ended the stream, srun half-closes when it has read
-// the tasks' ends; a caller that does not within a few seconds has its call cancelled, so no
-// thread waits on it for ever.
+// Carries a Launch's (or an Attach's) later messages from the caller to the agent on a thread of
+// its own, until the caller half-closes. Once the agent has ended the stream, srun (or sattach)
+// half-closes when it has read the tasks' ends; a caller that does not within a few seconds has
+// its call cancelled, so no thread waits on it for ever.
+template <typename Request>
 class ForwardInput {
  public:
-  ForwardInput(grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>& caller,
-               grpc::ClientReaderWriter<v1::LaunchRequest, v1::TaskEvent>& agent, bool agentOpen)
+  ForwardInput(grpc::ServerReaderWriter<v1::TaskEvent, Request>& caller,
+               grpc::ClientReaderWriter<Request, v1::TaskEvent>& agent, bool agentOpen)
       : thread_([this, &caller, &agent, agentOpen] {
           bool open = agentOpen;
-          v1::LaunchRequest message;
+          Request message;
           while (caller.Read(&message)) {
             if (open) open = agent.Write(message);
           }
@@ -202,19 +203,26 @@ class StepProxyService final : public v1::StepAgent::Service {
     return status;
   }
 
-  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
-                      grpc::ServerWriter<v1::TaskEvent>* writer) override {
+  grpc::Status Attach(grpc::ServerContext* context,
+                      grpc::ServerReaderWriter<v1::TaskEvent, v1::AttachRequest>* caller) override {
     auto routed = route(*context);
     if (!routed.isOk()) return toGrpc(routed.status());
     const CallCount counted = count(routed->caller);
     if (!counted.taken()) return tooManyCalls();
+    v1::AttachRequest request;
+    if (!caller->Read(&request)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "an attach names a step"};
+    }
     const std::shared_ptr<grpc::Channel> channel = agentChannel(*context, routed->target.address);
     if (!channel) return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
     grpc::ClientContext upstream;
     prepare(upstream, *context, routed->target.token, std::nullopt);
-    auto reader = v1::StepAgent::NewStub(channel)->Attach(&upstream, *request);
-    relayEvents(*reader, *writer, *context, upstream);
-    grpc::Status status = reader->Finish();
+    auto agent = v1::StepAgent::NewStub(channel)->Attach(&upstream);
+    // sattach's stdin, and its half-close, go on as srun's do.
+    ForwardInput input(*caller, *agent, agent->Write(request));
+    relayEvents(*agent, *caller, *context, upstream);
+    input.finish(*context);
+    grpc::Status status = agent->Finish();
     if (context->IsCancelled()) return {grpc::StatusCode::CANCELLED, "sattach went away"};
     return status;
   }

@@ -22,7 +22,7 @@
 #      script(1), and driven through a pseudo-terminal: keystrokes timed, a window change),
 #      and Ctrl-C while it waits revokes it; srun --jobid into a running batch job, refused to
 #      another user of the namespace; 200 MB of output through the proxy and inside a job;
-#      sattach to a running step.
+#      sattach to a running step, its stdin to a task that reads it.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code;
 #      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation.
 #   8. The operator killed during a step from the login host (its step proxy gone) and started
@@ -456,6 +456,23 @@ grep -qx 'sattach: error: task 1 exited with exit code 3' "$WORK/sattach.err" ||
 if sattach "$ticks.7" 2>"$WORK/nostep.err"; then fail "sattach to no step succeeded"; fi
 grep -qx 'sattach: error: Could not get job step info: .*' "$WORK/nostep.err" ||
   fail "sattach to no step: $(cat "$WORK/nostep.err")"
+# sattach's stdin reaches a step whose tasks read theirs (the srun's own stdin held open).
+mkfifo "$WORK/held.fifo"
+sleep 120 >"$WORK/held.fifo" &
+holder=$!
+rm -f reading.0
+srun -N1 -J typed-into sh -c ': > reading.0; read line; echo "read: $line"' \
+  <"$WORK/held.fifo" >"$WORK/reader.out" 2>&1 &
+reader=$!
+for _ in $(seq 300); do [ -e reading.0 ] && break; sleep 0.1; done
+[ -e reading.0 ] || fail "the step that reads its stdin did not start: $(cat "$WORK/reader.out")"
+typed_job=$(squeue -h -n typed-into -t R -o %i | head -n1)
+echo "from sattach" | sattach "$typed_job.0" >"$WORK/typed.out" 2>&1 ||
+  fail "sattach with stdin: $(cat "$WORK/typed.out")"
+wait "$reader" || fail "the step sattach typed into: $(cat "$WORK/reader.out")"
+kill "$holder" 2>/dev/null || true
+grep -qx 'read: from sattach' "$WORK/reader.out" || fail "sattach's stdin: $(cat "$WORK/reader.out")"
+grep -qx 'read: from sattach' "$WORK/typed.out" || fail "sattach's view: $(cat "$WORK/typed.out")"
 
 step "7. salloc: an allocation, srun inside its shell, released with the command's exit code"
 set +e

@@ -34,6 +34,19 @@ TEST(SattachOptions, FiltersApart) {
   EXPECT_TRUE(parse.options->layout);
 }
 
+TEST(SattachOptions, StdinToOneTaskOrEvery) {
+  const SattachParse one = parseSattachArguments({"--input-filter=2", "7.0"});
+  ASSERT_TRUE(one.options.has_value()) << one.err;
+  EXPECT_EQ(one.options->inputFilter, 2U);
+  EXPECT_FALSE(one.options->outputFilter.has_value());  // the input filter leads no other
+  const SattachParse every = parseSattachArguments({"--input-filter=-", "7.0"});
+  ASSERT_TRUE(every.options.has_value()) << every.err;
+  EXPECT_FALSE(every.options->inputFilter.has_value());
+  const SattachParse pty = parseSattachArguments({"--pty", "7.0"});
+  ASSERT_TRUE(pty.options.has_value()) << pty.err;
+  EXPECT_TRUE(pty.options->pty);
+}
+
 TEST(SattachOptions, HelpUsageAndVersion) {
   EXPECT_EQ(parseSattachArguments({"--usage"}).out, kUsage);
   EXPECT_EQ(parseSattachArguments({"-V", "1.0"}).out, "slurm 22.05.8\n");
@@ -72,8 +85,11 @@ TEST(SattachOptions, RefusalsInSlurmsWords) {
       {{"--pty", "--output-filter=0", "1.0"},
        "sattach: error: don't specify both --pty and I/O filtering\n",
        ""},
-      {{"--input-filter=0", "1.0"},
-       "sattach: error: kubeslurm's sattach does not support --input-filter\n",
+      {{"--pty", "--input-filter=-", "1.0"},
+       "sattach: error: don't specify both --pty and I/O filtering\n",
+       ""},
+      {{"--input-filter=1x", "1.0"},
+       "sattach: error: Invalid numeric value \"1x\" for input-filter.\n",
        ""},
       {{"--bogus", "1.0"},
        "sattach: unrecognized option '--bogus'\nTry \"sattach --help\" for more information\n",

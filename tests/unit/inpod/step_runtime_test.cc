@@ -19,6 +19,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -505,22 +506,30 @@ TEST_F(StepRuntimeTest, PtyWindowSizeFollowsSrunsTerminal) {
 // (told how much) and never holds the step back.
 class StepAttachTest : public StepRuntimeTest {
  protected:
-  // An Attach to step 0 on one agent, its first event read.
+  // An Attach to step 0 on one agent, its first event read. One that does not write input
+  // half-closes at once, as a one-message call does.
   struct Attachment {
     std::unique_ptr<kubeslurm::step::v1::StepAgent::Stub> stub;
     grpc::ClientContext context;
-    std::unique_ptr<grpc::ClientReader<kubeslurm::step::v1::TaskEvent>> reader;
+    std::unique_ptr<grpc::ClientReaderWriter<kubeslurm::step::v1::AttachRequest,
+                                             kubeslurm::step::v1::TaskEvent>>
+        reader;
     kubeslurm::step::v1::TaskEvent first;
     bool answered = false;
   };
-  std::unique_ptr<Attachment> attach(std::size_t agent) const {
+  std::unique_ptr<Attachment> attach(std::size_t agent, bool writesInput = false,
+                                     std::optional<std::uint32_t> inputTask = {}) const {
     auto a = std::make_unique<Attachment>();
     a->stub = kubeslurm::step::v1::StepAgent::NewStub(grpc::CreateChannel(
         "127.0.0.1:" + std::to_string(agents_[agent]->port()), grpc::InsecureChannelCredentials()));
     a->context.AddMetadata("authorization", "Bearer " + std::string(kToken));
     kubeslurm::step::v1::AttachRequest request;
     request.set_step_id(0);
-    a->reader = a->stub->Attach(&a->context, request);
+    request.set_writes_input(writesInput);
+    if (inputTask) request.set_input_task(*inputTask);
+    a->reader = a->stub->Attach(&a->context);
+    a->reader->Write(request);
+    if (!writesInput) a->reader->WritesDone();
     a->answered = a->reader->Read(&a->first);
     return a;
   }
@@ -588,6 +597,45 @@ TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
   EXPECT_TRUE(attached->reader->Finish().ok());
   EXPECT_GT(dropped, 0U);
   EXPECT_EQ(received + dropped, 64000000U);
+}
+
+// sattach's stdin (sattach.c: the same client_io as srun's; slurmstepd io.c): to the tasks that
+// read stdin, or --input-filter's task only; its end closes their stdin as srun's would. srun's
+// own stdin, still open, is not needed for either.
+TEST_F(StepAttachTest, AnAttachersStdinReachesTheTasksAndItsEndClosesTheirs) {
+  namespace v1 = kubeslurm::step::v1;
+  const InputPipe input;
+  const auto ready = scratch_ / "ready";
+  auto running = std::async(std::launch::async, [&] {
+    return srunWithInput(
+        {"-l", "sh", "-c", ": > " + ready.string() + ".$SLURM_PROCID; cat; echo eof"},
+        input.readFd());
+  });
+  ASSERT_TRUE(waitFor(ready.string() + ".0") && waitFor(ready.string() + ".1"));
+  v1::AttachRequest typed;
+  // Task 1 only, from an attacher on its rank.
+  const auto one = attach(1, true, 1);
+  ASSERT_TRUE(one->answered && one->first.has_attached());
+  typed.set_input("to one\n");
+  ASSERT_TRUE(one->reader->Write(typed));
+  one->reader->WritesDone();
+  // Every task that reads stdin on rank 0 (task 0 alone there).
+  const auto every = attach(0, true);
+  ASSERT_TRUE(every->answered && every->first.has_attached());
+  typed.set_input("to zero\n");
+  ASSERT_TRUE(every->reader->Write(typed));
+  every->reader->WritesDone();
+  for (const auto* a : {one.get(), every.get()}) {
+    v1::TaskEvent event;
+    while (a->reader->Read(&event)) {
+    }
+  }
+  EXPECT_TRUE(one->reader->Finish().ok());
+  EXPECT_TRUE(every->reader->Finish().ok());
+  const auto result = running.get();
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(sortedLines(result.out),
+            (std::vector<std::string>{"0: eof", "0: to zero", "1: eof", "1: to one"}));
 }
 
 // An agent is the job's own process and may say anything: one that ends a task twice is heard

@@ -210,6 +210,44 @@ TEST_F(StepProxyTest, InputReachesTheTaskThroughTheProxy) {
   EXPECT_EQ(exitCode, 0);
 }
 
+// sattach's stdin takes the same way to a running step's task, and its end closes the task's.
+TEST_F(StepProxyTest, AnAttachersInputReachesTheTaskThroughTheProxy) {
+  startAgent();
+  startProxy();
+  grpc::ClientContext launching;
+  call(launching, "alice-token");
+  v1::LaunchRequest request = launchOf({"/bin/sh", "-c", "cat; echo end"});
+  request.mutable_tasks(0)->set_reads_input(true);
+  auto launch = stub()->Launch(&launching);
+  ASSERT_TRUE(launch->Write(request));
+  v1::TaskEvent event;
+  ASSERT_TRUE(launch->Read(&event) && event.has_attached());
+
+  grpc::ClientContext attaching;
+  call(attaching, "alice-token");
+  auto attach = stub()->Attach(&attaching);
+  v1::AttachRequest first;
+  first.set_step_id(request.step_id());
+  first.set_writes_input(true);
+  ASSERT_TRUE(attach->Write(first));
+  ASSERT_TRUE(attach->Read(&event) && event.has_attached());
+  v1::AttachRequest typed;
+  typed.set_input("typed into sattach\n");
+  ASSERT_TRUE(attach->Write(typed));
+  ASSERT_TRUE(attach->WritesDone());
+
+  std::string out;
+  while (launch->Read(&event)) {
+    if (event.event_case() == v1::TaskEvent::kStdout) out += event.stdout();
+    if (event.has_exit()) (void)launch->WritesDone();
+  }
+  EXPECT_TRUE(launch->Finish().ok());
+  EXPECT_EQ(out, "typed into sattach\nend\n");
+  while (attach->Read(&event)) {
+  }
+  EXPECT_TRUE(attach->Finish().ok());
+}
+
 // Another tenant is refused whether or not the job exists, with the same words: what a refused
 // caller sees says nothing about other tenants' jobs.
 TEST_F(StepProxyTest, AnotherTenantIsRefusedAndLearnsNothing) {
