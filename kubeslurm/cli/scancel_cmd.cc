@@ -71,30 +71,6 @@ struct ScancelOptions {
   }
 };
 
-// proc_args.c sig_name2num: a number, or a name with or without "SIG"; 0 when unknown.
-int signalNumber(std::string_view text) {
-  char* end = nullptr;
-  const std::string copy(text);
-  const long n = std::strtol(copy.c_str(), &end, 10);
-  if (end != copy.c_str()) {
-    while (*end != '\0' && std::isspace(static_cast<unsigned char>(*end)) != 0) ++end;
-    return *end == '\0' ? static_cast<int>(n) : 0;
-  }
-  std::string name = copy;
-  name.erase(0, name.find_first_not_of(" \t\n"));
-  if (lowercaseAscii(name.substr(0, 3)) == "sig") name.erase(0, 3);
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back())) != 0) {
-    name.pop_back();
-  }
-  static const std::map<std::string, int> kSignals = {
-      {"hup", 1},   {"int", 2},   {"quit", 3},  {"abrt", 6},  {"kill", 9},  {"alrm", 14},
-      {"term", 15}, {"usr1", 10}, {"usr2", 12}, {"urg", 23},  {"cont", 18}, {"stop", 19},
-      {"tstp", 20}, {"ttin", 21}, {"ttou", 22}, {"xcpu", 24},
-  };
-  const auto it = kSignals.find(lowercaseAscii(name));
-  return it != kSignals.end() ? it->second : 0;
-}
-
 // Returns an error line when an argument is not a job id.
 std::optional<std::string> addJobSpecs(const std::string& arg, std::vector<JobSpec>& jobs) {
   std::string rest = arg;
@@ -521,7 +497,7 @@ int runScancelWith(const std::vector<std::string>& args, CliIo& io, const Connec
         o.reservation = value;
         break;
       case 's': {
-        const int signal = signalNumber(value);
+        const int signal = slurm::signalNumber(value);
         if (signal == 0) {
           io.err << "Unknown job signal: " << value << "\n";
           return 1;

@@ -1,7 +1,10 @@
 #include "kubeslurm/slurm/names.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdlib>
+#include <string>
 
 #include "kubeslurm/base/text.h"
 
@@ -188,6 +191,63 @@ std::optional<PendingReason> parsePendingReason(std::string_view text) {
     if (equalsIgnoreCase(text, entry.name)) return entry.reason;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// signals_mapping[] in proc_args.c, in its order (the first name that fits wins).
+struct SignalName {
+  std::string_view name;
+  int number;
+};
+constexpr std::array<SignalName, 16> kSignals = {{
+    {"HUP", 1},
+    {"INT", 2},
+    {"QUIT", 3},
+    {"ABRT", 6},
+    {"KILL", 9},
+    {"ALRM", 14},
+    {"TERM", 15},
+    {"USR1", 10},
+    {"USR2", 12},
+    {"URG", 23},
+    {"CONT", 18},
+    {"STOP", 19},
+    {"TSTP", 20},
+    {"TTIN", 21},
+    {"TTOU", 22},
+    {"XCPU", 24},
+}};
+
+}  // namespace
+
+std::string_view signalName(int number) {
+  for (const SignalName& signal : kSignals) {
+    if (signal.number == number) return signal.name;
+  }
+  return {};
+}
+
+int signalNumber(std::string_view text) {
+  const auto blank = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  const auto onlyBlanks = [&](std::string_view rest) {
+    return std::all_of(rest.begin(), rest.end(), blank);
+  };
+  const std::string copy(text);
+  char* end = nullptr;
+  const long number = std::strtol(copy.c_str(), &end, 10);
+  if (end != copy.c_str()) {
+    return onlyBlanks(std::string_view(end)) ? static_cast<int>(number) : 0;
+  }
+  std::string_view name = text;
+  while (!name.empty() && blank(name.front())) name.remove_prefix(1);
+  if (startsWithIgnoreCase(name, "SIG")) name.remove_prefix(3);
+  for (const SignalName& signal : kSignals) {
+    if (startsWithIgnoreCase(name, signal.name) && onlyBlanks(name.substr(signal.name.size()))) {
+      return signal.number;
+    }
+  }
+  return 0;
 }
 
 }  // namespace kubeslurm::slurm

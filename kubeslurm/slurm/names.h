@@ -133,4 +133,11 @@ std::string_view pendingReasonName(PendingReason reason);  // "Resources"
 // Case-insensitive, as job_reason_num.
 std::optional<PendingReason> parsePendingReason(std::string_view text);
 
+// A signal as Slurm's commands read one (src/common/proc_args.c sig_name2num, for scancel -s,
+// sbatch --signal, salloc --kill-command): a number (C's strtol, blanks after it allowed), or a
+// name of signals_mapping with or without "SIG", any case, blanks around it; 0 when neither.
+int signalNumber(std::string_view text);
+// sig_num2name: "TERM" for 15; empty for a number signals_mapping does not name.
+std::string_view signalName(int number);
+
 }  // namespace kubeslurm::slurm

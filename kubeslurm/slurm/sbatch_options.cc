@@ -9,6 +9,7 @@
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/names.h"
 
 namespace kubeslurm::slurm {
 namespace {
@@ -1860,45 +1861,6 @@ SbatchParseResult Parser::run(const std::optional<std::string>& scriptText) cons
   return result;
 }
 
-struct SignalName {
-  std::string_view name;
-  int number;
-};
-constexpr std::array<SignalName, 16> kSignals = {{
-    {"HUP", 1},
-    {"INT", 2},
-    {"QUIT", 3},
-    {"ABRT", 6},
-    {"KILL", 9},
-    {"ALRM", 14},
-    {"TERM", 15},
-    {"USR1", 10},
-    {"USR2", 12},
-    {"URG", 23},
-    {"CONT", 18},
-    {"STOP", 19},
-    {"TSTP", 20},
-    {"TTIN", 21},
-    {"TTOU", 22},
-    {"XCPU", 24},
-}};
-
-// Slurm's sig_name2num(): a number, or a name with an optional "SIG" prefix; 0 when neither.
-long signalNumber(std::string_view text) {
-  const CNumber n = parseCNumber(text);
-  if (n.digits) return isWhitespaceOnly(text.substr(n.end)) ? static_cast<long>(n.value) : 0;
-  std::size_t i = 0;
-  while (i < text.size() && isCSpace(text[i])) ++i;
-  std::string_view name = text.substr(i);
-  if (startsWithIgnoreCase(name, "SIG")) name.remove_prefix(3);
-  for (const SignalName& s : kSignals) {
-    if (startsWithIgnoreCase(name, s.name) && isWhitespaceOnly(name.substr(s.name.size()))) {
-      return s.number;
-    }
-  }
-  return 0;
-}
-
 struct MailTypeName {
   std::string_view name;
   std::uint16_t bit;
@@ -2034,10 +1996,8 @@ std::string formatSignal(const SignalSpec& signal) {
   if (signal.reservation) text += "R";
   if (signal.batchOnly) text += "B";
   if (!text.empty()) text += ":";
-  const auto* const known =
-      std::find_if(kSignals.begin(), kSignals.end(),
-                   [&](const SignalName& s) { return s.number == signal.number; });
-  text += known != kSignals.end() ? std::string(known->name) : std::to_string(signal.number);
+  const std::string_view name = signalName(signal.number);
+  text += !name.empty() ? std::string(name) : std::to_string(signal.number);
   if (signal.seconds != 60) text += "@" + std::to_string(signal.seconds);
   return text;
 }
