@@ -138,8 +138,9 @@ _kubeslurm_complete() {
       fi
       options="--details --oneliner --quiet --verbose --version --help" ;;
     srun | salloc)
-      options="--account --chdir --constraint --cpus-per-task --exclude --exclusive --export --gpus --gpus-per-node --gres --immediate --job-name --mem --nodelist --nodes --ntasks --ntasks-per-node --partition --qos --test-only --time"
-      [[ $cmd == srun ]] && options+=" --input --jobid --kill-on-bad-exit --label --overlap --pty" ;;
+      options="--account --chdir --constraint --cpus-per-task --exclude --exclusive --export --gpus --gpus-per-node --gres --immediate --job-name --mem --nodelist --nodes --ntasks --ntasks-per-node --partition --qos --time"
+      [[ $cmd == srun ]] && options+=" --input --jobid --kill-on-bad-exit --label --overlap --pty --test-only"
+      [[ $cmd == salloc ]] && options+=" --bell --kill-command --no-bell --no-shell" ;;
     sattach)
       if [[ $cur != -* ]]; then
         # A step: the job's id and a dot, its step number to type.

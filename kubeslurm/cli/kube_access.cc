@@ -132,6 +132,7 @@ Connector kubeConnector() {
     ClusterSession session;
     session.reader = owner.get();
     session.writer = owner.get();
+    session.watcher = owner.get();
     session.namespaceName = flags.allNamespaces ? std::string() : resolved->config.ns;
     session.user = resolved->user;
     session.bearerToken = resolved->config.token;

@@ -43,9 +43,10 @@ StatusOr<KubeFlags> takeKubeFlags(std::vector<std::string>& args, bool allowAllN
 struct ClusterSession {
   kube::Reader* reader = nullptr;
   kube::Writer* writer = nullptr;
-  std::string namespaceName;  // the namespace to use ("" with --all-namespaces)
-  std::string user;           // the kubeconfig context's user; "" when none
-  std::string bearerToken;    // the credentials' token, for the operator's query API; "" none
+  kube::Watcher* watcher = nullptr;  // null where the connection cannot watch (tests' fakes)
+  std::string namespaceName;         // the namespace to use ("" with --all-namespaces)
+  std::string user;                  // the kubeconfig context's user; "" when none
+  std::string bearerToken;  // the credentials' token, for the operator's query API; "" none
   std::shared_ptr<void> owner;
 };
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -19,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/cli/allocation.h"
 #include "kubeslurm/cli/sattach_options.h"
@@ -27,6 +30,8 @@
 #include "kubeslurm/inpod/local_input.h"
 #include "kubeslurm/inpod/srun_options.h"
 #include "kubeslurm/inpod/task_output.h"
+#include "kubeslurm/kube/client.h"
+#include "kubeslurm/kube/resource.h"
 #include "kubeslurm/rpc/step_proxy.h"
 #include "kubeslurm/slurm/hostlist.h"
 #include "kubeslurm/step/step.grpc.pb.h"
@@ -191,6 +196,73 @@ int runStepInJob(const std::vector<std::string>& args, std::int64_t jobId,
   return inpod::srunThrough(args, std::move(environment), proxyTransport(*job));
 }
 
+// salloc's view of its allocation while the command runs: slurmctld tells salloc when the job
+// completes (_job_complete_handler); here a watch of the SlurmJob does, on a thread of its own,
+// costing the API server nothing while the job runs on.
+class AllocationWatch {
+ public:
+  explicit AllocationWatch(const LoginAllocation& allocation)
+      : thread_([this, &allocation] { run(allocation); }) {}
+  ~AllocationWatch() {
+    leaving_ = true;
+    stop_.stop();
+    thread_.join();
+  }
+  AllocationWatch(const AllocationWatch&) = delete;
+  AllocationWatch& operator=(const AllocationWatch&) = delete;
+
+  bool ended() const { return ended_; }
+  bool timedOut() const { return timedOut_; }
+
+ private:
+  void run(const LoginAllocation& allocation) {
+    kube::Watcher* watcher = allocation.session.watcher;
+    if (watcher == nullptr) return;
+    kube::WatchOptions options;
+    options.fieldSelector = "metadata.name=" + allocation.jobName;
+    while (!leaving_ && !ended_) {
+      const kube::WatchResult result = watcher->watch(
+          kube::resources::slurmJobs(), allocation.namespaceName, options,
+          [this](const kube::WatchEvent& event) {
+            if (event.type == kube::WatchEventType::kDeleted) {
+              ended_ = true;
+              return false;
+            }
+            if (event.type == kube::WatchEventType::kError) return false;
+            const auto job = api::decodeSlurmJob(event.object);
+            if (!job.isOk() || !job->status) return true;
+            const std::string& state = job->status->state;
+            if (state.empty() || state == "PENDING" || state == "RUNNING") return true;
+            timedOut_ = state == "TIMEOUT";
+            ended_ = true;
+            return false;
+          },
+          &stop_);
+      if (ended_ || result.status.code() == StatusCode::kCancelled) return;
+      // A watch the server ended resumes where it was; one too old for it starts over, with
+      // the job as it is now; a failure is tried again a second later.
+      options.resourceVersion =
+          result.status.code() == StatusCode::kOutOfRange ? "" : result.resourceVersion;
+      if (!result.status.isOk()) {
+        for (int i = 0; i < 10 && !leaving_; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      }
+    }
+  }
+
+  std::atomic<bool> ended_{false};
+  std::atomic<bool> timedOut_{false};
+  std::atomic<bool> leaving_{false};
+  kube::WatchStop stop_;
+  std::thread thread_;
+};
+
+// salloc.c _ring_terminal_bell.
+void ringTerminalBell(CliIo& io) {
+  if (::isatty(STDOUT_FILENO) != 0) io.out << '\a' << std::flush;
+}
+
 }  // namespace
 
 int runSalloc(const std::vector<std::string>& args, CliIo& io) {
@@ -203,48 +275,81 @@ int runSalloc(const std::vector<std::string>& args, CliIo& io) {
   sigaddset(&more, SIGTTIN);
   pthread_sigmask(SIG_BLOCK, &more, nullptr);
   std::map<std::string, std::string> environment = inpod::processEnvironment();
-  // salloc's allocation options are srun's (both are Slurm's shared option table).
-  const auto parsed = inpod::parseSrunArguments(args, environment);
+  const auto parsed = inpod::parseSallocArguments(args, environment);
   if (!parsed.isOk()) {
     std::string message = parsed.status().message();
-    if (message.starts_with("srun: ")) message = "salloc: " + message.substr(6);
-    io.err << (message.starts_with("salloc") ? message : "salloc: error: " + message) << "\n";
-    return 1;
+    io.err << (message.starts_with("salloc") ? message : "salloc: " + message) << "\n";
+    if (inpod::srunPrintsTryHelp(parsed.status())) {
+      io.err << "Try \"salloc --help\" for more information\n";
+    }
+    return inpod::srunExitStatus(parsed.status());
   }
-  if (parsed->version) {
+  const inpod::SrunInvocation& invocation = parsed->allocation;
+  if (invocation.version) {
     io.out << "slurm 22.05.8\n";
     return 0;
   }
-  if (parsed->help || parsed->usage) {
+  if (invocation.help || invocation.usage) {
     io.out << "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n";
     return 0;
   }
+  const auto asked = std::chrono::steady_clock::now();
   AllocationOutcome outcome =
-      allocateInteractive("salloc", parsed->options, {}, io, inpod::takePendingInterrupt);
+      allocateInteractive("salloc", invocation.options, {}, io, inpod::takePendingInterrupt);
   if (!outcome.allocation) return outcome.exitCode;
   const LoginAllocation& allocation = *outcome.allocation;
   io.err << "salloc: Granted job allocation " << allocation.jobId << "\n" << std::flush;
+  // salloc.c: the bell once granted, by default only after a wait of more than
+  // DEFAULT_BELL_DELAY (10 s).
+  using Bell = inpod::SallocInvocation::Bell;
+  if (parsed->bell == Bell::kAlways ||
+      (parsed->bell == Bell::kAfterDelay &&
+       std::chrono::steady_clock::now() - asked > std::chrono::seconds(10))) {
+    ringTerminalBell(io);
+  }
+  // --no-shell: the allocation stays for `srun --jobid`, sattach, or scancel.
+  if (parsed->noShell) return 0;
   for (const auto& [name, value] : allocation.environment) environment[name] = value;
   environment[std::string(kAllocationVariable)] =
       allocation.namespaceName + "/" + allocation.jobName;
-  std::vector<std::string> command = parsed->command;
+  std::vector<std::string> command = invocation.command;
   if (command.empty()) command = {userShell(environment)};
   const pid_t child = startCommand(command, environment);
   if (child < 0) {
-    const char* why = strerrordesc_np(errno);  // strerror is not thread-safe
-    io.err << "salloc: error: _fork_command: fork failed: " << (why != nullptr ? why : "") << "\n";
+    io.err << "salloc: error: _fork_command: fork failed: " << errnoText(errno) << "\n";
     release(allocation, 1, "salloc");
     return 1;
   }
   const bool foreground = ::isatty(STDIN_FILENO) != 0 && ::tcgetpgrp(STDIN_FILENO) == child;
-  const CommandEnd end = superviseCommand(child, [&] {
-    (void)revokeAllocation(allocation);
-    io.err << "salloc: Job allocation " << allocation.jobId << " has been revoked.\n" << std::flush;
-  });
+  CommandEnd end;
+  {
+    const AllocationWatch watch(allocation);
+    AllocationEnd allocationEnd;
+    allocationEnd.ended = [&watch] { return watch.ended(); };
+    allocationEnd.said = [&] {
+      if (watch.timedOut()) {
+        io.err << "salloc: Job " << allocation.jobId
+               << " has exceeded its time limit and its allocation has been revoked.\n";
+      } else {
+        io.err << "salloc: Job allocation " << allocation.jobId << " has been revoked.\n";
+      }
+      io.err << std::flush;
+    };
+    allocationEnd.killCommandSignal = parsed->killCommandSignal;
+    end = superviseCommand(
+        child,
+        [&] {
+          (void)revokeAllocation(allocation);
+          io.err << "salloc: Job allocation " << allocation.jobId << " has been revoked.\n"
+                 << std::flush;
+        },
+        allocationEnd);
+  }
   // The terminal back to salloc's group (SIGTTOU blocked: allowed from the background).
   if (foreground) ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
   const int code = sallocExitStatus(end);
-  if (!end.revoked) {
+  // An allocation already ended (revoked here or elsewhere) is not relinquished.
+  if (!end.revoked && !end.allocationEnded) {
     io.err << "salloc: Relinquishing job allocation " << allocation.jobId << "\n" << std::flush;
     // The job's exit code: the command's, or 128 + the signal that ended it (Slurm records the
     // signal apart, which a released code cannot carry); 0 when salloc stopped waiting, as
@@ -258,6 +363,11 @@ int runSalloc(const std::vector<std::string>& args, CliIo& io) {
 }
 
 CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke) {
+  return superviseCommand(command, revoke, AllocationEnd());
+}
+
+CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke,
+                            const AllocationEnd& allocationEnd) {
   const sigset_t waitFor = commandSignals();
   CommandEnd end;
   while (true) {
@@ -267,6 +377,21 @@ CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke) 
       end.exited = done == command;
       end.waitStatus = status;
       return end;
+    }
+    if (!end.allocationEnded && allocationEnd.ended && allocationEnd.ended()) {
+      end.allocationEnded = true;
+      if (!end.revoked && allocationEnd.said) allocationEnd.said();
+      // A job of the command's shell in the terminal's foreground hears of it (salloc.c:
+      // SALLOC_KILL_CMD or not).
+      if (::isatty(STDIN_FILENO) != 0) {
+        const pid_t foreground = ::tcgetpgrp(STDIN_FILENO);
+        if (foreground > 0 && foreground != command && foreground != ::getpgrp()) {
+          ::killpg(foreground, SIGHUP);
+        }
+      }
+      if (allocationEnd.killCommandSignal != 0) {
+        ::killpg(command, allocationEnd.killCommandSignal);
+      }
     }
     // SIGCHLD wakes this at once; the timeout covers one taken by another thread.
     const timespec timeout{0, 200'000'000};

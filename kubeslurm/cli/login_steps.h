@@ -32,16 +32,33 @@ int runSalloc(const std::vector<std::string>& args, CliIo& io);
 struct CommandEnd {
   bool exited = false;  // the command ended; `waitStatus` is waitpid's
   int waitStatus = 0;
-  bool hungUp = false;   // SIGHUP came: passed on to the command, salloc stopped waiting
-  bool revoked = false;  // a signal revoked the allocation
+  bool hungUp = false;           // SIGHUP came: passed on to the command, salloc stopped waiting
+  bool revoked = false;          // a signal revoked the allocation
+  bool allocationEnded = false;  // the allocation ended under the command (scancel, time limit)
+};
+
+// What salloc hears of its allocation while the command runs (salloc.c _job_complete_handler).
+struct AllocationEnd {
+  // Polled each turn (every 200 ms at most): whether the allocation has ended, which another
+  // thread learns.
+  std::function<bool()> ended;
+  // Called once when it has and salloc did not revoke it itself: says so.
+  std::function<void()> said;
+  // -K/--kill-command's signal, then sent to the command's process group; 0: the command runs
+  // on (a salloc built without SALLOC_KILL_CMD).
+  int killCommandSignal = 0;
 };
 
 // What salloc does while its command runs (salloc.c after the grant): SIGHUP is passed on to the
 // command's process group and ends the wait (salloc then relinquishes the allocation); SIGINT,
 // SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 revoke the allocation (`revoke`, once: slurm_complete_job
 // with NO_VAL, the job CANCELLED) and the wait goes on, the command left to run as a salloc
-// built without SALLOC_KILL_CMD leaves it. Those signals and SIGCHLD must be blocked in every
-// thread (runSalloc blocks them before any thread exists).
+// built without SALLOC_KILL_CMD leaves it. An allocation that ends elsewhere (`allocationEnd`)
+// is said, a foreground process group of the terminal that is neither salloc's nor the
+// command's (a job of salloc's shell) gets SIGHUP, and the command -K's signal. Those signals
+// and SIGCHLD must be blocked in every thread (runSalloc blocks them before any thread exists).
+CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke,
+                            const AllocationEnd& allocationEnd);
 CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke);
 
 // salloc's exit status (salloc.c): the command's exit code; 0 when SIGHUP, SIGINT, SIGQUIT or

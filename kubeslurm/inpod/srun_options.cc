@@ -5,14 +5,17 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
+#include <span>
 #include <string_view>
 #include <utility>
 
 #include "kubeslurm/base/text.h"
 #include "kubeslurm/slurm/hostlist.h"
+#include "kubeslurm/slurm/names.h"
 #include "kubeslurm/slurm/sbatch_options.h"
 
 namespace kubeslurm::inpod {
@@ -168,6 +171,106 @@ constexpr auto kOptions = std::to_array<OptionSpec>({
     {"x11", Arg::kOptional, "x11"},
 });
 
+// salloc 22.05's table, as the srun one: the entries of common_options[] with a setter for
+// salloc (its own -K is --kill-command; it has no step options such as --label or --pty).
+constexpr auto kSallocOptions = std::to_array<OptionSpec>({
+    {"account", Arg::kRequired, "A"},
+    {"acctg-freq", Arg::kRequired, "acctg_freq"},
+    {"begin", Arg::kRequired, "b"},
+    {"bell", Arg::kNone, "bell"},
+    {"bb", Arg::kRequired, "burst_buffer_spec"},
+    {"bbf", Arg::kRequired, "burst_buffer_file"},
+    {"cluster-constraint", Arg::kRequired, "cluster_constraint"},
+    {"chdir", Arg::kRequired, "D"},
+    {"cluster", Arg::kRequired, "cluster"},
+    {"clusters", Arg::kRequired, "M"},
+    {"comment", Arg::kRequired, "comment"},
+    {"container", Arg::kRequired, "container"},
+    {"context", Arg::kRequired, "context"},
+    {"contiguous", Arg::kNone, "contiguous"},
+    {"constraint", Arg::kRequired, "C"},
+    {"core-spec", Arg::kRequired, "S"},
+    {"cores-per-socket", Arg::kRequired, "corespersocket"},
+    {"cpu-freq", Arg::kRequired, "cpu_freq"},
+    {"cpus-per-gpu", Arg::kRequired, "cpus_per_gpu"},
+    {"cpus-per-task", Arg::kRequired, "c"},
+    {"deadline", Arg::kRequired, "deadline"},
+    {"delay-boot", Arg::kRequired, "delay_boot"},
+    {"dependency", Arg::kRequired, "d"},
+    {"distribution", Arg::kRequired, "m"},
+    {"exclude", Arg::kRequired, "x"},
+    {"exclusive", Arg::kOptional, "exclusive"},
+    {"extra-node-info", Arg::kRequired, "B"},
+    {"get-user-env", Arg::kOptional, "get_user_env"},
+    {"gid", Arg::kRequired, "gid"},
+    {"gpu-bind", Arg::kRequired, "gpu_bind"},
+    {"gpu-freq", Arg::kRequired, "gpu_freq"},
+    {"gpus", Arg::kRequired, "G"},
+    {"gpus-per-node", Arg::kRequired, "gpus_per_node"},
+    {"gpus-per-socket", Arg::kRequired, "gpus_per_socket"},
+    {"gpus-per-task", Arg::kRequired, "gpus_per_task"},
+    {"gres", Arg::kRequired, "gres"},
+    {"gres-flags", Arg::kRequired, "gres_flags"},
+    {"help", Arg::kNone, "h"},
+    {"hint", Arg::kRequired, "hint"},
+    {"hold", Arg::kNone, "H"},
+    {"immediate", Arg::kOptional, "I"},
+    {"job-name", Arg::kRequired, "J"},
+    {"kill-command", Arg::kOptional, "K"},
+    {"licenses", Arg::kRequired, "L"},
+    {"mail-type", Arg::kRequired, "mail_type"},
+    {"mail-user", Arg::kRequired, "mail_user"},
+    {"mcs-label", Arg::kRequired, "mcs_label"},
+    {"mem", Arg::kRequired, "mem"},
+    {"mem-bind", Arg::kRequired, "mem_bind"},
+    {"mem-per-cpu", Arg::kRequired, "mem_per_cpu"},
+    {"mem-per-gpu", Arg::kRequired, "mem_per_gpu"},
+    {"mincpus", Arg::kRequired, "mincpus"},
+    {"network", Arg::kRequired, "network"},
+    {"nice", Arg::kOptional, "nice"},
+    {"no-bell", Arg::kNone, "no_bell"},
+    {"no-kill", Arg::kOptional, "k"},
+    {"no-shell", Arg::kNone, "no_shell"},
+    {"nodefile", Arg::kRequired, "F"},
+    {"nodelist", Arg::kRequired, "w"},
+    {"nodes", Arg::kRequired, "N"},
+    {"ntasks", Arg::kRequired, "n"},
+    {"ntasks-per-core", Arg::kRequired, "ntaskspercore"},
+    {"ntasks-per-gpu", Arg::kRequired, "ntaskspergpu"},
+    {"ntasks-per-node", Arg::kRequired, "ntaskspernode"},
+    {"ntasks-per-socket", Arg::kRequired, "ntaskspersocket"},
+    {"ntasks-per-tres", Arg::kRequired, "ntaskspertres"},
+    {"overcommit", Arg::kNone, "O"},
+    {"oversubscribe", Arg::kNone, "s"},
+    {"partition", Arg::kRequired, "p"},
+    {"power", Arg::kRequired, "power"},
+    {"prefer", Arg::kRequired, "prefer"},
+    {"priority", Arg::kRequired, "priority"},
+    {"profile", Arg::kRequired, "profile"},
+    {"qos", Arg::kRequired, "q"},
+    {"quiet", Arg::kNone, "Q"},
+    {"reboot", Arg::kNone, "reboot"},
+    {"reservation", Arg::kRequired, "reservation"},
+    {"signal", Arg::kRequired, "signal"},
+    {"sockets-per-node", Arg::kRequired, "socketspernode"},
+    {"spread-job", Arg::kNone, "spread_job"},
+    {"switches", Arg::kRequired, "switches"},
+    {"tasks-per-node", Arg::kRequired, "ntaskspernode"},
+    {"thread-spec", Arg::kRequired, "thread_spec"},
+    {"threads-per-core", Arg::kRequired, "threadspercore"},
+    {"time", Arg::kRequired, "t"},
+    {"time-min", Arg::kRequired, "time_min"},
+    {"tmp", Arg::kRequired, "tmp"},
+    {"uid", Arg::kRequired, "uid"},
+    {"use-min-nodes", Arg::kNone, "use_min_nodes"},
+    {"verbose", Arg::kNone, "v"},
+    {"version", Arg::kNone, "V"},
+    {"usage", Arg::kNone, "usage"},
+    {"wait-all-nodes", Arg::kRequired, "wait_all_nodes"},
+    {"wckey", Arg::kRequired, "wckey"},
+    {"x11", Arg::kOptional, "x11"},
+});
+
 // Options that would change what a step does in ways kubeslurm cannot honour: refusing them
 // beats running something else than asked.
 const std::set<std::string_view>& unsupportedKeys() {
@@ -176,8 +279,8 @@ const std::set<std::string_view>& unsupportedKeys() {
   return kKeys;
 }
 
-const OptionSpec* shortOption(char letter) {
-  for (const OptionSpec& spec : kOptions) {
+const OptionSpec* shortOption(std::span<const OptionSpec> table, char letter) {
+  for (const OptionSpec& spec : table) {
     if (spec.key.size() == 1 && spec.key[0] == letter) return &spec;
   }
   return nullptr;
@@ -190,9 +293,9 @@ Status setterError(std::string message) {
 Status laterError(std::string message) {
   return {StatusCode::kFailedPrecondition, std::move(message)};
 }
-Status unsupported(std::string what) {
+Status unsupported(std::string_view program, std::string what) {
   return {StatusCode::kUnimplemented,
-          "error: kubeslurm's srun does not support " + std::move(what)};
+          "error: kubeslurm's " + std::string(program) + " does not support " + std::move(what)};
 }
 
 bool isBlank(std::string_view text) {
@@ -282,8 +385,12 @@ bool environmentFlag(const std::string& value) {
 
 class Parser {
  public:
-  explicit Parser(const std::map<std::string, std::string>& environment)
-      : environment_(environment) {}
+  Parser(const std::map<std::string, std::string>& environment, bool salloc)
+      : environment_(environment),
+        salloc_(salloc),
+        program_(salloc ? "salloc" : "srun"),
+        table_(salloc ? std::span<const OptionSpec>(kSallocOptions)
+                      : std::span<const OptionSpec>(kOptions)) {}
 
   // One option, from the environment (`fromEnvironment`) or the command line. `value` is null
   // for an absent optional argument and for a flag on the command line; a flag read from the
@@ -292,11 +399,16 @@ class Parser {
     const std::string_view key = spec.key;
     step::StepRequest& request = result_.request;
     if (!fromEnvironment && unsupportedKeys().contains(key)) {
-      return unsupported("--" + std::string(spec.name));
+      return unsupported(program_, "--" + std::string(spec.name));
     }
-    if (!fromEnvironment) {
+    // salloc's input variables are allocation options (SALLOC_PARTITION is its -p); srun's
+    // shape a step inside the job they come from.
+    if (!fromEnvironment || salloc_) {
       result_.options.emplace_back(std::string(spec.name),
                                    value != nullptr ? std::optional(*value) : std::nullopt);
+    }
+    if (salloc_ && (key == "K" || key == "bell" || key == "no_bell" || key == "no_shell")) {
+      return applySalloc(key, value);
     }
     if (key == "test_only") {
       result_.testOnly = true;
@@ -397,40 +509,46 @@ class Parser {
     return Status::ok();
   }
 
+  SallocInvocation sallocOf(SrunInvocation options) const {
+    return {.allocation = std::move(options),
+            .noShell = noShell_,
+            .killCommandSignal = killCommandSignal_,
+            .bell = sallocBell_};
+  }
+
+  // salloc's own: salloc/opt.c and slurm_opt.c's salloc setters.
+  Status applySalloc(std::string_view key, const std::string* value) {
+    if (key == "bell") sallocBell_ = SallocInvocation::Bell::kAlways;
+    if (key == "no_bell") sallocBell_ = SallocInvocation::Bell::kNever;
+    if (key == "no_shell") noShell_ = true;
+    if (key == "K") {
+      // arg_set_kill_command: SIGTERM without a value.
+      killCommandSignal_ = value == nullptr ? SIGTERM : slurm::signalNumber(*value);
+      if (killCommandSignal_ == 0) return setterError("Invalid --kill-command specification");
+    }
+    return Status::ok();
+  }
+
   // _opt_env(): the input variables, in the env_vars table's order.
   Status readEnvironment() {
-    static constexpr auto kVariables =
-        std::to_array<std::pair<std::string_view, std::string_view>>({
-            {"SRUN_CPUS_PER_TASK", "c"},
-            {"SLURM_DISTRIBUTION", "m"},
-            {"SLURM_EXACT", "exact"},
-            {"SLURM_EXCLUSIVE", "exclusive"},
-            {"SLURM_EXPORT_ENV", "export"},
-            {"SRUN_EXPORT_ENV", "export"},
-            {"SLURM_JOB_NAME", "J"},
-            {"SLURM_JOB_NUM_NODES", "N"},
-            {"SLURM_KILL_BAD_EXIT", "K"},
-            {"SLURM_LABELIO", "l"},
-            {"SLURM_NPROCS", "n"},
-            {"SLURM_NTASKS", "n"},
-            {"SLURM_NTASKS_PER_NODE", "ntaskspernode"},
-            {"SLURM_OVERLAP", "overlap"},
-            {"SLURM_REMOTE_CWD", "D"},
-            {"SLURM_STDINMODE", "i"},
-            {"SLURM_WORKING_DIR", "D"},
-            {"SLURM_DEBUG", "v"},
-        });
+    if (salloc_) return readVariables(kSallocVariables);
+    return readVariables(kSrunVariables);
+  }
 
-    for (const auto& [variable, key] : kVariables) {
+  template <std::size_t N>
+  Status readVariables(const std::array<std::pair<std::string_view, std::string_view>, N>& list) {
+    for (const auto& [variable, key] : list) {
       const OptionSpec* spec = nullptr;
-      for (const OptionSpec& candidate : kOptions) {
+      for (const OptionSpec& candidate : table_) {
         if (candidate.key == key) {
           spec = &candidate;
           break;
         }
       }
       if (spec == nullptr) continue;
+      // srun reads each also for the first component of a heterogeneous job; salloc does not.
       for (const std::string_view suffix : {"", "_PACK_GROUP_0", "_HET_GROUP_0"}) {
+        if (salloc_ && !suffix.empty()) break;
         const auto found = environment_.find(std::string(variable) + std::string(suffix));
         if (found == environment_.end()) continue;
         const std::string* value = &found->second;
@@ -443,6 +561,82 @@ class Parser {
     }
     return Status::ok();
   }
+
+  static constexpr auto kSrunVariables =
+      std::to_array<std::pair<std::string_view, std::string_view>>({
+          {"SRUN_CPUS_PER_TASK", "c"},
+          {"SLURM_DISTRIBUTION", "m"},
+          {"SLURM_EXACT", "exact"},
+          {"SLURM_EXCLUSIVE", "exclusive"},
+          {"SLURM_EXPORT_ENV", "export"},
+          {"SRUN_EXPORT_ENV", "export"},
+          {"SLURM_JOB_NAME", "J"},
+          {"SLURM_JOB_NUM_NODES", "N"},
+          {"SLURM_KILL_BAD_EXIT", "K"},
+          {"SLURM_LABELIO", "l"},
+          {"SLURM_NPROCS", "n"},
+          {"SLURM_NTASKS", "n"},
+          {"SLURM_NTASKS_PER_NODE", "ntaskspernode"},
+          {"SLURM_OVERLAP", "overlap"},
+          {"SLURM_REMOTE_CWD", "D"},
+          {"SLURM_STDINMODE", "i"},
+          {"SLURM_WORKING_DIR", "D"},
+          {"SLURM_DEBUG", "v"},
+      });
+  // salloc/opt.c env_vars, in its order; those of options kubeslurm does not read (burst
+  // buffers, power, switches ...) are read all the same, as the options are.
+  static constexpr auto kSallocVariables =
+      std::to_array<std::pair<std::string_view, std::string_view>>({
+          {"SALLOC_ACCOUNT", "A"},
+          {"SALLOC_ACCTG_FREQ", "acctg_freq"},
+          {"SALLOC_BELL", "bell"},
+          {"SALLOC_BURST_BUFFER", "burst_buffer_spec"},
+          {"SALLOC_CLUSTER_CONSTRAINT", "cluster_constraint"},
+          {"SALLOC_CLUSTERS", "M"},
+          {"SLURM_CLUSTERS", "M"},
+          {"SALLOC_CONTAINER", "container"},
+          {"SALLOC_CONSTRAINT", "C"},
+          {"SALLOC_CORE_SPEC", "S"},
+          {"SALLOC_CPU_FREQ_REQ", "cpu_freq"},
+          {"SALLOC_CPUS_PER_GPU", "cpus_per_gpu"},
+          {"SALLOC_DEBUG", "v"},
+          {"SALLOC_DELAY_BOOT", "delay_boot"},
+          {"SALLOC_EXCLUSIVE", "exclusive"},
+          {"SALLOC_GPUS", "G"},
+          {"SALLOC_GPU_BIND", "gpu_bind"},
+          {"SALLOC_GPU_FREQ", "gpu_freq"},
+          {"SALLOC_GPUS_PER_NODE", "gpus_per_node"},
+          {"SALLOC_GPUS_PER_SOCKET", "gpus_per_socket"},
+          {"SALLOC_GPUS_PER_TASK", "gpus_per_task"},
+          {"SALLOC_GRES", "gres"},
+          {"SALLOC_GRES_FLAGS", "gres_flags"},
+          {"SALLOC_IMMEDIATE", "I"},
+          {"SALLOC_HINT", "hint"},
+          {"SLURM_HINT", "hint"},
+          {"SALLOC_KILL_CMD", "K"},
+          {"SALLOC_MEM_BIND", "mem_bind"},
+          {"SALLOC_MEM_PER_CPU", "mem_per_cpu"},
+          {"SALLOC_MEM_PER_GPU", "mem_per_gpu"},
+          {"SALLOC_MEM_PER_NODE", "mem"},
+          {"SALLOC_NETWORK", "network"},
+          {"SALLOC_NO_BELL", "no_bell"},
+          {"SALLOC_NO_KILL", "k"},
+          {"SALLOC_OVERCOMMIT", "O"},
+          {"SALLOC_PARTITION", "p"},
+          {"SALLOC_POWER", "power"},
+          {"SALLOC_PROFILE", "profile"},
+          {"SALLOC_QOS", "q"},
+          {"SALLOC_REQ_SWITCH", "switches"},
+          {"SALLOC_RESERVATION", "reservation"},
+          {"SALLOC_SIGNAL", "signal"},
+          {"SALLOC_SPREAD_JOB", "spread_job"},
+          {"SALLOC_THREAD_SPEC", "thread_spec"},
+          {"SALLOC_THREADS_PER_CORE", "threadspercore"},
+          {"SALLOC_TIMELIMIT", "t"},
+          {"SALLOC_USE_MIN_NODES", "use_min_nodes"},
+          {"SALLOC_WAIT_ALL_NODES", "wait_all_nodes"},
+          {"SALLOC_WCKEY", "wckey"},
+      });
 
   // glibc getopt_long with srun's "+..." option string: stops at the first operand or "--".
   Status readCommandLine(const std::vector<std::string>& args) {
@@ -462,7 +656,7 @@ class Parser {
       }
       for (std::size_t at = 1; at < arg.size(); ++at) {
         const char letter = arg[at];
-        const OptionSpec* spec = letter == ':' ? nullptr : shortOption(letter);
+        const OptionSpec* spec = letter == ':' ? nullptr : shortOption(table_, letter);
         if (spec == nullptr) {
           return getoptError(std::string("invalid option -- '") + letter + "'");
         }
@@ -490,9 +684,10 @@ class Parser {
   StatusOr<SrunInvocation> finish() {
     if (stopped()) return result_;
     if (std::find(operands_.begin(), operands_.end(), ":") != operands_.end()) {
-      return unsupported("heterogeneous steps (\" : \" between commands)");
+      return unsupported(program_, "heterogeneous steps (\" : \" between commands)");
     }
-    if (operands_.empty() && !result_.testOnly) {
+    // salloc without a command runs the user's shell.
+    if (operands_.empty() && !result_.testOnly && !salloc_) {
       return laterError("fatal: No command given to execute.");
     }
     result_.command = operands_;
@@ -514,7 +709,7 @@ class Parser {
          {std::pair{&nodelist_, &request.nodelist}, std::pair{&exclude_, &request.exclude}}) {
       if (!text->has_value()) continue;
       if ((*text)->find('/') != std::string::npos) {
-        return unsupported("node files (" + **text + ")");
+        return unsupported(program_, "node files (" + **text + ")");
       }
       StatusOr<std::vector<std::string>> hosts = slurm::expandHostlist(**text);
       if (!hosts) {
@@ -544,7 +739,7 @@ class Parser {
     if (!errors.empty()) {
       std::string message;
       for (const std::string& line : errors) {
-        message += message.empty() ? "error: " : "\nsrun: error: ";
+        message += message.empty() ? "error: " : "\n" + std::string(program_) + ": error: ";
         message += line;
       }
       return laterError(message);
@@ -568,7 +763,7 @@ class Parser {
     const std::size_t eq = text.find('=');
     const std::string name = text.substr(0, eq);
     const OptionSpec* found = nullptr;
-    for (const OptionSpec& spec : kOptions) {
+    for (const OptionSpec& spec : table_) {
       if (spec.name == name) {
         found = &spec;
         break;
@@ -578,7 +773,7 @@ class Parser {
       // glibc lists the first match and every later one that differs from it; an alias
       // of the first (same argument, same value) is not a possibility of its own.
       std::vector<const OptionSpec*> possibilities;
-      for (const OptionSpec& spec : kOptions) {
+      for (const OptionSpec& spec : table_) {
         if (!spec.name.starts_with(name)) continue;
         if (possibilities.empty() || possibilities.front()->arg != spec.arg ||
             possibilities.front()->key != spec.key) {
@@ -611,6 +806,9 @@ class Parser {
   }
 
   const std::map<std::string, std::string>& environment_;
+  const bool salloc_;
+  const std::string_view program_;
+  const std::span<const OptionSpec> table_;
   SrunInvocation result_;
   std::optional<std::int64_t> ntasks_;
   std::optional<std::int64_t> cpusPerTask_;
@@ -621,16 +819,29 @@ class Parser {
   bool overlap_ = false;
   bool exact_ = false;
   bool whole_ = false;
+  bool noShell_ = false;
+  int killCommandSignal_ = 0;
+  SallocInvocation::Bell sallocBell_ = SallocInvocation::Bell::kAfterDelay;
 };
 
 }  // namespace
 
 StatusOr<SrunInvocation> parseSrunArguments(const std::vector<std::string>& args,
                                             const std::map<std::string, std::string>& environment) {
-  Parser parser(environment);
+  Parser parser(environment, false);
   if (Status status = parser.readEnvironment(); !status.isOk()) return status;
   if (Status status = parser.readCommandLine(args); !status.isOk()) return status;
   return parser.finish();
+}
+
+StatusOr<SallocInvocation> parseSallocArguments(
+    const std::vector<std::string>& args, const std::map<std::string, std::string>& environment) {
+  Parser parser(environment, true);
+  if (Status status = parser.readEnvironment(); !status.isOk()) return status;
+  if (Status status = parser.readCommandLine(args); !status.isOk()) return status;
+  StatusOr<SrunInvocation> options = parser.finish();
+  if (!options) return options.status();
+  return parser.sallocOf(std::move(options).value());
 }
 
 bool srunPrintsTryHelp(const Status& status) {

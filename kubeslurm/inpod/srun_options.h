@@ -88,6 +88,26 @@ struct SrunInvocation {
 StatusOr<SrunInvocation> parseSrunArguments(const std::vector<std::string>& args,
                                             const std::map<std::string, std::string>& environment);
 
+// salloc's command line (src/salloc/opt.c): the allocation options it shares with srun, read
+// from its own table (no step options; its -K is --kill-command) and its own input variables
+// (SALLOC_PARTITION, SALLOC_TIMELIMIT, ... which, unlike srun's, are allocation options and so
+// are listed in `allocation.options`), and what only salloc has. The command may be empty:
+// salloc then runs the user's shell. Errors as parseSrunArguments', the program being salloc.
+struct SallocInvocation {
+  SrunInvocation allocation;
+  bool noShell = false;  // --no-shell: exit once granted, the allocation left to run
+  // -K/--kill-command[=signal] (SALLOC_KILL_CMD; SIGTERM without a value): sent to the command
+  // when the allocation ends under it (scancel, its time limit). 0: none, as salloc.c without
+  // the option (the command runs on).
+  int killCommandSignal = 0;
+  // --bell / --no-bell (SALLOC_BELL, SALLOC_NO_BELL): ring the terminal's bell once granted;
+  // by default only when the wait was longer than DEFAULT_BELL_DELAY (10 s).
+  enum class Bell { kAfterDelay, kAlways, kNever };
+  Bell bell = Bell::kAfterDelay;
+};
+StatusOr<SallocInvocation> parseSallocArguments(
+    const std::vector<std::string>& args, const std::map<std::string, std::string>& environment);
+
 // Whether srun prints `Try "srun --help" for more information` after the error.
 bool srunPrintsTryHelp(const Status& status);
 // The exit status srun ends with after the error.

@@ -24,7 +24,9 @@
 #      another user of the namespace; 200 MB of output through the proxy and inside a job;
 #      sattach to a running step, its stdin to a task that reads it.
 #   7. salloc: an allocation, srun in its command, released with the command's exit code;
-#      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation.
+#      SIGHUP to salloc ends its command and the allocation, SIGTERM revokes the allocation;
+#      without a command, the user's shell; --no-shell's allocation kept for srun --jobid; an
+#      allocation scancel ends is said, and -K signals the command.
 #   8. The operator killed during a step from the login host (its step proxy gone) and started
 #      again: srun says it lost the step (its tasks killed, exit 137), waits for the new leader
 #      and releases the allocation through it (FAILED, 137:0), no task is left.
@@ -531,6 +533,35 @@ set -e
 grep -qx "salloc: Job allocation $held has been revoked." "$WORK/term.err" ||
   fail "salloc's revocation: $(cat "$WORK/term.err")"
 ! grep -q Relinquishing "$WORK/term.err" || fail "salloc relinquished a revoked allocation"
+# Without a command salloc runs the user's shell, which reads its commands from stdin here (so
+# srun's stdin is kept off it, or srun would forward the rest of the script to its task).
+set +e
+printf 'srun hostname </dev/null\nexit 2\n' | salloc -N1 >"$WORK/shell.out" 2>"$WORK/shell.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "salloc's shell exited $rc, not 2: $(cat "$WORK/shell.err")"
+grep -Eq '^interactive-[a-z0-9]+-0$' "$WORK/shell.out" || fail "srun in salloc's shell: $(cat "$WORK/shell.out")"
+# --no-shell: granted, salloc gone, the allocation kept for srun --jobid until scancel ends it.
+salloc -N1 --no-shell 2>"$WORK/noshell.err" || fail "salloc --no-shell: $(cat "$WORK/noshell.err")"
+kept=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$WORK/noshell.err")
+[ -n "$kept" ] || fail "salloc --no-shell was not granted: $(cat "$WORK/noshell.err")"
+[ "$(state_of "$kept")" = RUNNING ] || fail "--no-shell's allocation is $(state_of "$kept"), not RUNNING"
+srun --jobid="$kept" hostname | grep -Eq '^interactive-[a-z0-9]+-0$' || fail "srun --jobid into --no-shell's allocation"
+# An allocation ended under its command (scancel here): said, and -K's SIGTERM ends the command.
+salloc -N1 -K sh -c 'trap "exit 5" TERM; while :; do sleep 0.1; done' >/dev/null 2>"$WORK/ended.err" &
+ending=$!
+held=$(granted_of "$WORK/ended.err")
+[ -n "$held" ] || fail "salloc -K was never granted: $(cat "$WORK/ended.err")"
+scancel "$held" "$kept"
+set +e
+wait "$ending"
+rc=$?
+set -e
+[ "$rc" = 5 ] || fail "salloc -K exited $rc, not its command's 5 after SIGTERM: $(cat "$WORK/ended.err")"
+grep -qx "salloc: Job allocation $held has been revoked." "$WORK/ended.err" ||
+  fail "salloc did not say its allocation ended: $(cat "$WORK/ended.err")"
+! grep -q Relinquishing "$WORK/ended.err" || fail "salloc relinquished an allocation scancel ended"
+wait_state "$kept" CANCELLED 30
 
 step "8. the operator crashes during a step from the login host: the step ends saying so, and so does its allocation"
 srun -N1 sh -c 'echo started; exec sleep 3121' >"$WORK/failover.out" 2>"$WORK/failover.err" &

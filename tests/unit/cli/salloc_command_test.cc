@@ -99,5 +99,41 @@ TEST_F(SupervisedCommand, SighupGoesToTheCommandAndEndsTheWait) {
   EXPECT_EQ(WEXITSTATUS(status), 9);  // its trap ran: the SIGHUP reached it
 }
 
+// An allocation ended under the command (scancel, its time limit; salloc.c _job_complete_handler):
+// said once, -K's signal to the command, which salloc still waits for; its code is salloc's.
+TEST_F(SupervisedCommand, AnAllocationEndedElsewhereIsSaidAndKillCommandSignalsTheCommand) {
+  const std::string ready = ::testing::TempDir() + "salloc-end-" + std::to_string(::getpid());
+  ::unlink(ready.c_str());
+  const pid_t command =
+      start("trap 'exit 6' TERM; : > " + ready + "; while :; do sleep 0.05; done");
+  int said = 0;
+  AllocationEnd allocationEnd;
+  allocationEnd.ended = [&] { return ::access(ready.c_str(), F_OK) == 0; };
+  allocationEnd.said = [&] { ++said; };
+  allocationEnd.killCommandSignal = SIGTERM;
+  int revoked = 0;
+  const CommandEnd end = superviseCommand(
+      command, [&] { ++revoked; }, allocationEnd);
+  ::unlink(ready.c_str());
+  EXPECT_TRUE(end.allocationEnded);
+  EXPECT_EQ(said, 1);
+  EXPECT_EQ(revoked, 0);
+  ASSERT_TRUE(end.exited);
+  EXPECT_EQ(sallocExitStatus(end), 6);
+}
+
+// Without -K the command runs on to its own end.
+TEST_F(SupervisedCommand, WithoutKillCommandTheCommandRunsOn) {
+  AllocationEnd allocationEnd;
+  allocationEnd.ended = [] { return true; };
+  int said = 0;
+  allocationEnd.said = [&] { ++said; };
+  const CommandEnd end = superviseCommand(
+      start("sleep 0.4; exit 3"), [] {}, allocationEnd);
+  EXPECT_EQ(said, 1);
+  ASSERT_TRUE(end.exited);
+  EXPECT_EQ(sallocExitStatus(end), 3);
+}
+
 }  // namespace
 }  // namespace kubeslurm::cli

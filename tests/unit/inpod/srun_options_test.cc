@@ -1,6 +1,8 @@
 #include "kubeslurm/inpod/srun_options.h"
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -353,6 +355,78 @@ TEST(SrunOptions, TheInPodSrunSendsTestOnlyToTheLoginShell) {
   EXPECT_EQ(err.str(),
             "srun: error: --test-only is answered outside a job: run it from a login shell\n");
   EXPECT_EQ(out.str(), "");
+}
+
+// salloc reads its own table (src/common/slurm_opt.c, the options with a salloc setter) and its
+// own variables (src/salloc/opt.c env_vars); outputs of Debian's salloc 22.05 pinned below.
+TEST(SallocOptions, ItsOwnOptionsAndNoCommandNeeded) {
+  StatusOr<SallocInvocation> parsed = parseSallocArguments({"-N2", "--no-shell", "--bell"}, {});
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_TRUE(parsed->noShell);
+  EXPECT_EQ(parsed->bell, SallocInvocation::Bell::kAlways);
+  EXPECT_EQ(parsed->killCommandSignal, 0);
+  EXPECT_TRUE(parsed->allocation.command.empty());  // the user's shell
+  parsed = parseSallocArguments({"--no-bell", "-K", "sh", "-c", "exit 3"}, {});
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(parsed->bell, SallocInvocation::Bell::kNever);
+  EXPECT_EQ(parsed->killCommandSignal, SIGTERM);  // -K without a value
+  EXPECT_EQ(parsed->allocation.command, (Args{"sh", "-c", "exit 3"}));
+  EXPECT_FALSE(parsed->allocation.killOnBadExit);  // salloc's -K is not srun's
+  for (const auto& [arg, signal] :
+       {std::pair{"-KUSR1", SIGUSR1}, std::pair{"--kill-command=9", 9},
+        std::pair{"--kill-command=sigint", SIGINT}, std::pair{"--k=HUP", SIGHUP}}) {
+    parsed = parseSallocArguments({arg}, {});
+    ASSERT_TRUE(parsed.isOk()) << arg << ": " << parsed.status().message();
+    EXPECT_EQ(parsed->killCommandSignal, signal) << arg;
+  }
+}
+
+TEST(SallocOptions, ItsVariablesAreAllocationOptions) {
+  const StatusOr<SallocInvocation> parsed =
+      parseSallocArguments({"-t", "5"}, {{"SALLOC_PARTITION", "gpu"},
+                                         {"SALLOC_KILL_CMD", "INT"},
+                                         {"SALLOC_NO_BELL", "1"},
+                                         {"SLURM_NTASKS", "8"},  // srun's, not salloc's
+                                         {"SALLOC_TIMELIMIT", "10"}});
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(parsed->killCommandSignal, SIGINT);
+  EXPECT_EQ(parsed->bell, SallocInvocation::Bell::kNever);
+  const auto& options = parsed->allocation.options;
+  const auto has = [&](std::string_view name, std::string_view value) {
+    return std::find_if(options.begin(), options.end(), [&](const auto& option) {
+             return option.first == name && option.second == value;
+           }) != options.end();
+  };
+  EXPECT_TRUE(has("partition", "gpu"));
+  EXPECT_FALSE(has("ntasks", "8"));
+  // The command line after the variables: its -t is the last word.
+  ASSERT_FALSE(options.empty());
+  EXPECT_EQ(options.back(), (std::pair<std::string, std::optional<std::string>>{"time", "5"}));
+}
+
+TEST(SallocOptions, RefusalsAsDebiansSalloc) {
+  struct Case {
+    Args args;
+    std::string message;
+    int exitStatus;
+  };
+  const std::vector<Case> cases = {
+      {{"--kill-command=FOO", "true"}, "error: Invalid --kill-command specification", 255},
+      {{"-KBAR", "true"}, "error: Invalid --kill-command specification", 255},
+      {{"--no", "true"},
+       "option '--no' is ambiguous; possibilities: '--no-bell' '--no-kill' '--no-shell' "
+       "'--nodefile' '--nodelist' '--nodes'",
+       255},
+      {{"-l", "true"}, "invalid option -- 'l'", 255},
+      {{"--pty", "true"}, "unrecognized option '--pty'", 255},
+      {{"--label", "true"}, "unrecognized option '--label'", 255},
+  };
+  for (const Case& c : cases) {
+    const StatusOr<SallocInvocation> parsed = parseSallocArguments(c.args, {});
+    ASSERT_FALSE(parsed.isOk()) << c.args.front();
+    EXPECT_EQ(parsed.status().message(), c.message) << c.args.front();
+    EXPECT_EQ(srunExitStatus(parsed.status()), c.exitStatus) << c.args.front();
+  }
 }
 
 TEST(SrunOptions, HowSrunEndsAfterAnError) {
