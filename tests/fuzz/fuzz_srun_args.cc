@@ -2,7 +2,9 @@
 // passes to srun). The first byte picks the allocation (1-4 nodes of 1-8 CPUs); the rest is the
 // argument list, one argument per line, parsed against a batch environment that also feeds
 // srun's input variables. Each parse that succeeds is laid out over the allocation, and every
-// task's environment is computed, so -N/-n/-w/-x/-m values reach the layout code.
+// task's environment is computed, so -N/-n/-w/-x/-m values reach the layout code. The same
+// arguments are read as salloc's command line too (its own table, -K/--kill-command's signal
+// names, SALLOC_* variables).
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -39,7 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       {"SLURM_DISTRIBUTION", (shape & 0x40U) != 0 ? "block" : ""},
       {"SLURM_LABELIO", (shape & 0x80U) != 0 ? "1" : "0"},
   };
-  auto parsed = inpod::parseSrunArguments(splitLines(data + 1, size - 1), environment);
+  const std::vector<std::string> args = splitLines(data + 1, size - 1);
+  (void)inpod::parseSallocArguments(
+      args, {{"SALLOC_KILL_CMD", (shape & 0x10U) != 0 ? "usr1" : ""},
+             {"SALLOC_PARTITION", "gpu"},
+             {"SALLOC_BELL", (shape & 0x80U) != 0 ? "1" : "0"}});
+  auto parsed = inpod::parseSrunArguments(args, environment);
   if (!parsed.isOk()) return 0;
   auto layout = step::layoutStep(allocation, parsed->request);
   if (!layout.isOk()) return 0;
