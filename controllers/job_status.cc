@@ -593,4 +593,20 @@ nlohmann::json statusPatch(const api::SlurmJobObject& job, const nlohmann::json&
   return patch;
 }
 
+std::optional<api::SlurmJobStatus> pendingStatusToWrite(const api::SlurmJobStatus& current,
+                                                        std::string_view reason,
+                                                        std::string reasonDetail,
+                                                        std::optional<core::Time> estimatedStart,
+                                                        std::optional<std::int64_t> priority) {
+  const bool reasonMoved = current.reason != reason || current.reasonDetail != reasonDetail;
+  const bool firstPriority = !current.priority && priority;
+  if (!reasonMoved && !firstPriority) return std::nullopt;
+  api::SlurmJobStatus next = current;
+  next.reason = std::string(reason);
+  next.reasonDetail = std::move(reasonDetail);
+  next.estimatedStart = estimatedStart;
+  if (priority) next.priority = priority;
+  return next;
+}
+
 }  // namespace kubeslurm::controllers

@@ -28,6 +28,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kubeslurm/api/core_v1.h"
@@ -157,6 +158,19 @@ bool requeueRequested(const api::SlurmJobObject& job);
 // `now`).
 api::SlurmJobStatus submittedStatus(std::int64_t jobId, std::optional<core::Time> created,
                                     core::Time now);
+
+// A pending job's status after a plan that left it pending (`pending`: its reason, detail and
+// estimate; `priority`: its priority then, if the plan gave one), or nothing when nothing worth a
+// write moved. Written when the reason or its detail changes, and once to record a first
+// priority, with the estimate and priority of that moment; their drift alone is not: both move
+// every cycle, and at 50,000 pending jobs a write per job per period would be the API server's
+// main load (issue 18). squeue --start, sprio and squeue's priority columns read them live from
+// the query API. `reasonDetail` is the detail as it is to be stored (bounded by the caller).
+std::optional<api::SlurmJobStatus> pendingStatusToWrite(const api::SlurmJobStatus& current,
+                                                        std::string_view reason,
+                                                        std::string reasonDetail,
+                                                        std::optional<core::Time> estimatedStart,
+                                                        std::optional<std::int64_t> priority);
 
 // A running job the scheduler preempts. REQUEUE: the job goes back to the queue as its next
 // attempt (REQUEUED, restarts + 1, reason BeginTime as slurmctld's batch_requeue_fini leaves

@@ -860,22 +860,14 @@ void Reconciler::applyPending(const core::Plan& plan, const SnapshotIndex& index
     if (key == index.jobKeys.end() || written_.contains(key->second)) continue;
     const api::SlurmJobObject* job = findJob(key->second);
     if (job == nullptr || !job->status) continue;
-    api::SlurmJobStatus status = *job->status;
-    status.reason = reason;
-    status.reasonDetail = boundedText(pending.reasonDetail, kMaxReasonDetail);
-    status.estimatedStart = pending.estimatedStart;
-    if (auto priority = plan.priorities.find(pending.jobId); priority != plan.priorities.end()) {
-      status.priority = priority->second.priority;
+    std::optional<std::int64_t> priority;
+    if (auto found = plan.priorities.find(pending.jobId); found != plan.priorities.end()) {
+      priority = found->second.priority;
     }
-    // Written when the reason changes (and once, to record a first priority), with the
-    // estimate and priority of that moment. Their drift is not: both move every cycle, and at
-    // 50,000 pending jobs a write per job per period would be the API server's main load.
-    // squeue --start, sprio and squeue's priority columns read them live from the query API.
-    const bool reasonMoved =
-        status.reason != job->status->reason || status.reasonDetail != job->status->reasonDetail;
-    const bool firstPriority = !job->status->priority && status.priority;
-    if (!reasonMoved && !firstPriority) continue;
-    writes.push_back(statusWrite(*job, status, nullptr));
+    auto status = pendingStatusToWrite(*job->status, reason,
+                                       boundedText(pending.reasonDetail, kMaxReasonDetail),
+                                       pending.estimatedStart, priority);
+    if (status) writes.push_back(statusWrite(*job, *status, nullptr));
   }
   sendStatusWrites(writes, report);
 }

@@ -880,6 +880,55 @@ TEST(DecideStatus, AJobThatEndedWhileNoOperatorRanEndsWhenItsContainersDid) {
 // A status write is a merge patch from the job as cached: what changed, and null for what the
 // new status dropped, also when the cache holds the job without the fields it models as JSON
 // (holdSlurmJob); with the cached resourceVersion as precondition.
+// A pending job's status is written when its reason moves, and once for a first priority; the
+// drift of its priority and estimated start alone writes nothing (the query API serves them).
+TEST(PendingStatus, WrittenWhenTheReasonMovesNotWhenPriorityOrEstimateDrift) {
+  api::SlurmJobStatus current;
+  current.state = "PENDING";
+  current.reason = "Priority";
+  current.priority = 1000;
+  current.estimatedStart = 100;
+  struct Case {
+    const char* what;
+    std::string reason;
+    std::string detail;
+    std::optional<core::Time> estimate;
+    std::optional<std::int64_t> priority;
+    bool written;
+  };
+  const std::vector<Case> cases = {
+      {"priority and estimate drift", "Priority", "", 160, 1200, false},
+      {"nothing moved", "Priority", "", 100, 1000, false},
+      {"no priority in this plan", "Priority", "", std::nullopt, std::nullopt, false},
+      {"the reason moved", "Resources", "", 160, 1200, true},
+      {"the detail moved", "Priority", "UnavailableNodes:n-1", 100, 1000, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const auto next = pendingStatusToWrite(current, c.reason, c.detail, c.estimate, c.priority);
+    ASSERT_EQ(next.has_value(), c.written);
+    if (!next) continue;
+    // What is written carries the estimate and priority of that moment, the rest kept.
+    EXPECT_EQ(next->reason, c.reason);
+    EXPECT_EQ(next->reasonDetail, c.detail);
+    EXPECT_EQ(next->estimatedStart, c.estimate);
+    EXPECT_EQ(next->priority, c.priority);
+    EXPECT_EQ(next->state, "PENDING");
+  }
+  // A job's first priority is recorded once, its reason unchanged.
+  api::SlurmJobStatus fresh;
+  fresh.state = "PENDING";
+  fresh.reason = "Priority";
+  const auto first = pendingStatusToWrite(fresh, "Priority", "", std::nullopt, 1500);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->priority, 1500);
+  EXPECT_FALSE(pendingStatusToWrite(*first, "Priority", "", 200, 1700).has_value());
+  // Without a priority in the plan, a recorded one is kept.
+  const auto kept = pendingStatusToWrite(current, "Resources", "", std::nullopt, std::nullopt);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->priority, 1000);
+}
+
 TEST(StatusPatch, CarriesWhatChangedAndNullForWhatWentFromTheCachedJob) {
   Json object = {
       {"apiVersion", "kubeslurm.io/v1alpha1"},
