@@ -4,12 +4,9 @@
 // mid-migration leaves the previous version intact. An operator older than the file refuses it
 // rather than writing records it cannot read back.
 //
-// Writes are batches, each one transaction: all its records or none. Each record is an upsert
-// keyed by (cluster, job id, attempt) that leaves a stored record of the same run alone when the
-// stored one is further on (job_records.h, recordSupersedes), so repeating a batch (after a
-// restart, a failover, or a commit whose answer was lost) changes nothing. The journal is a
-// write-ahead log synced at each commit (synchronous=FULL): a committed batch survives a crash
-// of the process and of the machine.
+// The rules every store keeps (one transaction per batch, idempotent upserts, a newer schema
+// refused) are record_store.h's. The journal is a write-ahead log synced at each commit
+// (synchronous=FULL): a committed batch survives a crash of the process and of the machine.
 //
 // Thread safety: one connection, used under a mutex; any thread may call any method.
 #pragma once
@@ -22,32 +19,24 @@
 #include <vector>
 
 #include "kubeslurm/accounting/job_records.h"
+#include "kubeslurm/accounting/record_store.h"
 #include "kubeslurm/base/status.h"
 
 struct sqlite3;
 
 namespace kubeslurm::accounting {
 
-class SqliteStore {
+class SqliteStore final : public RecordStore {
  public:
-  // The schema version this code writes and reads.
-  static constexpr std::int64_t kSchemaVersion = 3;
-
   // Opens the database at `path`, creating it, and migrates it to kSchemaVersion.
   static StatusOr<std::unique_ptr<SqliteStore>> open(const std::string& path);
-  ~SqliteStore();
+  ~SqliteStore() override;
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
-  // Writes `records` in one transaction. A record whose run's stored record is further on is
-  // left out (not an error); the answer counts the records written.
-  StatusOr<std::size_t> write(std::span<const JobRecord> records);
-
-  // The records `filter` selects, with their steps, by job id and attempt.
-  StatusOr<std::vector<JobRecord>> query(const JobFilter& filter);
-
-  // The schema version of the file (kSchemaVersion once open() succeeded).
-  StatusOr<std::int64_t> schemaVersion();
+  StatusOr<std::size_t> write(std::span<const JobRecord> records) override;
+  StatusOr<std::vector<JobRecord>> query(const JobFilter& filter) override;
+  StatusOr<std::int64_t> schemaVersion() override;
 
  private:
   explicit SqliteStore(sqlite3* db) : db_(db) {}

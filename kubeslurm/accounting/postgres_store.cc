@@ -1,0 +1,503 @@
+#include "kubeslurm/accounting/postgres_store.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include <libpq-fe.h>
+
+namespace kubeslurm::accounting {
+namespace {
+
+// sqlite_store.cc's migrations, version for version, in PostgreSQL's words ("user" is a reserved
+// word there, so it is quoted; no WITHOUT ROWID). Never edited once released.
+constexpr std::array<std::string_view, RecordStore::kSchemaVersion> kMigrations = {
+    R"sql(
+CREATE TABLE jobs (
+  cluster TEXT NOT NULL,
+  job_id BIGINT NOT NULL,
+  attempt BIGINT NOT NULL,
+  array_job_id BIGINT,
+  array_task_id BIGINT,
+  name TEXT NOT NULL,
+  "user" TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  account TEXT NOT NULL,
+  partition TEXT NOT NULL,
+  qos TEXT NOT NULL,
+  submit_time BIGINT,
+  eligible_time BIGINT,
+  start_time BIGINT,
+  end_time BIGINT,
+  state TEXT NOT NULL,
+  phase BIGINT NOT NULL,
+  exit_code TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  req_tres TEXT NOT NULL,
+  alloc_tres TEXT NOT NULL,
+  gpu_type TEXT NOT NULL,
+  nodes BIGINT NOT NULL,
+  cpus BIGINT NOT NULL,
+  gpus BIGINT NOT NULL,
+  node_list TEXT NOT NULL,
+  PRIMARY KEY (cluster, job_id, attempt)
+);
+CREATE INDEX jobs_by_end ON jobs (cluster, COALESCE(end_time, 9223372036854775807));
+CREATE INDEX jobs_by_user ON jobs (cluster, "user", COALESCE(end_time, 9223372036854775807));
+CREATE INDEX jobs_by_account ON jobs (cluster, account, COALESCE(end_time, 9223372036854775807));
+CREATE INDEX jobs_by_array ON jobs (cluster, array_job_id) WHERE array_job_id IS NOT NULL;
+CREATE TABLE steps (
+  cluster TEXT NOT NULL,
+  job_id BIGINT NOT NULL,
+  attempt BIGINT NOT NULL,
+  step_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  start_time BIGINT,
+  end_time BIGINT,
+  state TEXT NOT NULL,
+  exit_code TEXT NOT NULL,
+  tasks BIGINT NOT NULL,
+  nodes BIGINT NOT NULL,
+  node_list TEXT NOT NULL,
+  PRIMARY KEY (cluster, job_id, attempt, step_id)
+);
+)sql",
+    R"sql(
+ALTER TABLE jobs ADD COLUMN array_tasks TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN priority BIGINT;
+ALTER TABLE jobs ADD COLUMN time_limit_minutes BIGINT;
+ALTER TABLE jobs ADD COLUMN work_dir TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN req_nodes BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE steps ADD COLUMN cpus BIGINT NOT NULL DEFAULT 0;
+)sql",
+    R"sql(
+ALTER TABLE jobs ADD COLUMN interactive BIGINT NOT NULL DEFAULT 0;
+)sql",
+};
+
+// Any number the advisory lock of the migrations is known by: "kslm" in ASCII.
+constexpr std::string_view kMigrationLock = "SELECT pg_advisory_xact_lock(1802726509)";
+
+using Result = std::unique_ptr<PGresult, decltype(&PQclear)>;
+
+// Statement parameters, as text (libpq's text format); nullopt is SQL NULL.
+class Parameters {
+ public:
+  void add(std::string_view text) { values_.emplace_back(std::string(text)); }
+  void add(std::int64_t value) { values_.emplace_back(std::to_string(value)); }
+  void add(const std::optional<std::int64_t>& value) {
+    if (value) {
+      add(*value);
+    } else {
+      values_.emplace_back(std::nullopt);
+    }
+  }
+  // The run's key, the first three columns of both tables: (cluster, job id, attempt).
+  void addRun(const JobRecord& run) {
+    add(run.cluster);
+    add(run.jobId);
+    add(run.attempt);
+  }
+  // The next placeholder: "$n".
+  std::string next() const { return "$" + std::to_string(values_.size() + 1); }
+  void clear() { values_.clear(); }
+
+  Result execute(pg_conn* connection, const std::string& sql) const {
+    std::vector<const char*> pointers;
+    pointers.reserve(values_.size());
+    for (const auto& value : values_) pointers.push_back(value ? value->c_str() : nullptr);
+    return {PQexecParams(connection, sql.c_str(), static_cast<int>(pointers.size()), nullptr,
+                         pointers.data(), nullptr, nullptr, 0),
+            &PQclear};
+  }
+
+ private:
+  std::vector<std::optional<std::string>> values_;
+};
+
+Status postgresError(pg_conn* connection, std::string_view what) {
+  std::string message = connection != nullptr ? PQerrorMessage(connection) : "out of memory";
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return {StatusCode::kUnavailable, std::string(what) + ": " + message};
+}
+
+// A result that is what the statement should give (a command's, or rows), or the error.
+Status expect(pg_conn* connection, const Result& result, ExecStatusType wanted,
+              std::string_view what) {
+  if (result && PQresultStatus(result.get()) == wanted) return Status::ok();
+  if (result && PQresultErrorMessage(result.get())[0] != '\0') {
+    std::string message = PQresultErrorMessage(result.get());
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    return {StatusCode::kUnavailable, std::string(what) + ": " + message};
+  }
+  return postgresError(connection, what);
+}
+
+Status run(pg_conn* connection, const std::string& sql, std::string_view what) {
+  const Result result(PQexec(connection, sql.c_str()), &PQclear);
+  return expect(connection, result, PGRES_COMMAND_OK, what);
+}
+
+// A transaction that rolls back unless committed.
+class Transaction {
+ public:
+  explicit Transaction(pg_conn* connection) : connection_(connection) {}
+  ~Transaction() {
+    if (open_) (void)run(connection_, "ROLLBACK", "rollback");
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  Status begin() {
+    Status begun = run(connection_, "BEGIN", "begin");
+    open_ = begun.isOk();
+    return begun;
+  }
+  Status commit() {
+    open_ = false;  // a failed COMMIT has ended the transaction all the same
+    return run(connection_, "COMMIT", "commit");
+  }
+
+ private:
+  pg_conn* connection_;
+  bool open_ = false;
+};
+
+std::string text(const PGresult* result, int row, int column) {
+  return {PQgetvalue(result, row, column),
+          static_cast<std::size_t>(PQgetlength(result, row, column))};
+}
+std::int64_t integer(const PGresult* result, int row, int column) {
+  return std::strtoll(PQgetvalue(result, row, column), nullptr, 10);
+}
+std::optional<std::int64_t> optionalInteger(const PGresult* result, int row, int column) {
+  if (PQgetisnull(result, row, column) != 0) return std::nullopt;
+  return integer(result, row, column);
+}
+
+constexpr std::string_view kUpsertJob = R"sql(
+INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, "user", namespace,
+  account, partition, qos, submit_time, eligible_time, start_time, end_time, state, phase,
+  exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, array_tasks,
+  priority, time_limit_minutes, work_dir, req_nodes, interactive)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+  $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
+  array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,
+  name = excluded.name, "user" = excluded."user", namespace = excluded.namespace,
+  account = excluded.account, partition = excluded.partition, qos = excluded.qos,
+  submit_time = excluded.submit_time, eligible_time = excluded.eligible_time,
+  start_time = excluded.start_time, end_time = excluded.end_time, state = excluded.state,
+  phase = excluded.phase, exit_code = excluded.exit_code, reason = excluded.reason,
+  req_tres = excluded.req_tres, alloc_tres = excluded.alloc_tres, gpu_type = excluded.gpu_type,
+  nodes = excluded.nodes, cpus = excluded.cpus, gpus = excluded.gpus,
+  node_list = excluded.node_list, array_tasks = excluded.array_tasks,
+  priority = excluded.priority, time_limit_minutes = excluded.time_limit_minutes,
+  work_dir = excluded.work_dir, req_nodes = excluded.req_nodes,
+  interactive = excluded.interactive
+WHERE excluded.phase >= jobs.phase
+)sql";
+
+constexpr std::string_view kDeleteSteps =
+    "DELETE FROM steps WHERE cluster = $1 AND job_id = $2 AND attempt = $3";
+constexpr std::string_view kInsertStep = R"sql(
+INSERT INTO steps (cluster, job_id, attempt, step_id, name, start_time, end_time, state,
+  exit_code, tasks, nodes, node_list, cpus)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+)sql";
+constexpr std::string_view kSelectSteps = R"sql(
+SELECT step_id, name, start_time, end_time, state, exit_code, tasks, nodes, node_list, cpus
+FROM steps WHERE cluster = $1 AND job_id = $2 AND attempt = $3 ORDER BY step_id COLLATE "C"
+)sql";
+constexpr std::string_view kSchemaVersionQuery =
+    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations";
+
+}  // namespace
+
+StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::open(const std::string& dsn) {
+  pg_conn* connection = PQconnectdb(dsn.c_str());
+  if (connection == nullptr || PQstatus(connection) != CONNECTION_OK) {
+    Status failure = postgresError(connection, "connect to the accounting database");
+    PQfinish(connection);
+    return failure;
+  }
+  // The server's notices ("relation ... already exists, skipping") are not the operator's to
+  // print; libpq's default writes them to stderr.
+  PQsetNoticeProcessor(
+      connection, [](void* /*arg*/, const char* /*message*/) {}, nullptr);
+  std::unique_ptr<PostgresStore> store(new PostgresStore(connection));
+  if (Status migrated = store->migrate(); !migrated.isOk()) return migrated;
+  return store;
+}
+
+PostgresStore::~PostgresStore() { PQfinish(connection_); }
+
+Status PostgresStore::connected() {
+  if (PQstatus(connection_) == CONNECTION_OK) return Status::ok();
+  PQreset(connection_);
+  if (PQstatus(connection_) == CONNECTION_OK) return Status::ok();
+  return postgresError(connection_, "reconnect to the accounting database");
+}
+
+Status PostgresStore::migrate() {
+  std::lock_guard lock(mutex_);
+  Transaction transaction(connection_);
+  if (Status begun = transaction.begin(); !begun.isOk()) return begun;
+  // Another replica migrating at the same moment waits here, then finds the versions applied.
+  if (Status locked =
+          expect(connection_, Result(PQexec(connection_, kMigrationLock.data()), &PQclear),
+                 PGRES_TUPLES_OK, "lock the migrations");
+      !locked.isOk()) {
+    return locked;
+  }
+  if (Status made = run(connection_,
+                        "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY "
+                        "KEY, applied_at BIGINT NOT NULL)",
+                        "schema_migrations");
+      !made.isOk()) {
+    return made;
+  }
+  const Result current(PQexec(connection_, kSchemaVersionQuery.data()), &PQclear);
+  if (Status read = expect(connection_, current, PGRES_TUPLES_OK, "schema version"); !read.isOk()) {
+    return read;
+  }
+  const std::int64_t version = integer(current.get(), 0, 0);
+  if (version > kSchemaVersion) {
+    return failedPrecondition("the accounting database has schema version " +
+                              std::to_string(version) + ", newer than this operator's " +
+                              std::to_string(kSchemaVersion));
+  }
+  for (std::int64_t next = version + 1; next <= kSchemaVersion; ++next) {
+    const std::string sql(kMigrations[static_cast<std::size_t>(next - 1)]);
+    if (Status migrated = run(connection_, sql, "migration " + std::to_string(next));
+        !migrated.isOk()) {
+      return migrated;
+    }
+    Parameters applied;
+    applied.add(next);
+    const Result recorded =
+        applied.execute(connection_,
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, "
+                        "EXTRACT(EPOCH FROM now())::BIGINT)");
+    if (Status stored = expect(connection_, recorded, PGRES_COMMAND_OK, "schema_migrations");
+        !stored.isOk()) {
+      return stored;
+    }
+  }
+  return transaction.commit();
+}
+
+StatusOr<std::int64_t> PostgresStore::schemaVersion() {
+  std::lock_guard lock(mutex_);
+  if (Status up = connected(); !up.isOk()) return up;
+  const Result current(PQexec(connection_, kSchemaVersionQuery.data()), &PQclear);
+  if (Status read = expect(connection_, current, PGRES_TUPLES_OK, "schema version"); !read.isOk()) {
+    return read;
+  }
+  return integer(current.get(), 0, 0);
+}
+
+StatusOr<std::size_t> PostgresStore::write(std::span<const JobRecord> records) {
+  std::lock_guard lock(mutex_);
+  if (Status up = connected(); !up.isOk()) return up;
+  Transaction transaction(connection_);
+  if (Status begun = transaction.begin(); !begun.isOk()) return begun;
+  const std::string upsertSql(kUpsertJob);
+  const std::string deleteSql(kDeleteSteps);
+  const std::string insertSql(kInsertStep);
+  std::size_t written = 0;
+  Parameters p;
+  for (const JobRecord& r : records) {
+    p.clear();
+    p.addRun(r);
+    p.add(r.arrayJobId);
+    p.add(r.arrayTaskId);
+    p.add(r.name);
+    p.add(r.user);
+    p.add(r.namespaceName);
+    p.add(r.account);
+    p.add(r.partition);
+    p.add(r.qos);
+    p.add(r.submitTime);
+    p.add(r.eligibleTime);
+    p.add(r.startTime);
+    p.add(r.endTime);
+    p.add(r.state);
+    p.add(static_cast<std::int64_t>(runPhase(r.state)));
+    p.add(r.exitCode);
+    p.add(r.reason);
+    p.add(r.reqTres);
+    p.add(r.allocTres);
+    p.add(r.gpuType);
+    p.add(r.nodes);
+    p.add(r.cpus);
+    p.add(r.gpus);
+    p.add(r.nodeList);
+    p.add(r.arrayTasks);
+    p.add(r.priority);
+    p.add(r.timeLimitMinutes);
+    p.add(r.workDir);
+    p.add(r.reqNodes);
+    p.add(std::int64_t{r.interactive ? 1 : 0});
+    const Result upserted = p.execute(connection_, upsertSql);
+    if (Status done =
+            expect(connection_, upserted, PGRES_COMMAND_OK, "write job " + std::to_string(r.jobId));
+        !done.isOk()) {
+      return done;
+    }
+    if (std::string_view(PQcmdTuples(upserted.get())) == "0")
+      continue;  // the stored run is further on
+    ++written;
+    p.clear();
+    p.addRun(r);
+    if (Status done =
+            expect(connection_, p.execute(connection_, deleteSql), PGRES_COMMAND_OK, "write steps");
+        !done.isOk()) {
+      return done;
+    }
+    for (const StepRecord& s : r.steps) {
+      p.clear();
+      p.addRun(r);
+      p.add(s.stepId);
+      p.add(s.name);
+      p.add(s.startTime);
+      p.add(s.endTime);
+      p.add(s.state);
+      p.add(s.exitCode);
+      p.add(s.tasks);
+      p.add(s.nodes);
+      p.add(s.nodeList);
+      p.add(s.cpus);
+      if (Status done = expect(connection_, p.execute(connection_, insertSql), PGRES_COMMAND_OK,
+                               "write step " + s.stepId);
+          !done.isOk()) {
+        return done;
+      }
+    }
+  }
+  if (Status committed = transaction.commit(); !committed.isOk()) return committed;
+  return written;
+}
+
+StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
+  std::lock_guard lock(mutex_);
+  if (Status up = connected(); !up.isOk()) return up;
+  Parameters p;
+  p.add(filter.cluster);
+  std::string sql =
+      "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, \"user\", namespace, "
+      "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
+      "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, "
+      "array_tasks, priority, time_limit_minutes, work_dir, req_nodes, interactive FROM jobs "
+      "WHERE cluster = $1";
+  const auto list = [&sql, &p](std::string_view column, const auto& values) {
+    if (values.empty()) return;
+    sql += " AND " + std::string(column) + " IN (";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      sql += (i == 0 ? "" : ", ") + p.next();
+      p.add(values[i]);
+    }
+    sql += ")";
+  };
+  if (filter.from) {
+    sql += " AND COALESCE(end_time, 9223372036854775807) >= " + p.next();
+    p.add(*filter.from);
+  }
+  if (filter.to) {
+    sql += " AND COALESCE(start_time, submit_time, 0) <= " + p.next();
+    p.add(*filter.to);
+  }
+  list("\"user\"", filter.users);
+  list("account", filter.accounts);
+  list("state", filter.states);
+  list("namespace", filter.namespaces);
+  if (filter.after) {
+    sql += " AND (job_id, attempt) > (" + p.next();
+    p.add(filter.after->first);
+    sql += ", " + p.next() + ")";
+    p.add(filter.after->second);
+  }
+  if (!filter.jobIds.empty()) {
+    std::string marks;
+    for (std::size_t i = 0; i < filter.jobIds.size(); ++i) {
+      marks += (i == 0 ? "" : ", ") + p.next();
+      p.add(filter.jobIds[i]);
+    }
+    sql += " AND (job_id IN (" + marks + ") OR array_job_id IN (" + marks + "))";
+  }
+  sql += " ORDER BY job_id, attempt";
+  if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
+
+  const Result rows = p.execute(connection_, sql);
+  if (Status read = expect(connection_, rows, PGRES_TUPLES_OK, "query"); !read.isOk()) return read;
+  std::vector<JobRecord> out;
+  const int count = PQntuples(rows.get());
+  out.reserve(static_cast<std::size_t>(count));
+  for (int row = 0; row < count; ++row) {
+    const PGresult* r0 = rows.get();
+    JobRecord r;
+    int c = 0;
+    r.cluster = text(r0, row, c++);
+    r.jobId = integer(r0, row, c++);
+    r.attempt = integer(r0, row, c++);
+    r.arrayJobId = optionalInteger(r0, row, c++);
+    r.arrayTaskId = optionalInteger(r0, row, c++);
+    r.name = text(r0, row, c++);
+    r.user = text(r0, row, c++);
+    r.namespaceName = text(r0, row, c++);
+    r.account = text(r0, row, c++);
+    r.partition = text(r0, row, c++);
+    r.qos = text(r0, row, c++);
+    r.submitTime = optionalInteger(r0, row, c++);
+    r.eligibleTime = optionalInteger(r0, row, c++);
+    r.startTime = optionalInteger(r0, row, c++);
+    r.endTime = optionalInteger(r0, row, c++);
+    r.state = text(r0, row, c++);
+    r.exitCode = text(r0, row, c++);
+    r.reason = text(r0, row, c++);
+    r.reqTres = text(r0, row, c++);
+    r.allocTres = text(r0, row, c++);
+    r.gpuType = text(r0, row, c++);
+    r.nodes = integer(r0, row, c++);
+    r.cpus = integer(r0, row, c++);
+    r.gpus = integer(r0, row, c++);
+    r.nodeList = text(r0, row, c++);
+    r.arrayTasks = text(r0, row, c++);
+    r.priority = optionalInteger(r0, row, c++);
+    r.timeLimitMinutes = optionalInteger(r0, row, c++);
+    r.workDir = text(r0, row, c++);
+    r.reqNodes = integer(r0, row, c++);
+    r.interactive = integer(r0, row, c++) != 0;
+    out.push_back(std::move(r));
+  }
+
+  const std::string stepsSql(kSelectSteps);
+  for (JobRecord& r : out) {
+    p.clear();
+    p.addRun(r);
+    const Result steps = p.execute(connection_, stepsSql);
+    if (Status read = expect(connection_, steps, PGRES_TUPLES_OK, "query steps"); !read.isOk()) {
+      return read;
+    }
+    const PGresult* s0 = steps.get();
+    for (int row = 0; row < PQntuples(s0); ++row) {
+      StepRecord s;
+      s.stepId = text(s0, row, 0);
+      s.name = text(s0, row, 1);
+      s.startTime = optionalInteger(s0, row, 2);
+      s.endTime = optionalInteger(s0, row, 3);
+      s.state = text(s0, row, 4);
+      s.exitCode = text(s0, row, 5);
+      s.tasks = integer(s0, row, 6);
+      s.nodes = integer(s0, row, 7);
+      s.nodeList = text(s0, row, 8);
+      s.cpus = integer(s0, row, 9);
+      r.steps.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace kubeslurm::accounting
