@@ -40,6 +40,10 @@ Scheduling:
                                  records are written
   --accounting-db FILE           job records in SQLite at FILE, written off the scheduling loop
                                  (docs/accounting.md); "" (the default): none
+  --accounting-postgres-dsn-file FILE
+                                 job records in PostgreSQL instead, reached with the libpq
+                                 connection string FILE holds (a mounted Secret); not with
+                                 --accounting-db
   --gang-start-timeout SECONDS   a gang bound this long but not all running is rolled back and
                                  retried after a backoff (600; 0 = never)
   --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
@@ -179,6 +183,8 @@ int parseFlags(int argc, char** argv, Flags& f) {
       f.jobRetention = static_cast<std::int64_t>(number);
     } else if (flag == "--accounting-db") {
       f.accountingDb = value;
+    } else if (flag == "--accounting-postgres-dsn-file") {
+      f.accountingPostgresDsnFile = value;
     } else if (flag == "--gang-start-timeout") {
       ok = parseNumber(value, number) && number <= 31536000;  // a year
       f.gangStartTimeout = static_cast<std::int64_t>(number);
@@ -238,6 +244,9 @@ int parseFlags(int argc, char** argv, Flags& f) {
     }
     // NOLINTNEXTLINE(performance-inefficient-string-concatenation): once, before exiting
     if (!ok) return usageError("invalid value \"" + value + "\" for " + flag);
+  }
+  if (!f.accountingDb.empty() && !f.accountingPostgresDsnFile.empty()) {
+    return usageError("--accounting-db and --accounting-postgres-dsn-file: one store, not two");
   }
   return 0;
 }

@@ -40,6 +40,9 @@ struct Flags {
   std::uint32_t maxArraySize = kubeslurm::slurm::kDefaultMaxArraySize;
   std::int64_t jobRetention = 86400;
   std::string accountingDb;  // --accounting-db: SQLite file of job records; "" none
+  // --accounting-postgres-dsn-file: a file holding a libpq connection string; job records in
+  // PostgreSQL instead (an HA install's). A file, so the password never shows in `ps`.
+  std::string accountingPostgresDsnFile;
   std::int64_t gangStartTimeout = 600;
   std::int64_t gangStartRetries = 3;
   std::size_t gangWriteParallelism = 16;

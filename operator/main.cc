@@ -32,6 +32,7 @@
 #include "controllers/step_tokens.h"
 #include "controllers/will_run.h"
 #include "kubeslurm/access/access_review.h"
+#include "kubeslurm/accounting/postgres_store.h"
 #include "kubeslurm/accounting/sqlite_store.h"
 #include "kubeslurm/api/slurmjob.h"
 #include "kubeslurm/kube/client.h"
@@ -107,7 +108,7 @@ std::string defaultIdentity() {
   return std::string(host.data()) + "_" + std::to_string(random() % 1000000U);
 }
 
-kubeslurm::StatusOr<std::string> readPem(const std::string& path) {
+kubeslurm::StatusOr<std::string> readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return kubeslurm::notFound("cannot read " + path);
   std::ostringstream text;
@@ -148,7 +149,7 @@ struct Operator {
   std::unique_ptr<controllers::JobIdAllocator> ids;
   // Before the reconciler that writes to them, so that they outlive it: the writer's last
   // batch goes to the store when it stops.
-  std::unique_ptr<accounting::SqliteStore> accountingStore;
+  std::unique_ptr<accounting::RecordStore> accountingStore;
   std::unique_ptr<controllers::AccountingWriter> accounting;
   controllers::ReconcilerOptions reconcilerOptions;
   std::unique_ptr<controllers::Reconciler> reconciler;
@@ -416,15 +417,42 @@ void setUpControllers(Operator& o) {
   o.queries = std::make_unique<op::QueryPublisher>(options.snapshot.config.priority, unixNow());
 }
 
-// Job records that outlive the SlurmJobs (--accounting-db): the store, migrated to this
-// operator's schema, and the writer that feeds it off the loop. A store that does not open stops
-// the operator: running without the accounting it was told to keep would lose records.
+// Job records that outlive the SlurmJobs (--accounting-db, --accounting-postgres-dsn-file): the
+// store, migrated to this operator's schema, and the writer that feeds it off the loop. A store
+// that does not open stops the operator: running without the accounting it was told to keep
+// would lose records.
 bool setUpAccounting(Operator& o) {
   const Flags& f = o.flags;
-  if (f.accountingDb.empty()) return true;
-  auto store = accounting::SqliteStore::open(f.accountingDb);
+  std::string where;
+  kubeslurm::StatusOr<std::unique_ptr<accounting::RecordStore>> store =
+      std::unique_ptr<accounting::RecordStore>();
+  if (!f.accountingDb.empty()) {
+    where = f.accountingDb;
+    auto sqlite = accounting::SqliteStore::open(f.accountingDb);
+    if (sqlite.isOk()) {
+      store = std::unique_ptr<accounting::RecordStore>(std::move(sqlite).value());
+    } else {
+      store = sqlite.status();
+    }
+  } else if (!f.accountingPostgresDsnFile.empty()) {
+    where = "PostgreSQL (" + f.accountingPostgresDsnFile + ")";
+    auto dsn = readWholeFile(f.accountingPostgresDsnFile);
+    if (!dsn.isOk()) {
+      store = dsn.status();
+    } else {
+      while (!dsn->empty() && (dsn->back() == '\n' || dsn->back() == '\r')) dsn->pop_back();
+      auto postgres = accounting::PostgresStore::open(*dsn);
+      if (postgres.isOk()) {
+        store = std::unique_ptr<accounting::RecordStore>(std::move(postgres).value());
+      } else {
+        store = postgres.status();
+      }
+    }
+  } else {
+    return true;
+  }
   if (!store.isOk()) {
-    spdlog::error("accounting database {}: {}", f.accountingDb, store.status().toString());
+    spdlog::error("accounting database {}: {}", where, store.status().toString());
     return false;
   }
   o.accountingStore = std::move(store).value();
@@ -438,8 +466,8 @@ bool setUpAccounting(Operator& o) {
         return store->write(records);
       },
       options);
-  spdlog::info("accounting: job records in {} (schema {})", f.accountingDb,
-               accounting::SqliteStore::kSchemaVersion);
+  spdlog::info("accounting: job records in {} (schema {})", where,
+               accounting::RecordStore::kSchemaVersion);
   return true;
 }
 
@@ -492,7 +520,7 @@ kubeslurm::StatusOr<rpc::TestOnlyAnswer> planTestOnly(Operator& o,
   }
 }
 
-// sacct's records, from the store this operator writes (--accounting-db); none without one.
+// sacct's records, from the store this operator writes; none without one.
 rpc::RecordQuery recordQuery(Operator& o) {
   if (!o.accountingStore) return nullptr;
   return [&o](const accounting::JobFilter& asked) {
@@ -531,8 +559,8 @@ bool setUpQueryApi(Operator& o) {
         "not both given (sprio, sshare and squeue --start need it)");
     return true;
   }
-  auto cert = readPem(f.grpcCert);
-  auto key = readPem(f.grpcKey);
+  auto cert = readWholeFile(f.grpcCert);
+  auto key = readWholeFile(f.grpcKey);
   if (!cert.isOk() || !key.isOk()) {
     spdlog::error("query API: {}", (cert.isOk() ? key.status() : cert.status()).message());
     return false;

@@ -29,7 +29,8 @@
 #      allocation scancel ends is said, and -K signals the command.
 #   8. The operator killed during a step from the login host (its step proxy gone) and started
 #      again: srun says it lost the step (its tasks killed, exit 137), waits for the new leader
-#      and releases the allocation through it (FAILED, 137:0), no task is left.
+#      and releases the allocation through it (FAILED, 137:0), no task is left; the job records
+#      the operator keeps in PostgreSQL (a server of the test's own) have it, past the restart.
 #
 #   sandbox_e2e_test.sh BUILD_BIN_DIR   (kubeslurm, kubeslurm-operator, kubeslurm-nodesim)
 # Needs root (network namespaces) and python3-torch (./run deps installs it). KEEP=1 keeps the
@@ -48,9 +49,14 @@ SB=$WORK/sandbox
 STATE=$WORK/nodesim
 SHARED=$WORK/volumes/default/shared  # the partition's shared volume, at the same path everywhere
 OPERATOR_PID=""
+PGDIR=""
 cleanup() {
   local rc=$?
   [ -n "$OPERATOR_PID" ] && kill -TERM "$OPERATOR_PID" 2>/dev/null && wait "$OPERATOR_PID" || true
+  if [ -n "$PGDIR" ]; then
+    "$ROOT/tests/support/postgres.sh" stop "$PGDIR" || true
+    [ "${KEEP:-0}" = 1 ] || rm -rf "$PGDIR"
+  fi
   if [ "${KEEP:-0}" = 1 ]; then
     echo "kept: $WORK" >&2
   else
@@ -156,9 +162,17 @@ leads() { grep -q '^kubeslurm_leader 1' <<<"$(curl -s "127.0.0.1:$METRICS/metric
 # and the step-token key of a chart install (its kept Secret), so that it derives the tokens of
 # the jobs started before it, as a new leader does.
 head -c 48 /dev/urandom | base64 >"$WORK/step-token.key"
+# Job records in PostgreSQL, the store an HA install keeps (docs/accounting.md), on a server of
+# this run's own: the operator killed in step 8 and started again writes on into it.
+PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/kubeslurm-e2e-pg.XXXXXX")
+PGPORT=$("$ROOT/tests/support/postgres.sh" start "$PGDIR") || fail "PostgreSQL did not start"
+records() { psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d accounting -X -q -t -A -F'|' -c "$1"; }
+psql -h 127.0.0.1 -p "$PGPORT" -U postgres -X -q -c 'CREATE DATABASE accounting' >/dev/null
+echo "host=127.0.0.1 port=$PGPORT user=postgres dbname=accounting" >"$WORK/accounting.dsn"
 start_operator() {
   "$BIN/kubeslurm-operator" --namespace kubeslurm-system --identity e2e-operator \
     --step-token-key-file "$WORK/step-token.key" \
+    --accounting-postgres-dsn-file "$WORK/accounting.dsn" \
     --metrics-bind-address "127.0.0.1:$METRICS" \
     --health-probe-bind-address "127.0.0.1:$PROBES" --grpc-bind-address "127.0.0.1:$GRPC" \
     --grpc-tls-cert "$WORK/tls/tls.crt" --grpc-tls-key "$WORK/tls/tls.key" \
@@ -596,6 +610,20 @@ for _ in $(seq 60); do
   sleep 0.5
 done
 [ -z "$(pgrep -f 'sleep 3121')" ] || fail "the lost step's task still runs: $(pgrep -a -f 'sleep 3121')"
+# The records in PostgreSQL, past the restart: the lost step's allocation as its new leader
+# ended it (an interactive job), salloc's released one, and one record per run of each job.
+crashed_record=''
+for _ in $(seq 60); do
+  crashed_record=$(records "SELECT state, exit_code, interactive FROM jobs WHERE job_id = $crashed")
+  [ "$crashed_record" = "FAILED|137:0|1" ] && break
+  sleep 0.5
+done
+[ "$crashed_record" = "FAILED|137:0|1" ] ||
+  fail "the lost step's record in PostgreSQL: '$crashed_record', not FAILED|137:0|1"
+[ "$(records "SELECT name, state, exit_code FROM jobs WHERE job_id = $granted")" = "interactive|FAILED|4:0" ] ||
+  fail "salloc's record in PostgreSQL: $(records "SELECT * FROM jobs WHERE job_id = $granted")"
+[ "$(records 'SELECT max(version) FROM schema_migrations')" = 3 ] || fail "the store's schema version"
+echo "job records in PostgreSQL: $(records 'SELECT count(*) FROM jobs') runs of $(records 'SELECT count(DISTINCT job_id) FROM jobs') jobs" >&2
 unset KUBESLURM_CONTEXT KUBESLURM_SCHEDULER KUBESLURM_SCHEDULER_CA
 
 step "done"

@@ -277,6 +277,22 @@ grep -qF 'claimName: records' "$WORK/accounting-own.yaml" || fail "existingClaim
 if helm template "$RELEASE" "$CHART" --set accounting.sqlite.enabled=true >/dev/null 2>&1; then
   fail "the chart accepted SQLite accounting with two replicas"
 fi
+# Accounting in PostgreSQL: every replica reaches the database, the connection string a file
+# from the user's Secret; not without the Secret, and not beside SQLite.
+helm template "$RELEASE" "$CHART" -n "$NS" --set accounting.postgres.enabled=true \
+  --set accounting.postgres.dsnSecret.name=records-db >"$WORK/accounting-pg.yaml"
+for want in '"--accounting-postgres-dsn-file=/etc/kubeslurm/accounting/dsn"' 'secretName: records-db' \
+  'mountPath: /etc/kubeslurm/accounting' 'replicas: 2' 'type: RollingUpdate'; do
+  grep -qF -- "$want" "$WORK/accounting-pg.yaml" || fail "accounting.postgres render lacks '$want'"
+done
+expect_kind PersistentVolumeClaim 0 "$WORK/accounting-pg.yaml"
+if helm template "$RELEASE" "$CHART" --set accounting.postgres.enabled=true >/dev/null 2>&1; then
+  fail "the chart accepted PostgreSQL accounting without a Secret"
+fi
+if helm template "$RELEASE" "$CHART" --set replicaCount=1 --set accounting.sqlite.enabled=true \
+  --set accounting.postgres.enabled=true --set accounting.postgres.dsnSecret.name=x >/dev/null 2>&1; then
+  fail "the chart accepted two accounting stores"
+fi
 
 step "helm template: values-all.yaml, without and with the Prometheus Operator's API"
 helm template "$RELEASE_ALL" "$CHART" -n "$NS_ALL" -f "$VALUES_ALL" >"$WORK/all-nomon.yaml"

@@ -94,6 +94,9 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 {{- if .Values.accounting.sqlite.enabled }}
 - {{ printf "--accounting-db=%s/accounting.db" (include "kubeslurm.accounting.dir" .) | quote }}
 {{- end }}
+{{- if .Values.accounting.postgres.enabled }}
+- {{ printf "--accounting-postgres-dsn-file=%s/dsn" (include "kubeslurm.accounting.dsnDir" .) | quote }}
+{{- end }}
 - {{ printf "--gang-start-timeout=%v" (int64 $o.gangStartTimeout) | quote }}
 - {{ printf "--gang-start-retries=%v" (int64 $o.gangStartRetries) | quote }}
 - {{ printf "--gang-placement=%v" ($o.gangPlacement) | quote }}
@@ -157,6 +160,11 @@ binary with the rendered args (plus --help, which it parses last) to prove it ac
 
 {{- define "kubeslurm.accounting.dir" -}}
 /var/lib/kubeslurm
+{{- end -}}
+
+{{/* Where the PostgreSQL connection string's Secret is mounted (values accounting.postgres). */}}
+{{- define "kubeslurm.accounting.dsnDir" -}}
+/etc/kubeslurm/accounting
 {{- end -}}
 
 {{/* The key the jobs' step tokens derive from (templates/step-token-key.yaml). */}}
