@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -105,6 +106,15 @@ class Parameters {
   std::string next() const { return "$" + std::to_string(values_.size() + 1); }
   void clear() { values_.clear(); }
 
+  // Queues the statement on a connection in pipeline mode; false when libpq could not.
+  bool send(pg_conn* connection, const std::string& sql) const {
+    std::vector<const char*> pointers;
+    pointers.reserve(values_.size());
+    for (const auto& value : values_) pointers.push_back(value ? value->c_str() : nullptr);
+    return PQsendQueryParams(connection, sql.c_str(), static_cast<int>(pointers.size()), nullptr,
+                             pointers.data(), nullptr, nullptr, 0) == 1;
+  }
+
   Result execute(pg_conn* connection, const std::string& sql) const {
     std::vector<const char*> pointers;
     pointers.reserve(values_.size());
@@ -164,6 +174,65 @@ class Transaction {
   pg_conn* connection_;
   bool open_ = false;
 };
+
+// Statements sent in libpq's pipeline mode, in chunks: `send(i)` queues statement i, and each
+// chunk's results are read after its sync, `take(i, result)` seeing each. One round trip per
+// chunk instead of one per statement: a batch of 1,000 records is some 1,100 statements, and a
+// query's runs each have their steps to select.
+// Chunks stay small enough that the server's answers to one fit in the socket's buffers, so
+// neither side waits on the other while it is sent. Stops at the first failure (the rest of the
+// chunk is aborted by the server); the transaction around it is the caller's.
+constexpr std::size_t kPipelineChunk = 256;
+
+Status pipelined(pg_conn* connection, std::size_t count,
+                 const std::function<bool(std::size_t)>& send,
+                 const std::function<Status(std::size_t, PGresult*)>& take) {
+  if (count == 0) return Status::ok();
+  if (PQenterPipelineMode(connection) != 1) return postgresError(connection, "pipeline");
+  Status outcome = Status::ok();
+  for (std::size_t begin = 0; begin < count && outcome.isOk(); begin += kPipelineChunk) {
+    const std::size_t end = std::min(count, begin + kPipelineChunk);
+    std::size_t sent = begin;
+    while (sent < end && send(sent)) ++sent;
+    if (sent < end) outcome = postgresError(connection, "send");
+    if (PQpipelineSync(connection) != 1) {
+      outcome = postgresError(connection, "pipeline sync");
+      break;
+    }
+    // Each statement's result and then a null, up to the sync's own result. Two nulls in a row:
+    // nothing more comes (the connection is gone).
+    std::size_t next = begin;
+    bool ended = false;
+    while (true) {
+      const Result result(PQgetResult(connection), &PQclear);
+      if (!result) {
+        if (ended) {
+          if (outcome.isOk()) outcome = postgresError(connection, "write");
+          break;
+        }
+        ended = true;
+        continue;
+      }
+      ended = false;
+      const ExecStatusType status = PQresultStatus(result.get());
+      if (status == PGRES_PIPELINE_SYNC) break;
+      if (status == PGRES_FATAL_ERROR && outcome.isOk()) {
+        outcome = expect(connection, result, PGRES_COMMAND_OK, "write");
+      } else if (status != PGRES_PIPELINE_ABORTED && outcome.isOk() && next < sent) {
+        outcome = take(next, result.get());
+      }
+      ++next;
+      if (PQstatus(connection) != CONNECTION_OK) {
+        if (outcome.isOk()) outcome = postgresError(connection, "write");
+        break;
+      }
+    }
+  }
+  if (PQexitPipelineMode(connection) != 1 && outcome.isOk()) {
+    outcome = postgresError(connection, "pipeline");
+  }
+  return outcome;
+}
 
 std::string text(const PGresult* result, int row, int column) {
   return {PQgetvalue(result, row, column),
@@ -307,78 +376,88 @@ StatusOr<std::size_t> PostgresStore::write(std::span<const JobRecord> records) {
   const std::string upsertSql(kUpsertJob);
   const std::string deleteSql(kDeleteSteps);
   const std::string insertSql(kInsertStep);
-  std::size_t written = 0;
+
+  // The runs first: which of them were written (a stored run further on is left alone).
+  std::vector<bool> written(records.size(), false);
   Parameters p;
-  for (const JobRecord& r : records) {
-    p.clear();
-    p.addRun(r);
-    p.add(r.arrayJobId);
-    p.add(r.arrayTaskId);
-    p.add(r.name);
-    p.add(r.user);
-    p.add(r.namespaceName);
-    p.add(r.account);
-    p.add(r.partition);
-    p.add(r.qos);
-    p.add(r.submitTime);
-    p.add(r.eligibleTime);
-    p.add(r.startTime);
-    p.add(r.endTime);
-    p.add(r.state);
-    p.add(static_cast<std::int64_t>(runPhase(r.state)));
-    p.add(r.exitCode);
-    p.add(r.reason);
-    p.add(r.reqTres);
-    p.add(r.allocTres);
-    p.add(r.gpuType);
-    p.add(r.nodes);
-    p.add(r.cpus);
-    p.add(r.gpus);
-    p.add(r.nodeList);
-    p.add(r.arrayTasks);
-    p.add(r.priority);
-    p.add(r.timeLimitMinutes);
-    p.add(r.workDir);
-    p.add(r.reqNodes);
-    p.add(std::int64_t{r.interactive ? 1 : 0});
-    const Result upserted = p.execute(connection_, upsertSql);
-    if (Status done =
-            expect(connection_, upserted, PGRES_COMMAND_OK, "write job " + std::to_string(r.jobId));
-        !done.isOk()) {
-      return done;
-    }
-    if (std::string_view(PQcmdTuples(upserted.get())) == "0")
-      continue;  // the stored run is further on
-    ++written;
-    p.clear();
-    p.addRun(r);
-    if (Status done =
-            expect(connection_, p.execute(connection_, deleteSql), PGRES_COMMAND_OK, "write steps");
-        !done.isOk()) {
-      return done;
-    }
-    for (const StepRecord& s : r.steps) {
-      p.clear();
-      p.addRun(r);
-      p.add(s.stepId);
-      p.add(s.name);
-      p.add(s.startTime);
-      p.add(s.endTime);
-      p.add(s.state);
-      p.add(s.exitCode);
-      p.add(s.tasks);
-      p.add(s.nodes);
-      p.add(s.nodeList);
-      p.add(s.cpus);
-      if (Status done = expect(connection_, p.execute(connection_, insertSql), PGRES_COMMAND_OK,
-                               "write step " + s.stepId);
-          !done.isOk()) {
-        return done;
-      }
-    }
+  Status upserted = pipelined(
+      connection_, records.size(),
+      [&](std::size_t i) {
+        const JobRecord& r = records[i];
+        p.clear();
+        p.addRun(r);
+        p.add(r.arrayJobId);
+        p.add(r.arrayTaskId);
+        p.add(r.name);
+        p.add(r.user);
+        p.add(r.namespaceName);
+        p.add(r.account);
+        p.add(r.partition);
+        p.add(r.qos);
+        p.add(r.submitTime);
+        p.add(r.eligibleTime);
+        p.add(r.startTime);
+        p.add(r.endTime);
+        p.add(r.state);
+        p.add(static_cast<std::int64_t>(runPhase(r.state)));
+        p.add(r.exitCode);
+        p.add(r.reason);
+        p.add(r.reqTres);
+        p.add(r.allocTres);
+        p.add(r.gpuType);
+        p.add(r.nodes);
+        p.add(r.cpus);
+        p.add(r.gpus);
+        p.add(r.nodeList);
+        p.add(r.arrayTasks);
+        p.add(r.priority);
+        p.add(r.timeLimitMinutes);
+        p.add(r.workDir);
+        p.add(r.reqNodes);
+        p.add(std::int64_t{r.interactive ? 1 : 0});
+        return p.send(connection_, upsertSql);
+      },
+      [&](std::size_t i, PGresult* result) {
+        written[i] = std::string_view(PQcmdTuples(result)) != "0";
+        return Status::ok();
+      });
+  if (!upserted.isOk()) return upserted;
+
+  // Then the steps of the runs written: each run's replaced whole.
+  struct StepWrite {
+    const JobRecord* run;
+    const StepRecord* step;  // null: the run's old steps deleted
+  };
+  std::vector<StepWrite> steps;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (!written[i]) continue;
+    steps.push_back({&records[i], nullptr});
+    for (const StepRecord& s : records[i].steps) steps.push_back({&records[i], &s});
   }
+  Status stepsWritten = pipelined(
+      connection_, steps.size(),
+      [&](std::size_t i) {
+        const StepWrite& w = steps[i];
+        p.clear();
+        p.addRun(*w.run);
+        if (w.step == nullptr) return p.send(connection_, deleteSql);
+        const StepRecord& s = *w.step;
+        p.add(s.stepId);
+        p.add(s.name);
+        p.add(s.startTime);
+        p.add(s.endTime);
+        p.add(s.state);
+        p.add(s.exitCode);
+        p.add(s.tasks);
+        p.add(s.nodes);
+        p.add(s.nodeList);
+        p.add(s.cpus);
+        return p.send(connection_, insertSql);
+      },
+      [](std::size_t /*i*/, PGresult* /*result*/) { return Status::ok(); });
+  if (!stepsWritten.isOk()) return stepsWritten;
   if (Status committed = transaction.commit(); !committed.isOk()) return committed;
-  return written;
+  return static_cast<std::size_t>(std::count(written.begin(), written.end(), true));
 }
 
 StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
@@ -473,30 +552,36 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
     out.push_back(std::move(r));
   }
 
+  // Each run's steps, the selects pipelined: one round trip for many runs, not one each.
   const std::string stepsSql(kSelectSteps);
-  for (JobRecord& r : out) {
-    p.clear();
-    p.addRun(r);
-    const Result steps = p.execute(connection_, stepsSql);
-    if (Status read = expect(connection_, steps, PGRES_TUPLES_OK, "query steps"); !read.isOk()) {
-      return read;
-    }
-    const PGresult* s0 = steps.get();
-    for (int row = 0; row < PQntuples(s0); ++row) {
-      StepRecord s;
-      s.stepId = text(s0, row, 0);
-      s.name = text(s0, row, 1);
-      s.startTime = optionalInteger(s0, row, 2);
-      s.endTime = optionalInteger(s0, row, 3);
-      s.state = text(s0, row, 4);
-      s.exitCode = text(s0, row, 5);
-      s.tasks = integer(s0, row, 6);
-      s.nodes = integer(s0, row, 7);
-      s.nodeList = text(s0, row, 8);
-      s.cpus = integer(s0, row, 9);
-      r.steps.push_back(std::move(s));
-    }
-  }
+  Status stepsRead = pipelined(
+      connection_, out.size(),
+      [&](std::size_t i) {
+        p.clear();
+        p.addRun(out[i]);
+        return p.send(connection_, stepsSql);
+      },
+      [&](std::size_t i, PGresult* steps) {
+        if (PQresultStatus(steps) != PGRES_TUPLES_OK) {
+          return Status(StatusCode::kUnavailable, "query steps: unexpected result");
+        }
+        for (int row = 0; row < PQntuples(steps); ++row) {
+          StepRecord s;
+          s.stepId = text(steps, row, 0);
+          s.name = text(steps, row, 1);
+          s.startTime = optionalInteger(steps, row, 2);
+          s.endTime = optionalInteger(steps, row, 3);
+          s.state = text(steps, row, 4);
+          s.exitCode = text(steps, row, 5);
+          s.tasks = integer(steps, row, 6);
+          s.nodes = integer(steps, row, 7);
+          s.nodeList = text(steps, row, 8);
+          s.cpus = integer(steps, row, 9);
+          out[i].steps.push_back(std::move(s));
+        }
+        return Status::ok();
+      });
+  if (!stepsRead.isOk()) return stepsRead;
   return out;
 }
 

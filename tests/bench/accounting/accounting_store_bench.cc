@@ -1,14 +1,17 @@
 // The accounting store at the scale issue 21 names: --records job records (1,000,000) of 200
 // users in 50 accounts over 180 days, a tenth of them with two steps, written in batches of
-// --batch (1,000) to SQLite on this machine's disk, then `sacct -u U -S <a month ago>`'s query.
+// --batch (1,000) to SQLite on this machine's disk (or, with --postgres, to the PostgreSQL
+// database a libpq connection string names), then `sacct -u U -S <a month ago>`'s query.
 // Measures; asserts nothing.
 //
 //   build/bin/accounting_store_bench [--records 1000000] [--batch 1000] [--dir /tmp]
+//   build/bin/accounting_store_bench --postgres "host=127.0.0.1 port=P user=postgres dbname=D"
 //
 // Each figure has a baseline from the same run, since these machines are noisy: ingest against
 // one record per transaction (a few thousand of them), the query against the same selection
-// made to scan the table (unary + keeps SQLite from any index). Bytes per record are the file's
-// (and its write-ahead log's) after a checkpoint. Ends with one line of JSON.
+// made to scan the table (unary + keeps SQLite from any index; PostgreSQL's planner is told not
+// to use one). Bytes per record are the file's (and its write-ahead log's) after a checkpoint,
+// or PostgreSQL's tables with their indexes. Ends with one line of JSON.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -19,9 +22,11 @@
 #include <string>
 #include <vector>
 
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "kubeslurm/accounting/postgres_store.h"
 #include "kubeslurm/accounting/sqlite_store.h"
 
 namespace kubeslurm::accounting {
@@ -87,11 +92,13 @@ int run(int argc, char** argv) {
   std::int64_t records = 1000000;
   std::int64_t batch = 1000;
   std::filesystem::path base = std::filesystem::temp_directory_path();
+  std::string dsn;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--records") records = std::max<std::int64_t>(std::atoll(argv[i + 1]), 1);
     if (flag == "--batch") batch = std::max<std::int64_t>(std::atoll(argv[i + 1]), 1);
     if (flag == "--dir") base = argv[i + 1];
+    if (flag == "--postgres") dsn = argv[i + 1];
   }
   std::string pattern = (base / "accounting-bench-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -100,12 +107,23 @@ int run(int argc, char** argv) {
   }
   const std::filesystem::path dir = pattern;
   const std::filesystem::path path = dir / "accounting.db";
-  auto opened = SqliteStore::open(path.string());
-  if (!opened.isOk()) {
-    std::cerr << opened.status().toString() << "\n";
-    return 1;
+  const bool postgres = !dsn.empty();
+  std::unique_ptr<RecordStore> store;
+  if (postgres) {
+    auto opened = PostgresStore::open(dsn);
+    if (!opened.isOk()) {
+      std::cerr << opened.status().toString() << "\n";
+      return 1;
+    }
+    store = std::move(opened).value();
+  } else {
+    auto opened = SqliteStore::open(path.string());
+    if (!opened.isOk()) {
+      std::cerr << opened.status().toString() << "\n";
+      return 1;
+    }
+    store = std::move(opened).value();
   }
-  std::unique_ptr<SqliteStore> store = std::move(opened).value();
 
   // Baseline: one record per transaction (a commit, and its sync, each).
   const std::int64_t single = std::min<std::int64_t>(2000, records);
@@ -150,33 +168,53 @@ int run(int argc, char** argv) {
   const double queryMs = times[2] * 1e3;
   store.reset();
 
-  // The same selection made to scan the table, and the file's size after a checkpoint.
-  sqlite3* db = nullptr;
-  sqlite3_open(path.c_str(), &db);
-  sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
-  const std::string scan =
-      "SELECT COUNT(*) FROM jobs WHERE +cluster = 'kubeslurm' AND +user = 'user7' AND "
-      "+state <> '' AND "
-      "COALESCE(end_time, 9223372036854775807) >= " +
-      std::to_string(kNow - 30 * kDay) +
-      " AND COALESCE(start_time, submit_time, 0) <= " + std::to_string(kNow);
+  // The same selection made to scan the table, and the store's size.
+  const std::string where = std::string(postgres ? "\"user\"" : "+user") +
+                            " = 'user7' AND COALESCE(end_time, 9223372036854775807) >= " +
+                            std::to_string(kNow - 30 * kDay) +
+                            " AND COALESCE(start_time, submit_time, 0) <= " + std::to_string(kNow);
   std::int64_t scanned = -1;
-  began = Clock::now();
-  const int scanResult = sqlite3_exec(
-      db, scan.c_str(),
-      [](void* out, int, char** values, char**) {
-        *static_cast<std::int64_t*>(out) = std::atoll(values[0]);
-        return 0;
-      },
-      &scanned, nullptr);
-  const double scanMs = seconds(began) * 1e3;
-  if (scanResult != SQLITE_OK) std::cerr << "scan: " << sqlite3_errmsg(db) << "\n";
-  sqlite3_close(db);
-  const std::int64_t bytes = fileBytes(path) + fileBytes(dir.string() + "/accounting.db-wal");
+  double scanMs = 0;
+  std::int64_t bytes = 0;
+  if (postgres) {
+    PGconn* connection = PQconnectdb(dsn.c_str());
+    for (const char* off : {"SET enable_indexscan = off", "SET enable_bitmapscan = off",
+                            "SET enable_indexonlyscan = off", "VACUUM ANALYZE jobs"}) {
+      PQclear(PQexec(connection, off));
+    }
+    began = Clock::now();
+    PGresult* counted = PQexec(connection, ("SELECT COUNT(*) FROM jobs WHERE " + where).c_str());
+    scanMs = seconds(began) * 1e3;
+    if (PQresultStatus(counted) == PGRES_TUPLES_OK) scanned = std::atoll(PQgetvalue(counted, 0, 0));
+    PQclear(counted);
+    PGresult* size = PQexec(
+        connection, "SELECT pg_total_relation_size('jobs') + pg_total_relation_size('steps')");
+    if (PQresultStatus(size) == PGRES_TUPLES_OK) bytes = std::atoll(PQgetvalue(size, 0, 0));
+    PQclear(size);
+    PQfinish(connection);
+  } else {
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+    const std::string scan =
+        "SELECT COUNT(*) FROM jobs WHERE +cluster = 'kubeslurm' AND +state <> '' AND " + where;
+    began = Clock::now();
+    const int scanResult = sqlite3_exec(
+        db, scan.c_str(),
+        [](void* out, int, char** values, char**) {
+          *static_cast<std::int64_t*>(out) = std::atoll(values[0]);
+          return 0;
+        },
+        &scanned, nullptr);
+    scanMs = seconds(began) * 1e3;
+    if (scanResult != SQLITE_OK) std::cerr << "scan: " << sqlite3_errmsg(db) << "\n";
+    sqlite3_close(db);
+    bytes = fileBytes(path) + fileBytes(dir.string() + "/accounting.db-wal");
+  }
   std::filesystem::remove_all(dir);
 
-  std::printf("== accounting store: %lld records (SQLite, synchronous=FULL, WAL) ==\n",
-              static_cast<long long>(records));
+  std::printf("== accounting store: %lld records (%s) ==\n", static_cast<long long>(records),
+              postgres ? "PostgreSQL, libpq" : "SQLite, synchronous=FULL, WAL");
   std::printf(
       "ingest, batches of %lld: %.0f records/s (%.1f s); one per transaction: %.0f/s; "
       "batched/single %.1fx\n",
@@ -188,10 +226,12 @@ int run(int argc, char** argv) {
   std::printf("bytes per record on disk: %.0f\n",
               static_cast<double>(bytes) / static_cast<double>(records + single));
   std::printf(
-      "{\"records\":%lld,\"batch\":%lld,\"ingest_per_s\":%.0f,\"single_per_s\":%.0f,"
+      "{\"store\":\"%s\",\"records\":%lld,\"batch\":%lld,\"ingest_per_s\":%.0f,\"single_per_s\":%."
+      "0f,"
       "\"query_ms\":%.2f,\"query_records\":%zu,\"scan_ms\":%.2f,\"bytes_per_record\":%.0f}\n",
-      static_cast<long long>(records), static_cast<long long>(batch), batchRate, singleRate,
-      queryMs, found, scanMs, static_cast<double>(bytes) / static_cast<double>(records + single));
+      postgres ? "postgresql" : "sqlite", static_cast<long long>(records),
+      static_cast<long long>(batch), batchRate, singleRate, queryMs, found, scanMs,
+      static_cast<double>(bytes) / static_cast<double>(records + single));
   return 0;
 }
 
