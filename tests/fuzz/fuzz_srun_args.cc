@@ -42,10 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       {"SLURM_LABELIO", (shape & 0x80U) != 0 ? "1" : "0"},
   };
   const std::vector<std::string> args = splitLines(data + 1, size - 1);
-  (void)inpod::parseSallocArguments(
-      args, {{"SALLOC_KILL_CMD", (shape & 0x10U) != 0 ? "usr1" : ""},
-             {"SALLOC_PARTITION", "gpu"},
-             {"SALLOC_BELL", (shape & 0x80U) != 0 ? "1" : "0"}});
+  (void)inpod::parseSallocArguments(args, {{"SALLOC_KILL_CMD", (shape & 0x10U) != 0 ? "usr1" : ""},
+                                           {"SALLOC_PARTITION", "gpu"},
+                                           {"SALLOC_BELL", (shape & 0x80U) != 0 ? "1" : "0"}});
   auto parsed = inpod::parseSrunArguments(args, environment);
   if (!parsed.isOk()) return 0;
   auto layout = step::layoutStep(allocation, parsed->request);
