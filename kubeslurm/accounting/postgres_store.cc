@@ -10,6 +10,8 @@
 
 #include <libpq-fe.h>
 
+#include "kubeslurm/accounting/record_columns.h"
+
 namespace kubeslurm::accounting {
 namespace {
 
@@ -84,23 +86,18 @@ constexpr std::string_view kMigrationLock = "SELECT pg_advisory_xact_lock(180272
 
 using Result = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
-// Statement parameters, as text (libpq's text format); nullopt is SQL NULL.
+// Statement parameters, as text (libpq's text format); nullopt is SQL NULL. The names are
+// record_columns.h's Binder's.
 class Parameters {
  public:
-  void add(std::string_view text) { values_.emplace_back(std::string(text)); }
-  void add(std::int64_t value) { values_.emplace_back(std::to_string(value)); }
-  void add(const std::optional<std::int64_t>& value) {
+  void bind(std::string_view text) { values_.emplace_back(std::string(text)); }
+  void bind(std::int64_t value) { values_.emplace_back(std::to_string(value)); }
+  void bind(const std::optional<std::int64_t>& value) {
     if (value) {
-      add(*value);
+      bind(*value);
     } else {
       values_.emplace_back(std::nullopt);
     }
-  }
-  // The run's key, the first three columns of both tables: (cluster, job id, attempt).
-  void addRun(const JobRecord& run) {
-    add(run.cluster);
-    add(run.jobId);
-    add(run.attempt);
   }
   // The next placeholder: "$n".
   std::string next() const { return "$" + std::to_string(values_.size() + 1); }
@@ -234,17 +231,29 @@ Status pipelined(pg_conn* connection, std::size_t count,
   return outcome;
 }
 
-std::string text(const PGresult* result, int row, int column) {
-  return {PQgetvalue(result, row, column),
-          static_cast<std::size_t>(PQgetlength(result, row, column))};
-}
-std::int64_t integer(const PGresult* result, int row, int column) {
-  return std::strtoll(PQgetvalue(result, row, column), nullptr, 10);
-}
-std::optional<std::int64_t> optionalInteger(const PGresult* result, int row, int column) {
-  if (PQgetisnull(result, row, column) != 0) return std::nullopt;
-  return integer(result, row, column);
-}
+// A selected row's columns in turn (record_columns.h's Row), from libpq's text format.
+class Row {
+ public:
+  Row(const PGresult* result, int row) : result_(result), row_(row) {}
+  std::string text() {
+    const int column = column_++;
+    return {PQgetvalue(result_, row_, column),
+            static_cast<std::size_t>(PQgetlength(result_, row_, column))};
+  }
+  std::int64_t integer() { return std::strtoll(PQgetvalue(result_, row_, column_++), nullptr, 10); }
+  std::optional<std::int64_t> optionalInteger() {
+    if (PQgetisnull(result_, row_, column_) != 0) {
+      ++column_;
+      return std::nullopt;
+    }
+    return integer();
+  }
+
+ private:
+  const PGresult* result_;
+  int row_;
+  int column_ = 0;
+};
 
 constexpr std::string_view kUpsertJob = R"sql(
 INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, "user", namespace,
@@ -332,7 +341,7 @@ Status PostgresStore::migrate() {
   if (Status read = expect(connection_, current, PGRES_TUPLES_OK, "schema version"); !read.isOk()) {
     return read;
   }
-  const std::int64_t version = integer(current.get(), 0, 0);
+  const std::int64_t version = Row(current.get(), 0).integer();
   if (version > kSchemaVersion) {
     return failedPrecondition("the accounting database has schema version " +
                               std::to_string(version) + ", newer than this operator's " +
@@ -345,7 +354,7 @@ Status PostgresStore::migrate() {
       return migrated;
     }
     Parameters applied;
-    applied.add(next);
+    applied.bind(next);
     const Result recorded =
         applied.execute(connection_,
                         "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, "
@@ -365,7 +374,7 @@ StatusOr<std::int64_t> PostgresStore::schemaVersion() {
   if (Status read = expect(connection_, current, PGRES_TUPLES_OK, "schema version"); !read.isOk()) {
     return read;
   }
-  return integer(current.get(), 0, 0);
+  return Row(current.get(), 0).integer();
 }
 
 StatusOr<std::size_t> PostgresStore::write(std::span<const JobRecord> records) {
@@ -385,36 +394,7 @@ StatusOr<std::size_t> PostgresStore::write(std::span<const JobRecord> records) {
       [&](std::size_t i) {
         const JobRecord& r = records[i];
         p.clear();
-        p.addRun(r);
-        p.add(r.arrayJobId);
-        p.add(r.arrayTaskId);
-        p.add(r.name);
-        p.add(r.user);
-        p.add(r.namespaceName);
-        p.add(r.account);
-        p.add(r.partition);
-        p.add(r.qos);
-        p.add(r.submitTime);
-        p.add(r.eligibleTime);
-        p.add(r.startTime);
-        p.add(r.endTime);
-        p.add(r.state);
-        p.add(static_cast<std::int64_t>(runPhase(r.state)));
-        p.add(r.exitCode);
-        p.add(r.reason);
-        p.add(r.reqTres);
-        p.add(r.allocTres);
-        p.add(r.gpuType);
-        p.add(r.nodes);
-        p.add(r.cpus);
-        p.add(r.gpus);
-        p.add(r.nodeList);
-        p.add(r.arrayTasks);
-        p.add(r.priority);
-        p.add(r.timeLimitMinutes);
-        p.add(r.workDir);
-        p.add(r.reqNodes);
-        p.add(std::int64_t{r.interactive ? 1 : 0});
+        bindJobColumns(r, p);
         return p.send(connection_, upsertSql);
       },
       [&](std::size_t i, PGresult* result) {
@@ -439,19 +419,11 @@ StatusOr<std::size_t> PostgresStore::write(std::span<const JobRecord> records) {
       [&](std::size_t i) {
         const StepWrite& w = steps[i];
         p.clear();
-        p.addRun(*w.run);
-        if (w.step == nullptr) return p.send(connection_, deleteSql);
-        const StepRecord& s = *w.step;
-        p.add(s.stepId);
-        p.add(s.name);
-        p.add(s.startTime);
-        p.add(s.endTime);
-        p.add(s.state);
-        p.add(s.exitCode);
-        p.add(s.tasks);
-        p.add(s.nodes);
-        p.add(s.nodeList);
-        p.add(s.cpus);
+        if (w.step == nullptr) {
+          bindRunKey(*w.run, p);
+          return p.send(connection_, deleteSql);
+        }
+        bindStepColumns(*w.run, *w.step, p);
         return p.send(connection_, insertSql);
       },
       [](std::size_t /*i*/, PGresult* /*result*/) { return Status::ok(); });
@@ -464,7 +436,7 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
   std::lock_guard lock(mutex_);
   if (Status up = connected(); !up.isOk()) return up;
   Parameters p;
-  p.add(filter.cluster);
+  p.bind(filter.cluster);
   std::string sql =
       "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, \"user\", namespace, "
       "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
@@ -476,17 +448,17 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
     sql += " AND " + std::string(column) + " IN (";
     for (std::size_t i = 0; i < values.size(); ++i) {
       sql += (i == 0 ? "" : ", ") + p.next();
-      p.add(values[i]);
+      p.bind(values[i]);
     }
     sql += ")";
   };
   if (filter.from) {
     sql += " AND COALESCE(end_time, 9223372036854775807) >= " + p.next();
-    p.add(*filter.from);
+    p.bind(*filter.from);
   }
   if (filter.to) {
     sql += " AND COALESCE(start_time, submit_time, 0) <= " + p.next();
-    p.add(*filter.to);
+    p.bind(*filter.to);
   }
   list("\"user\"", filter.users);
   list("account", filter.accounts);
@@ -494,15 +466,15 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
   list("namespace", filter.namespaces);
   if (filter.after) {
     sql += " AND (job_id, attempt) > (" + p.next();
-    p.add(filter.after->first);
+    p.bind(filter.after->first);
     sql += ", " + p.next() + ")";
-    p.add(filter.after->second);
+    p.bind(filter.after->second);
   }
   if (!filter.jobIds.empty()) {
     std::string marks;
     for (std::size_t i = 0; i < filter.jobIds.size(); ++i) {
       marks += (i == 0 ? "" : ", ") + p.next();
-      p.add(filter.jobIds[i]);
+      p.bind(filter.jobIds[i]);
     }
     sql += " AND (job_id IN (" + marks + ") OR array_job_id IN (" + marks + "))";
   }
@@ -515,41 +487,8 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
   const int count = PQntuples(rows.get());
   out.reserve(static_cast<std::size_t>(count));
   for (int row = 0; row < count; ++row) {
-    const PGresult* r0 = rows.get();
-    JobRecord r;
-    int c = 0;
-    r.cluster = text(r0, row, c++);
-    r.jobId = integer(r0, row, c++);
-    r.attempt = integer(r0, row, c++);
-    r.arrayJobId = optionalInteger(r0, row, c++);
-    r.arrayTaskId = optionalInteger(r0, row, c++);
-    r.name = text(r0, row, c++);
-    r.user = text(r0, row, c++);
-    r.namespaceName = text(r0, row, c++);
-    r.account = text(r0, row, c++);
-    r.partition = text(r0, row, c++);
-    r.qos = text(r0, row, c++);
-    r.submitTime = optionalInteger(r0, row, c++);
-    r.eligibleTime = optionalInteger(r0, row, c++);
-    r.startTime = optionalInteger(r0, row, c++);
-    r.endTime = optionalInteger(r0, row, c++);
-    r.state = text(r0, row, c++);
-    r.exitCode = text(r0, row, c++);
-    r.reason = text(r0, row, c++);
-    r.reqTres = text(r0, row, c++);
-    r.allocTres = text(r0, row, c++);
-    r.gpuType = text(r0, row, c++);
-    r.nodes = integer(r0, row, c++);
-    r.cpus = integer(r0, row, c++);
-    r.gpus = integer(r0, row, c++);
-    r.nodeList = text(r0, row, c++);
-    r.arrayTasks = text(r0, row, c++);
-    r.priority = optionalInteger(r0, row, c++);
-    r.timeLimitMinutes = optionalInteger(r0, row, c++);
-    r.workDir = text(r0, row, c++);
-    r.reqNodes = integer(r0, row, c++);
-    r.interactive = integer(r0, row, c++) != 0;
-    out.push_back(std::move(r));
+    Row columns(rows.get(), row);
+    out.push_back(readJobColumns(columns));
   }
 
   // Each run's steps, the selects pipelined: one round trip for many runs, not one each.
@@ -558,7 +497,7 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
       connection_, out.size(),
       [&](std::size_t i) {
         p.clear();
-        p.addRun(out[i]);
+        bindRunKey(out[i], p);
         return p.send(connection_, stepsSql);
       },
       [&](std::size_t i, PGresult* steps) {
@@ -566,18 +505,8 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
           return Status(StatusCode::kUnavailable, "query steps: unexpected result");
         }
         for (int row = 0; row < PQntuples(steps); ++row) {
-          StepRecord s;
-          s.stepId = text(steps, row, 0);
-          s.name = text(steps, row, 1);
-          s.startTime = optionalInteger(steps, row, 2);
-          s.endTime = optionalInteger(steps, row, 3);
-          s.state = text(steps, row, 4);
-          s.exitCode = text(steps, row, 5);
-          s.tasks = integer(steps, row, 6);
-          s.nodes = integer(steps, row, 7);
-          s.nodeList = text(steps, row, 8);
-          s.cpus = integer(steps, row, 9);
-          out[i].steps.push_back(std::move(s));
+          Row columns(steps, row);
+          out[i].steps.push_back(readStepColumns(columns));
         }
         return Status::ok();
       });

@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 
+#include "kubeslurm/accounting/record_columns.h"
+
 namespace kubeslurm::accounting {
 namespace {
 
@@ -108,12 +110,6 @@ class Statement {
     sqlite3_bind_text(stmt_, next_++, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   }
   void bind(std::int64_t value) { sqlite3_bind_int64(stmt_, next_++, value); }
-  // A run's key, the first three columns of both tables: (cluster, job id, attempt).
-  void bindRun(const JobRecord& run) {
-    bind(run.cluster);
-    bind(run.jobId);
-    bind(run.attempt);
-  }
   void bind(const std::optional<std::int64_t>& value) {
     if (value) {
       bind(*value);
@@ -147,6 +143,19 @@ class Statement {
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   int next_ = 1;
+};
+
+// A selected row's columns in turn (record_columns.h's Row).
+class Row {
+ public:
+  explicit Row(const Statement& statement) : statement_(statement) {}
+  std::string text() { return statement_.text(column_++); }
+  std::int64_t integer() { return statement_.integer(column_++); }
+  std::optional<std::int64_t> optionalInteger() { return statement_.optionalInteger(column_++); }
+
+ private:
+  const Statement& statement_;
+  int column_ = 0;
 };
 
 Status execute(sqlite3* db, const char* sql) {
@@ -291,55 +300,16 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
   std::size_t written = 0;
   for (const JobRecord& r : records) {
     upsert.reset();
-    upsert.bindRun(r);
-    upsert.bind(r.arrayJobId);
-    upsert.bind(r.arrayTaskId);
-    upsert.bind(r.name);
-    upsert.bind(r.user);
-    upsert.bind(r.namespaceName);
-    upsert.bind(r.account);
-    upsert.bind(r.partition);
-    upsert.bind(r.qos);
-    upsert.bind(r.submitTime);
-    upsert.bind(r.eligibleTime);
-    upsert.bind(r.startTime);
-    upsert.bind(r.endTime);
-    upsert.bind(r.state);
-    upsert.bind(static_cast<std::int64_t>(runPhase(r.state)));
-    upsert.bind(r.exitCode);
-    upsert.bind(r.reason);
-    upsert.bind(r.reqTres);
-    upsert.bind(r.allocTres);
-    upsert.bind(r.gpuType);
-    upsert.bind(r.nodes);
-    upsert.bind(r.cpus);
-    upsert.bind(r.gpus);
-    upsert.bind(r.nodeList);
-    upsert.bind(r.arrayTasks);
-    upsert.bind(r.priority);
-    upsert.bind(r.timeLimitMinutes);
-    upsert.bind(r.workDir);
-    upsert.bind(r.reqNodes);
-    upsert.bind(std::int64_t{r.interactive ? 1 : 0});
+    bindJobColumns(r, upsert);
     if (upsert.step() != SQLITE_DONE) return upsert.error("write job " + std::to_string(r.jobId));
     if (sqlite3_changes(db_) == 0) continue;  // the stored run is further on
     ++written;
     deleteSteps.reset();
-    deleteSteps.bindRun(r);
+    bindRunKey(r, deleteSteps);
     if (deleteSteps.step() != SQLITE_DONE) return deleteSteps.error("write steps");
     for (const StepRecord& s : r.steps) {
       insertStep.reset();
-      insertStep.bindRun(r);
-      insertStep.bind(s.stepId);
-      insertStep.bind(s.name);
-      insertStep.bind(s.startTime);
-      insertStep.bind(s.endTime);
-      insertStep.bind(s.state);
-      insertStep.bind(s.exitCode);
-      insertStep.bind(s.tasks);
-      insertStep.bind(s.nodes);
-      insertStep.bind(s.nodeList);
-      insertStep.bind(s.cpus);
+      bindStepColumns(r, s, insertStep);
       if (insertStep.step() != SQLITE_DONE) return insertStep.error("write step " + s.stepId);
     }
   }
@@ -408,40 +378,8 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   std::vector<JobRecord> out;
   int stepped = 0;
   while ((stepped = select.step()) == SQLITE_ROW) {
-    JobRecord r;
-    int c = 0;
-    r.cluster = select.text(c++);
-    r.jobId = select.integer(c++);
-    r.attempt = select.integer(c++);
-    r.arrayJobId = select.optionalInteger(c++);
-    r.arrayTaskId = select.optionalInteger(c++);
-    r.name = select.text(c++);
-    r.user = select.text(c++);
-    r.namespaceName = select.text(c++);
-    r.account = select.text(c++);
-    r.partition = select.text(c++);
-    r.qos = select.text(c++);
-    r.submitTime = select.optionalInteger(c++);
-    r.eligibleTime = select.optionalInteger(c++);
-    r.startTime = select.optionalInteger(c++);
-    r.endTime = select.optionalInteger(c++);
-    r.state = select.text(c++);
-    r.exitCode = select.text(c++);
-    r.reason = select.text(c++);
-    r.reqTres = select.text(c++);
-    r.allocTres = select.text(c++);
-    r.gpuType = select.text(c++);
-    r.nodes = select.integer(c++);
-    r.cpus = select.integer(c++);
-    r.gpus = select.integer(c++);
-    r.nodeList = select.text(c++);
-    r.arrayTasks = select.text(c++);
-    r.priority = select.optionalInteger(c++);
-    r.timeLimitMinutes = select.optionalInteger(c++);
-    r.workDir = select.text(c++);
-    r.reqNodes = select.integer(c++);
-    r.interactive = select.integer(c++) != 0;
-    out.push_back(std::move(r));
+    Row row(select);
+    out.push_back(readJobColumns(row));
   }
   if (stepped != SQLITE_DONE) return select.error("query");
   std::sort(out.begin(), out.end(), [](const JobRecord& a, const JobRecord& b) {
@@ -452,20 +390,10 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   if (!steps.ok()) return steps.error("query steps");
   for (JobRecord& r : out) {
     steps.reset();
-    steps.bindRun(r);
+    bindRunKey(r, steps);
     while ((stepped = steps.step()) == SQLITE_ROW) {
-      StepRecord s;
-      s.stepId = steps.text(0);
-      s.name = steps.text(1);
-      s.startTime = steps.optionalInteger(2);
-      s.endTime = steps.optionalInteger(3);
-      s.state = steps.text(4);
-      s.exitCode = steps.text(5);
-      s.tasks = steps.integer(6);
-      s.nodes = steps.integer(7);
-      s.nodeList = steps.text(8);
-      s.cpus = steps.integer(9);
-      r.steps.push_back(std::move(s));
+      Row row(steps);
+      r.steps.push_back(readStepColumns(row));
     }
     if (stepped != SQLITE_DONE) return steps.error("query steps");
   }
