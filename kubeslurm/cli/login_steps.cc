@@ -481,10 +481,16 @@ struct RankAttachment {
     const std::lock_guard lock(inputMutex);
     if (inputOpen) inputOpen = stream->Write(message);
   }
-  // sattach's stdin ended (the tasks' here ends with it), or so have the tasks here.
-  void closeInput() {
+  // No more input from sattach: `ended` when its stdin ended, which ends the tasks' here too
+  // (else the tasks here have ended, or the step is not here).
+  void closeInput(bool ended = false) {
     const std::lock_guard lock(inputMutex);
     if (!inputOpen) return;
+    if (ended) {
+      v1::AttachRequest eof;
+      eof.set_input_ended(true);
+      (void)stream->Write(eof);
+    }
     inputOpen = false;
     (void)stream->WritesDone();
   }
@@ -610,7 +616,7 @@ int runSattach(const std::vector<std::string>& args, CliIo& io) {
       },
       [&ranks] {
         for (auto& a : ranks) {
-          if (a->stream) a->closeInput();
+          if (a->stream) a->closeInput(true);
         }
       });
   std::optional<inpod::RawTerminal> rawTerminal;

@@ -140,9 +140,11 @@ class StepInput {
 };
 
 // Carries the later messages of a Launch (srun) or Attach (sattach) stream into the tasks, on a
-// thread of its own: stdin, and a --pty task's new window size. The feed ends when the caller
-// half-closes, which closes the stdin of the tasks it writes to. The stream's flow control holds
-// a caller back while its tasks do not read.
+// thread of its own: stdin, and a --pty task's new window size. The end of srun's stream closes
+// the stdin of the tasks (srun half-closes when its stdin ends; srun gone, the tasks are killed
+// anyway); an attacher closes it with `input_ended`, and its stream's end alone closes nothing
+// (a detached sattach leaves the step as it was). The stream's flow control holds a caller back
+// while its tasks do not read.
 template <typename Request>
 class InputFeed {
  public:
@@ -176,8 +178,11 @@ class InputFeed {
         }
       }
       if (!message.input().empty()) input_->write(task_, message.input(), abandoned_);
+      if constexpr (std::is_same_v<Request, v1::AttachRequest>) {
+        if (message.input_ended()) input_->close(task_);
+      }
     }
-    input_->close(task_);
+    if constexpr (std::is_same_v<Request, v1::LaunchRequest>) input_->close(task_);
     const std::lock_guard lock(mutex_);
     done_ = true;
     ended_.notify_all();

@@ -600,8 +600,9 @@ TEST_F(StepAttachTest, AnAttacherThatDoesNotReadLosesOutputNotTheStep) {
 }
 
 // sattach's stdin (sattach.c: the same client_io as srun's; slurmstepd io.c): to the tasks that
-// read stdin, or --input-filter's task only; its end closes their stdin as srun's would. srun's
-// own stdin, still open, is not needed for either.
+// read stdin, or --input-filter's task only; its end (input_ended) closes their stdin as srun's
+// would, and an attacher that leaves without it closes nothing. srun's own stdin, still open,
+// is not needed for either.
 TEST_F(StepAttachTest, AnAttachersStdinReachesTheTasksAndItsEndClosesTheirs) {
   namespace v1 = kubeslurm::step::v1;
   const InputPipe input;
@@ -618,12 +619,26 @@ TEST_F(StepAttachTest, AnAttachersStdinReachesTheTasksAndItsEndClosesTheirs) {
   ASSERT_TRUE(one->answered && one->first.has_attached());
   typed.set_input("to one\n");
   ASSERT_TRUE(one->reader->Write(typed));
+  v1::AttachRequest ended;
+  ended.set_input_ended(true);
+  ASSERT_TRUE(one->reader->Write(ended));
   one->reader->WritesDone();
   // Every task that reads stdin on rank 0 (task 0 alone there).
   const auto every = attach(0, true);
   ASSERT_TRUE(every->answered && every->first.has_attached());
+  // One that detaches without ending its input (its stream's end alone) closes nothing.
+  {
+    const auto detached = attach(0, true);
+    ASSERT_TRUE(detached->answered && detached->first.has_attached());
+    detached->reader->WritesDone();
+    v1::TaskEvent event;
+    detached->context.TryCancel();
+    while (detached->reader->Read(&event)) {
+    }
+  }
   typed.set_input("to zero\n");
   ASSERT_TRUE(every->reader->Write(typed));
+  ASSERT_TRUE(every->reader->Write(ended));
   every->reader->WritesDone();
   for (const auto* a : {one.get(), every.get()}) {
     v1::TaskEvent event;

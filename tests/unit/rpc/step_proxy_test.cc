@@ -234,6 +234,9 @@ TEST_F(StepProxyTest, AnAttachersInputReachesTheTaskThroughTheProxy) {
   v1::AttachRequest typed;
   typed.set_input("typed into sattach\n");
   ASSERT_TRUE(attach->Write(typed));
+  v1::AttachRequest ended;
+  ended.set_input_ended(true);
+  ASSERT_TRUE(attach->Write(ended));
   ASSERT_TRUE(attach->WritesDone());
 
   std::string out;
