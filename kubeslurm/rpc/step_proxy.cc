@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -177,54 +179,22 @@ class StepProxyService final : public v1::StepAgent::Service {
 
   grpc::Status Launch(grpc::ServerContext* context,
                       grpc::ServerReaderWriter<v1::TaskEvent, v1::LaunchRequest>* caller) override {
-    auto routed = route(*context);
-    if (!routed.isOk()) return toGrpc(routed.status());
-    const CallCount counted = count(routed->caller);
-    if (!counted.taken()) return tooManyCalls();
-    v1::LaunchRequest request;
-    if (!caller->Read(&request)) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "a step needs a command"};
-    }
-    const std::shared_ptr<grpc::Channel> channel = agentChannel(*context, routed->target.address);
-    if (!channel) return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
-    grpc::ClientContext upstream;
-    prepare(upstream, *context, routed->target.token, std::nullopt);
-    auto stub = v1::StepAgent::NewStub(channel);
-    auto agent = stub->Launch(&upstream);
-    // The caller's later messages (srun's stdin, window sizes) go on to the agent as they come,
-    // and the caller's half-close with them. Flow control holds both sides back, not a buffer.
-    ForwardInput input(*caller, *agent, agent->Write(request));
-    relayEvents(*agent, *caller, *context, upstream);
-    input.finish(*context);
-    grpc::Status status = agent->Finish();
-    if (context->IsCancelled()) {
-      return {grpc::StatusCode::CANCELLED, "srun went away; the tasks were killed"};
-    }
-    return status;
+    return forwardStream(
+        *context, *caller,
+        [](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {
+          return stub.Launch(&upstream);
+        },
+        "a step needs a command", "srun went away; the tasks were killed");
   }
 
   grpc::Status Attach(grpc::ServerContext* context,
                       grpc::ServerReaderWriter<v1::TaskEvent, v1::AttachRequest>* caller) override {
-    auto routed = route(*context);
-    if (!routed.isOk()) return toGrpc(routed.status());
-    const CallCount counted = count(routed->caller);
-    if (!counted.taken()) return tooManyCalls();
-    v1::AttachRequest request;
-    if (!caller->Read(&request)) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "an attach names a step"};
-    }
-    const std::shared_ptr<grpc::Channel> channel = agentChannel(*context, routed->target.address);
-    if (!channel) return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
-    grpc::ClientContext upstream;
-    prepare(upstream, *context, routed->target.token, std::nullopt);
-    auto agent = v1::StepAgent::NewStub(channel)->Attach(&upstream);
-    // sattach's stdin, and its half-close, go on as srun's do.
-    ForwardInput input(*caller, *agent, agent->Write(request));
-    relayEvents(*agent, *caller, *context, upstream);
-    input.finish(*context);
-    grpc::Status status = agent->Finish();
-    if (context->IsCancelled()) return {grpc::StatusCode::CANCELLED, "sattach went away"};
-    return status;
+    return forwardStream(
+        *context, *caller,
+        [](v1::StepAgent::Stub& stub, grpc::ClientContext& upstream) {
+          return stub.Attach(&upstream);
+        },
+        "an attach names a step", "sattach went away");
   }
 
   grpc::Status Signal(grpc::ServerContext* context, const v1::SignalRequest* request,
@@ -260,6 +230,37 @@ class StepProxyService final : public v1::StepAgent::Service {
     std::string caller;  // the authenticated user name
     StepTarget target;
   };
+
+  // A stream call (Launch: srun; Attach: sattach) forwarded to the rank it names: the caller's
+  // first message opens the agent's stream (`open`), its later ones (stdin, window sizes) and its
+  // half-close go on to the agent as they come, and the agent's events come back. Flow control
+  // holds both sides back, not a buffer. `noFirstMessage` and `callerGone` are the call's
+  // refusal when the caller sent nothing, and its status when the caller went away.
+  template <typename Request, typename Open>
+  grpc::Status forwardStream(grpc::ServerContext& context,
+                             grpc::ServerReaderWriter<v1::TaskEvent, Request>& caller, Open open,
+                             std::string_view noFirstMessage, std::string_view callerGone) {
+    auto routed = route(context);
+    if (!routed.isOk()) return toGrpc(routed.status());
+    const CallCount counted = count(routed->caller);
+    if (!counted.taken()) return tooManyCalls();
+    Request request;
+    if (!caller.Read(&request)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, std::string(noFirstMessage)};
+    }
+    const std::shared_ptr<grpc::Channel> channel = agentChannel(context, routed->target.address);
+    if (!channel) return {grpc::StatusCode::UNAVAILABLE, "Communication connection failure"};
+    grpc::ClientContext upstream;
+    prepare(upstream, context, routed->target.token, std::nullopt);
+    auto stub = v1::StepAgent::NewStub(channel);
+    auto agent = open(*stub, upstream);
+    ForwardInput input(caller, *agent, agent->Write(request));
+    relayEvents(*agent, caller, context, upstream);
+    input.finish(context);
+    grpc::Status status = agent->Finish();
+    if (context.IsCancelled()) return {grpc::StatusCode::CANCELLED, std::string(callerGone)};
+    return status;
+  }
 
   // Authentication, the job and rank the call names, then whether this caller may run steps
   // there: a caller who may not learns nothing of the job, not even whether it exists.
