@@ -362,10 +362,6 @@ int runSalloc(const std::vector<std::string>& args, CliIo& io) {
   return code;
 }
 
-CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke) {
-  return superviseCommand(command, revoke, AllocationEnd());
-}
-
 CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke,
                             const AllocationEnd& allocationEnd) {
   const sigset_t waitFor = commandSignals();

@@ -58,8 +58,7 @@ struct AllocationEnd {
 // command's (a job of salloc's shell) gets SIGHUP, and the command -K's signal. Those signals
 // and SIGCHLD must be blocked in every thread (runSalloc blocks them before any thread exists).
 CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke,
-                            const AllocationEnd& allocationEnd);
-CommandEnd superviseCommand(pid_t command, const std::function<void()>& revoke);
+                            const AllocationEnd& allocationEnd = {});
 
 // salloc's exit status (salloc.c): the command's exit code; 0 when SIGHUP, SIGINT, SIGQUIT or
 // SIGKILL ended it ("most likely sent from the user"); 1 otherwise (another signal, or salloc

@@ -91,8 +91,9 @@ int runSreportWith(const std::vector<std::string>& args, CliIo& io, const Connec
   }
   if (!stored.isOk()) {
     // No store: the live SlurmJobs are all there is, and the report must not pass for complete.
-    io.err << "sreport: warning: the operator keeps no job records (--accounting-db): only jobs "
-              "whose SlurmJobs still exist are counted\n";
+    io.err << "sreport: warning: the operator keeps no job records (--accounting-db or "
+              "--accounting-postgres-dsn-file): only jobs whose SlurmJobs still exist are "
+              "counted\n";
   }
   if (stored.isOk()) {
     for (accounting::JobRecord& r : *stored) byRun[{r.jobId, r.attempt}] = std::move(r);

@@ -132,7 +132,8 @@ class SchedulerService final : public v1alpha1::Scheduler::Service {
     if (!caller.isOk()) return toGrpc(caller.status());
     if (!records_) {
       return toGrpc(failedPrecondition(
-          "this operator keeps no job records (it runs without --accounting-db)"));
+          "this operator keeps no job records (it runs without --accounting-db or "
+          "--accounting-postgres-dsn-file)"));
     }
     if (request->users_size() > maxListEntries_ || request->job_ids_size() > maxListEntries_) {
       return toGrpc(invalidArgument("at most " + std::to_string(maxListEntries_) +
