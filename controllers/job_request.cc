@@ -461,6 +461,7 @@ StatusOr<core::Job> coreJob(const slurm::JobRequest& request, const api::Partiti
   // The partition's tolerations are core::Partition's (partitionTolerations): a job that names
   // several partitions tolerates, in each, what that partition's pods do.
   job.maxSwitches = request.switches;
+  job.contiguous = request.contiguous;
   job.switchesWait = request.switchesWaitSeconds.value_or(0);
   if (request.array && request.array->maxRunning) job.arrayMaxRunning = request.array->maxRunning;
   job.dependency = request.dependency;

@@ -124,6 +124,7 @@ void encodeResources(const JobRequest& r, json& spec) {
   if (r.ntasksPerNode) spec["ntasksPerNode"] = *r.ntasksPerNode;
   if (r.cpusPerTask) spec["cpusPerTask"] = *r.cpusPerTask;
   if (r.minCpusPerNode) spec["minCpusPerNode"] = *r.minCpusPerNode;
+  if (r.contiguous) spec["contiguous"] = true;
   if (!r.gres.empty()) spec["gres"] = slurm::formatGresList(r.gres);
   if (!r.gpus.empty()) spec["gpus"] = gpuValue(r.gpus);
   if (!r.gpusPerNode.empty()) spec["gpusPerNode"] = gpuValue(r.gpusPerNode);
@@ -413,6 +414,7 @@ void decodeResources(SpecReader& in, JobRequest& r) {
   r.ntasksPerNode = in.count("ntasksPerNode");
   r.cpusPerTask = in.count("cpusPerTask");
   r.minCpusPerNode = in.count("minCpusPerNode");
+  r.contiguous = in.boolean("contiguous").value_or(false);
   r.gres = in.gpus("gres", true);
   r.gpus = in.gpus("gpus", false);
   r.gpusPerNode = in.gpus("gpusPerNode", false);
@@ -654,7 +656,7 @@ Status decodeSpec(const json& spec, SlurmJobObject& job) {
 // (or another controller's) and passes through untouched. A cached job holds only the rest as
 // JSON (dropModelledFields), so a member named here must be one the job's fields carry:
 // spec.cancel, which the controllers read from `raw` (cancelRequested), is not.
-constexpr std::array<const char*, 53> kSpecKeys = {
+constexpr std::array<const char*, 54> kSpecKeys = {
     "jobName",      "user",           "submitter",   "partition",     "account",
     "qos",          "timeLimit",      "timeMin",     "array",         "dependency",
     "requeue",      "nice",           "priority",    "begin",         "deadline",
@@ -665,7 +667,7 @@ constexpr std::array<const char*, 53> kSpecKeys = {
     "nodeList",     "exclude",        "constraint",  "switches",      "output",
     "error",        "input",          "workDir",     "export",        "openMode",
     "container",    "script",         "scriptPath",  "scriptArgs",    "requeueRequests",
-    "environment",  "minCpusPerNode", "interactive"};
+    "environment",  "minCpusPerNode", "interactive", "contiguous"};
 constexpr std::array<const char*, 21> kStatusKeys = {
     "jobId",           "state",      "stateCode",   "reason",   "reasonDetail",    "nodeList",
     "partition",       "submitTime", "startTime",   "endTime",  "estimatedStart",  "exitCode",

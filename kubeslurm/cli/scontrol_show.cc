@@ -279,7 +279,7 @@ std::string jobText(const JobRecord& r, const JobsView& view, const ShowContext&
   std::replace(features.begin(), features.end(), ',', '&');
   out.line("Features=" + orNull(features) + " DelayBoot=00:00:00");
   out.line("OverSubscribe=" + std::string(overSubscribeName(q.shared)) +
-           " Contiguous=0 Licenses=(null) Network=(null)");
+           " Contiguous=" + (q.contiguous ? "1" : "0") + " Licenses=(null) Network=(null)");
   out.line("Command=" + orNull(job.scriptPath));
   std::string workDir = "WorkDir=" + orNull(q.workDir);
   out.line(workDir);

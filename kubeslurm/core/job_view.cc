@@ -64,9 +64,10 @@ JobView makeJobView(const ClusterState& state, std::uint32_t jobIndex, std::uint
   if (job.maxSwitches && now < eligible + job.switchesWait) v.maxSwitches = *job.maxSwitches;
   v.required = resolve(state, job.requiredNodes, &v.unknownRequired);
   v.excluded = resolve(state, job.excludedNodes, nullptr);
+  v.contiguous = job.contiguous;
   v.simple = v.required.empty() && v.excluded.empty() && v.unknownRequired.empty() &&
              !job.hasFeatureConstraints() && job.tolerations.empty() && tried.tolerations.empty() &&
-             v.request.amount.gpus <= CapacityIndex::kTopBucket;
+             !job.contiguous && v.request.amount.gpus <= CapacityIndex::kTopBucket;
   return v;
 }
 

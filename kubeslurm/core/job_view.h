@@ -21,8 +21,10 @@ struct JobView {
   // --switches=N while it still binds: Slurm waits up to the job's wait time, counted from when
   // the job became eligible, for an allocation on at most N leaf switches, then takes any.
   std::optional<std::uint32_t> maxSwitches;
-  // No -w, -x, -C or tolerations: every usable node of the partition is a candidate.
+  // No -w, -x, -C, tolerations or --contiguous: every usable node of the partition is a
+  // candidate, and any of them may go with any other.
   bool simple = true;
+  bool contiguous = false;                   // Job::contiguous
   std::vector<NodeIndex> required;           // -w, resolved, ascending
   std::vector<NodeIndex> excluded;           // -x, resolved, ascending
   std::vector<std::string> unknownRequired;  // -w names that are not nodes

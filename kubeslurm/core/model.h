@@ -208,6 +208,8 @@ struct Job {
   std::vector<Taint> tolerations;
   std::optional<std::uint32_t> maxSwitches;  // --switches=N
   Duration switchesWait = 0;                 // --switches=N@wait
+  // --contiguous: its nodes are consecutive in the cluster's node order (placement.h).
+  bool contiguous = false;
 
   // Array task (each task is its own Job).
   std::optional<JobId> arrayJobId;

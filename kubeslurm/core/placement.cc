@@ -314,6 +314,73 @@ std::uint32_t targetNodes(const JobView& job, std::uint64_t usable) {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(usable, job.minNodes, job.maxNodes));
 }
 
+bool placeContiguous(const JobView& job, PlacementScratch& s, std::vector<NodeIndex>& out) {
+  // Every usable node, ascending: the required ones (in `out`) merged into the fitting ones.
+  s.candidates.clear();
+  s.candidates.reserve(out.size() + s.fitting.size());
+  std::size_t r = 0;
+  for (const PackKey& k : s.fitting) {
+    for (; r < out.size() && out[r] < k.node; ++r) s.candidates.push_back({{}, out[r]});
+    s.candidates.push_back(k);
+  }
+  for (; r < out.size(); ++r) s.candidates.push_back({{}, out[r]});
+  const std::vector<PackKey>& usable = s.candidates;
+  const auto runEnd = [&usable](std::size_t first) {
+    std::size_t last = first;
+    while (last + 1 < usable.size() && usable[last + 1].node == usable[last].node + 1) ++last;
+    return last + 1;
+  };
+  const bool withRequired = !out.empty();
+  // The chosen run [first, end) of `usable`, and where in it the job's window starts.
+  std::size_t first = 0;
+  std::size_t end = 0;
+  std::size_t windowStart = 0;
+  std::uint32_t size = 0;
+  if (withRequired) {
+    const NodeIndex firstRequired = out.front();
+    const NodeIndex lastRequired = out.back();
+    bool found = false;
+    for (std::size_t i = 0; i < usable.size() && !found; i = runEnd(i)) {
+      const std::size_t e = runEnd(i);
+      if (usable[i].node <= firstRequired && firstRequired <= usable[e - 1].node) {
+        if (lastRequired > usable[e - 1].node) return false;  // the required nodes are apart
+        first = i;
+        end = e;
+        found = true;
+      }
+    }
+    if (!found) return false;
+    const auto span = static_cast<std::uint32_t>(lastRequired - firstRequired + 1);
+    const auto length = static_cast<std::uint32_t>(end - first);
+    size = std::max(targetNodes(job, length), span);
+    if (size > job.maxNodes || size > length) return false;
+    // Upward from the first required node, then downward where the run ends.
+    const std::size_t at = first + (firstRequired - usable[first].node);
+    windowStart = std::min(at, end - size);
+  } else {
+    bool found = false;
+    std::int64_t bestCpu = 0;
+    for (std::size_t i = 0; i < usable.size(); i = runEnd(i)) {
+      const std::size_t e = runEnd(i);
+      if (e - i < job.minNodes) continue;
+      std::int64_t cpu = 0;
+      for (std::size_t k = i; k < e; ++k) cpu += usable[k].free.cpuMillis;
+      if (!found || cpu < bestCpu) {
+        found = true;
+        bestCpu = cpu;
+        first = i;
+        end = e;
+      }
+    }
+    if (!found) return false;
+    size = targetNodes(job, end - first);
+    windowStart = first;
+  }
+  out.clear();
+  for (std::size_t k = windowStart; k < windowStart + size; ++k) out.push_back(usable[k].node);
+  return true;
+}
+
 void sortRankOrder(const Topology& topology, std::vector<NodeIndex>& nodes) {
   if (topology.isBlock()) {
     std::sort(nodes.begin(), nodes.end());

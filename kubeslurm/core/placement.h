@@ -35,6 +35,23 @@
 //   Nodes outside every block are never used; a job requiring one does not start. Ranks follow
 //   node order (Slurm's allocation is a node bitmap).
 //
+// --contiguous (Slurm 22.05's cons_tres _eval_nodes with details->contiguous): the job's nodes
+// are consecutive in the cluster's node order (the natural order of their names, as sinfo lists
+// them; a node outside the partition, or one that cannot take a rank, ends a run), and the
+// topology is not consulted (_eval_nodes_topo is skipped for such jobs, --switches with it).
+//   1. Runs: the maximal sequences of consecutive usable nodes.
+//   2. With required nodes (-w): they must all lie in one run, and the job takes a window of it
+//      that starts at the first of them and grows upward, then downward at the run's end.
+//   3. Otherwise the run that holds the job's minimum with the fewest free CPUs (the tightest
+//      fit), the first on a tie; none: the job waits ("no hole large enough"). The job takes the
+//      run's first nodes, up to its maximum.
+//   A one-node job without -w is contiguous wherever it goes, and is placed as any job is.
+// Where Slurm can hand out a set that is not consecutive we keep it consecutive: required
+// nodes apart in a run (its upward walk from the first skips over the later ones), and a node
+// range whose run holds fewer than the maximum (its next pass takes the rest from another run).
+// Slurm may also prefer, for its tightest-fit rule, a run too small over one that suffices;
+// here a run that suffices always wins.
+//
 // The same code places jobs now (main pass, free capacity) and at a future time (backfill
 // profile): the caller supplies which nodes fit and how full they are.
 #pragma once
@@ -111,7 +128,7 @@ struct PlacementScratch {
   std::vector<std::uint32_t> requiredLeaves;
   std::vector<LeafTake> takes;
   std::vector<PackKey> fitting;     // every fitting node, when counted here
-  std::vector<PackKey> candidates;  // one leaf's
+  std::vector<PackKey> candidates;  // one leaf's; for --contiguous, every usable node
 };
 
 // How many nodes to take: minNodes, or up to maxNodes when that many are usable.
@@ -204,6 +221,10 @@ bool pickFromLeaves(const ClusterState& state, const JobView& job, PlacementScra
   return true;
 }
 
+// --contiguous (above), once `required` holds the required nodes and `fitting` every other node
+// that fits, both ascending. Fills `out` ascending.
+bool placeContiguous(const JobView& job, PlacementScratch& s, std::vector<NodeIndex>& out);
+
 // Places `job` given `fit(n, free)`: whether node n can take a rank, and (out) how much is free
 // on it for packing. When `countsReady` (the capacity index counted), scratch.leafAvail already
 // holds the per-leaf counts of fitting non-required nodes and leaves are scanned with `fit` only
@@ -216,6 +237,10 @@ bool placeJob(const ClusterState& state, const JobView& job, LeafChooser& choose
   out.clear();
   if (!takeRequired(topo, job, s, fit, out)) return false;
   if (!countsReady) countFitting(state, job, s, fit);
+  if (job.contiguous && (job.maxNodes > 1 || !out.empty())) {
+    // Contiguous jobs are never `simple`, so the fitting nodes were counted here.
+    return !countsReady && placeContiguous(job, s, out);
+  }
   std::uint64_t usable = out.size();
   for (std::uint32_t c : s.leafAvail) usable += c;
   const std::uint32_t target = targetNodes(job, usable);

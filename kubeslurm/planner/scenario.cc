@@ -942,11 +942,11 @@ class Loader {
              "ntasksPerNode", "cpusPerTask", "memory", "exclusive", "endsIn", "elapsed"}));
       } else {
         RETURN_IF_ERROR(checkKeys(
-            entry, path,
-            {"id",          "name",          "user",        "account",    "partition", "nodes",
-             "gpusPerNode", "ntasksPerNode", "cpusPerTask", "memory",     "timeLimit", "exclusive",
-             "priority",    "submit",        "nice",        "dependency", "switches",  "nodelist",
-             "exclude",     "constraint",    "begin",       "hold",       "qos"}));
+            entry, path, {"id",         "name",        "user",          "account",     "partition",
+                          "nodes",      "gpusPerNode", "ntasksPerNode", "cpusPerTask", "memory",
+                          "timeLimit",  "exclusive",   "priority",      "submit",      "nice",
+                          "dependency", "switches",    "nodelist",      "exclude",     "constraint",
+                          "begin",      "hold",        "qos",           "contiguous"}));
       }
       core::Job job;
       RETURN_IF_ERROR(getJobId(entry, path, job.id));
@@ -1171,6 +1171,7 @@ class Loader {
     RETURN_IF_ERROR(getSeconds(entry, "begin", path, begin));
     if (begin > 0) job.beginTime = scenario_.now + begin;
     RETURN_IF_ERROR(getBool(entry, "hold", path, job.held));
+    RETURN_IF_ERROR(getBool(entry, "contiguous", path, job.contiguous));
     return Status::ok();
   }
 

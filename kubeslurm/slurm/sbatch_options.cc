@@ -107,6 +107,7 @@ enum class Opt {
   kGres,
   kHelp,
   kHold,
+  kContiguous,
   kInput,
   kJobName,
   kMailType,
@@ -178,7 +179,7 @@ const std::vector<OptionDef>& optionTable() {
       {"comment", kRequired, 0, Opt::kComment},
       {"container", kRequired, 0, Opt::kUnsupported},
       {"context", kRequired, 0, Opt::kUnsupported},
-      {"contiguous", kNone, 0, Opt::kUnsupported},
+      {"contiguous", kNone, 0, Opt::kContiguous},
       {"constraint", kRequired, 'C', Opt::kConstraint},
       {"core-spec", kRequired, 'S', Opt::kUnsupported},
       {"cores-per-socket", kRequired, 0, Opt::kUnsupported},
@@ -1147,6 +1148,9 @@ std::optional<Failure> applyFlag(OptState& s, const OptionDef& def,
   switch (def.id) {
     case Opt::kHold:
       r.hold = true;
+      return std::nullopt;
+    case Opt::kContiguous:
+      r.contiguous = true;
       return std::nullopt;
     case Opt::kParsable:
       r.parsable = true;

@@ -148,6 +148,7 @@ struct JobRequest {
   std::string excludeList;                // -x
   std::string constraint;                 // -C
   std::optional<std::uint32_t> switches;  // --switches=count[@max-time]
+  bool contiguous = false;                // --contiguous: consecutive nodes
   std::optional<std::int64_t> switchesWaitSeconds;
   std::optional<EpochSeconds> begin;
   std::optional<EpochSeconds> deadline;

@@ -224,12 +224,6 @@ const std::vector<KnownDifference>& knownDifferences() {
          return (caseName == "one_task_two_cpus" || caseName == "mem_per_cpu_tasks_cpus") &&
                 field == "NumNodes" && ours == "1" && slurm == "2";
        }},
-      {"--contiguous is accepted and not acted on (sbatch warns that kubeslurm ignores it, "
-       "docs/cli.md): the record shows Contiguous=0, as for a job that did not ask.",
-       [](const std::string& caseName, const std::string& field, const std::string& ours,
-          const std::string& slurm) {
-         return caseName == "contiguous" && field == "Contiguous" && ours == "0" && slurm == "1";
-       }},
   };
   return kKnown;
 }

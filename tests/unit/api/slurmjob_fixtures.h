@@ -21,6 +21,7 @@ inline SlurmJobObject richJob() {
   r.ntasksPerNode = 8;
   r.cpusPerTask = 4;
   r.minCpusPerNode = 32;
+  r.contiguous = true;
   r.gres = {{"gpu", "a100", 8}};
   r.gpus = {{"gpu", "a100", 16}};
   r.gpusPerNode = {{"gpu", "", 8}};

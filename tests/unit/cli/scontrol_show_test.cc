@@ -297,6 +297,11 @@ TEST(ScontrolShow, OverSubscribeNamesEachSharingMode) {
         << name << "\n"
         << text;
   }
+  api::SlurmJobObject job = referenceJob();
+  job.request.contiguous = true;
+  job = *api::decodeSlurmJob(api::encodeSlurmJob(job));
+  const std::string text = formatShowJobs({job}, partitions(), "2", context()).out;
+  EXPECT_NE(text.find(" Contiguous=1 "), std::string::npos) << text;
 }
 
 // Reference "sbatch and squeue": scontrol show job 99999 -> "slurm_load_jobs error: Invalid

@@ -402,6 +402,7 @@ TEST(CoreJob, HostlistsAndConstraints) {
   request.shared = slurm::SharedMode::kExclusive;
   request.requeue = false;
   request.hold = true;
+  request.contiguous = true;
   auto job = coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes);
   ASSERT_TRUE(job.isOk()) << job.status().toString();
   EXPECT_EQ(job->requiredNodes, (std::vector<std::string>{"gpu-001", "gpu-002"}));
@@ -410,6 +411,7 @@ TEST(CoreJob, HostlistsAndConstraints) {
   EXPECT_TRUE(job->exclusive);
   EXPECT_FALSE(job->requeue);
   EXPECT_TRUE(job->held);
+  EXPECT_TRUE(job->contiguous);
 
   request.nodeList = "gpu-[5-3]";  // Slurm: "Invalid range"
   EXPECT_FALSE(coreJob(request, partition(std::nullopt, std::nullopt), 1, "a", 0, kNodes).isOk());

@@ -84,6 +84,10 @@ class MakeJob {
     job_.exclusive = true;
     return *this;
   }
+  MakeJob& contiguous() {
+    job_.contiguous = true;
+    return *this;
+  }
   MakeJob& submit(Time t) {
     job_.submitTime = t;
     return *this;
@@ -233,7 +237,7 @@ class MakeCluster {
   }
   // Limits of the association added last.
   MakeCluster& limits(AssociationLimits l) {
-    s_.accounts.back().limits = std::move(l);
+    s_.accounts.back().limits = l;
     return *this;
   }
   MakeCluster& qos(Qos q) {

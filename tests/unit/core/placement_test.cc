@@ -270,6 +270,114 @@ TEST(GangPlacement, NodeRangeTakesUpToMaxNodes) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// --contiguous, rule by rule (placement.h; cons_tres job_test.c _eval_nodes, 22.05). The
+// reference cluster: gpu-node-001..008, leaf1 = 001-004, leaf2 = 005-008, 8 GPUs each.
+
+struct ContiguousRow {
+  std::string name;
+  std::vector<std::size_t> busy;  // whole nodes taken by running jobs
+  std::uint32_t minNodes;
+  std::uint32_t maxNodes;
+  std::vector<std::string> required;
+  std::vector<NodeIndex> expected;  // empty: the job waits
+};
+
+class ContiguousTable : public ::testing::TestWithParam<ContiguousRow> {};
+
+TEST_P(ContiguousTable, TakesConsecutiveNodes) {
+  const ContiguousRow& row = GetParam();
+  MakeCluster c = referenceCluster();
+  occupy(c, row.busy);
+  MakeJob job = MakeJob().id(100).nodeRange(row.minNodes, row.maxNodes).gpus(8).contiguous();
+  if (!row.required.empty()) job.require(row.required);
+  c.job(job);
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  const Start* s = testing::findStart(plan, 100);
+  if (row.expected.empty()) {
+    EXPECT_EQ(s, nullptr) << row.name;
+    ASSERT_NE(testing::findPending(plan, 100), nullptr) << row.name;
+    EXPECT_EQ(testing::pendingOf(plan, 100).reason, slurm::PendingReason::kResources) << row.name;
+    return;
+  }
+  ASSERT_NE(s, nullptr) << row.name;
+  EXPECT_EQ(s->nodes, row.expected) << row.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rules, ContiguousTable,
+    ::testing::Values(
+        // No topology: Slurm skips _eval_nodes_topo for contiguous jobs, so 3 nodes across the
+        // two leaves are fine where the tree would take one leaf's.
+        ContiguousRow{"idle: the run's first nodes", {}, 3, 3, {}, range(1, 3)},
+        ContiguousRow{"across leaves when the run does", {1, 2}, 4, 4, {}, range(3, 6)},
+        // Runs 001-002 (2 nodes) and 005-008 (4): 2 nodes go to the tighter one, though the
+        // tree would pick the same leaf either way.
+        ContiguousRow{"the tightest run that holds it", {3, 4}, 2, 2, {}, range(1, 2)},
+        // Runs 001, 003-004, 006-008: the 2-node job skips the 1-node run for the 2-node one.
+        ContiguousRow{"a run too small is skipped", {2, 5}, 2, 2, {}, range(3, 4)},
+        // 004 and 006 free nodes are not consecutive: without --contiguous this would start.
+        ContiguousRow{"free nodes apart: it waits", {1, 2, 3, 5, 7, 8}, 2, 2, {}, {}},
+        // Runs 001-003 and 005-008 both hold the minimum; the tighter one is taken whole (Slurm's
+        // next pass would add a node of the other run; a contiguous job stops there).
+        ContiguousRow{
+            "a range: the tightest run that holds its minimum", {4}, 2, 8, {}, range(1, 3)},
+        ContiguousRow{"a range within one run", {}, 2, 3, {}, range(1, 3)},
+        // Required nodes: a window from the first of them, upward, then downward at the end.
+        ContiguousRow{"required: upward from it", {}, 3, 3, {"gpu-node-003"}, range(3, 5)},
+        ContiguousRow{
+            "required: downward at the run's end", {}, 3, 3, {"gpu-node-007"}, range(6, 8)},
+        ContiguousRow{"required apart: the window holds both",
+                      {},
+                      3,
+                      3,
+                      {"gpu-node-002", "gpu-node-004"},
+                      range(2, 4)},
+        ContiguousRow{"required farther apart than the job's size",
+                      {},
+                      2,
+                      2,
+                      {"gpu-node-002", "gpu-node-004"},
+                      {}},
+        ContiguousRow{"required in two runs", {3}, 3, 3, {"gpu-node-002", "gpu-node-004"}, {}}),
+    [](const ::testing::TestParamInfo<ContiguousRow>& param) {
+      return "Row" + std::to_string(param.index);
+    });
+
+// A one-node contiguous job is placed as any job is (it packs onto the busiest node that fits).
+TEST(GangPlacement, AOneNodeContiguousJobPacksAsAnyJob) {
+  MakeCluster c = referenceCluster();
+  c.job(MakeJob().gpus(4).running(kT0 - 10, {idx(6)}));
+  c.job(MakeJob().id(100).nodes(1).gpus(2).contiguous());
+  const Plan plan = core::plan(c.obj(), kT0, Budget{});
+  ASSERT_NE(testing::findStart(plan, 100), nullptr);
+  EXPECT_EQ(testing::findStart(plan, 100)->nodes, std::vector<NodeIndex>{idx(6)});
+}
+
+// Backfill estimates a contiguous job's start on consecutive nodes too: 001, 003 and 005 are
+// free in an hour (any 3-node job could start then), 001-005 in two.
+TEST(GangPlacement, BackfillWaitsForConsecutiveNodesForAContiguousJob) {
+  for (const bool contiguous : {false, true}) {
+    MakeCluster c = referenceCluster();
+    const auto busy = [&c](std::size_t n, Duration left) {
+      c.job(MakeJob().nodes(1).gpus(8).exclusive().time(left + 60).running(kT0 - 60, {idx(n)}));
+    };
+    busy(1, kHour);
+    busy(2, 2 * kHour);
+    busy(4, 2 * kHour);
+    busy(5, kHour);
+    for (std::size_t n = 6; n <= 8; ++n) busy(n, 3 * kHour);
+    MakeJob job = MakeJob().id(100).nodes(3).gpus(8);
+    if (contiguous) job.contiguous();
+    c.job(job);
+    const Plan plan = core::plan(c.obj(), kT0, Budget{});
+    EXPECT_EQ(testing::findStart(plan, 100), nullptr);
+    const PendingDecision& pending = testing::pendingOf(plan, 100);
+    ASSERT_TRUE(pending.estimatedStart.has_value()) << contiguous;
+    EXPECT_EQ(*pending.estimatedStart, kT0 + (contiguous ? 2 : 1) * kHour) << contiguous;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The leaf chooser alone, on a three-level tree: pod1 = {l1, l2}, pod2 = {l3, l4}, core above.
 
 Topology threeLevels(std::vector<std::string>& names, NodeNameIndex& index) {

@@ -182,6 +182,15 @@ TEST(SbatchGetopt, MinCpusIsKept) {
   EXPECT_EQ(request({"--minc=4", "job.sh"}).minCpusPerNode, 4U);
 }
 
+// --contiguous is acted on (placement.h): kept, and no "kubeslurm ignores" warning.
+TEST(SbatchGetopt, ContiguousIsKept) {
+  SbatchParseResult result = parse({"--contiguous", "x.sh"}, "#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(result.invocation);
+  EXPECT_TRUE(result.invocation->request.contiguous);
+  EXPECT_TRUE(result.invocation->warnings.empty());
+  EXPECT_FALSE(request({"job.sh"}).contiguous);
+}
+
 TEST(SbatchGetopt, OptionsStopAtTheScript) {
   SbatchParseResult result = parse({"-N", "2", "job.sh", "-N", "3", "--bogus"});
   ASSERT_TRUE(result.invocation);
