@@ -58,14 +58,6 @@ void publishMetrics(metrics::OperatorMetrics& m, const controllers::CycleReport&
   m.addGpuSeconds(report.gpuSeconds);
 }
 
-namespace {
-
-rpc::PriorityFactors rpcFactors(const core::PriorityFactors& f) {
-  return {f.age, f.fairshare, f.jobSize, f.partition, f.qos, f.tresGpu, f.nice, f.priority};
-}
-
-}  // namespace
-
 void QueryPublisher::publish(controllers::CycleReport& report, double cycleSeconds,
                              std::int64_t now) {
   ++cycles_;
@@ -94,19 +86,16 @@ void QueryPublisher::publish(controllers::CycleReport& report, double cycleSecon
     out.account = job.account;
     out.qos = job.qos;
     out.reason = job.reason;
-    out.priority = rpcFactors(job.priority);
+    out.priority = job.priority;
     for (const core::PartitionPriority& each : job.partitionPriorities) {
-      out.partitionPriorities.push_back({each.partition, rpcFactors(each.factors)});
+      out.partitionPriorities.push_back({each.partition, each.factors});
     }
     out.estimatedStart = job.estimatedStart.value_or(0);
     out.estimatedNodes = job.estimatedNodes;
     out.arrayJobId = static_cast<std::int64_t>(job.arrayJobId.value_or(0));
     out.arrayTaskId = job.arrayTaskId ? static_cast<std::int64_t>(*job.arrayTaskId) : -1;
   }
-  for (const auto& row : report.fairShare) {
-    state->fairShare.push_back({row.account, row.user, row.parent, row.depth, row.rawShares,
-                                row.normShares, row.rawUsage, row.effectiveUsage, row.fairShare});
-  }
+  state->fairShare = report.fairShare;
   rpc::Statistics& stats = state->statistics;
   stats.serverStart = serverStart_;
   stats.cycles = cycles_;

@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "kubeslurm/core/model.h"
+
 namespace kubeslurm::rpc {
 
-struct PriorityFactors {  // already weighted, as sprio prints them
-  double age = 0;
-  double fairshare = 0;
-  double jobSize = 0;
-  double partition = 0;
-  double qos = 0;
-  double tresGpu = 0;
-  std::int32_t nice = 0;
-  std::uint32_t priority = 0;
-};
+// A job's priority factors, already weighted as sprio prints them, and sshare's rows: the
+// scheduling core's own types, which the cycle computes.
+using PriorityFactors = core::PriorityFactors;
+using FairShareRow = core::FairShareRow;
 
 struct PartitionPriority {
   std::string partition;
@@ -53,18 +49,6 @@ struct PriorityWeights {
   std::uint32_t partition = 0;
   std::uint32_t qos = 0;
   std::string tres;  // "GRES/gpu=1000"; "" none
-};
-
-struct FairShareRow {
-  std::string account;
-  std::string user;
-  std::string parent;
-  std::uint32_t depth = 0;
-  std::uint32_t rawShares = 0;
-  double normShares = 0;
-  double rawUsage = 0;
-  double effectiveUsage = 0;
-  double fairShare = 0;
 };
 
 struct Statistics {
