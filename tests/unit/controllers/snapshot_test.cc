@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/job_object.h"
+#include "tests/unit/controllers/cluster_objects.h"
 
 namespace kubeslurm::controllers {
 namespace {
@@ -21,128 +22,12 @@ using api::Json;
 constexpr core::Time kNow = 1795000000;  // 2026-11-18
 constexpr std::uint64_t kGi = std::uint64_t{1} << 30;
 
-template <typename T>
-T ok(StatusOr<T> value) {
-  EXPECT_TRUE(value.isOk()) << value.status().toString();
-  return std::move(value).value();
-}
-
-// A Node as the v1.20 kubelet reports it.
-api::Node node(const std::string& name, int gpus, Json labels = Json::object(),
-               const std::string& ready = "True") {
-  Json conditions = Json::array();
-  if (!ready.empty()) {
-    conditions.push_back({{"type", "MemoryPressure"}, {"status", "False"}});
-    conditions.push_back({{"type", "Ready"}, {"status", ready}, {"reason", "KubeletReady"}});
-  }
-  return ok(api::decodeNode({{"apiVersion", "v1"},
-                             {"kind", "Node"},
-                             {"metadata", {{"name", name}, {"labels", labels}}},
-                             {"spec", Json::object()},
-                             {"status",
-                              {{"allocatable",
-                                {{"cpu", "95500m"},
-                                 {"memory", "1000Gi"},
-                                 {"nvidia.com/gpu", std::to_string(gpus)},
-                                 {"pods", "110"}}},
-                               {"conditions", conditions}}}}));
-}
-
-// An inference pod as a Deployment makes it: GPUs as limits only (the API server copies them
-// into requests), cpu and memory requested.
-api::Pod inferencePod(const std::string& name, const std::string& nodeName, int gpus,
-                      const std::string& phase = "Running") {
-  Json pod = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata",
-               {{"name", name},
-                {"namespace", "serving"},
-                {"labels", {{"app", "llm"}}},
-                {"ownerReferences", Json::array({{{"apiVersion", "apps/v1"},
-                                                  {"kind", "ReplicaSet"},
-                                                  {"name", "llm-7d9f"},
-                                                  {"uid", "rs-1"},
-                                                  {"controller", true}}})}}},
-              {"spec",
-               {{"containers",
-                 Json::array({{{"name", "server"},
-                               {"image", "vllm/vllm-openai:v0.6.0"},
-                               {"resources",
-                                {{"requests", {{"cpu", "4"}, {"memory", "16Gi"}}},
-                                 {"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}}})}}},
-              {"status", {{"phase", phase}}}};
-  if (!nodeName.empty()) pod["spec"]["nodeName"] = nodeName;
-  return ok(api::decodePod(pod));
-}
-
-// A rank pod as podspec::rankPods() makes it, bound to `nodeName`.
-api::Pod rankPod(const std::string& job, int rank, const std::string& nodeName, int attempt = 0,
-                 const std::string& phase = "Running", int gpus = 8) {
-  Json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", job + "-" + std::to_string(rank)},
-        {"namespace", "team-a"},
-        {"labels",
-         {{"kubeslurm.io/job-name", job},
-          {"kubeslurm.io/rank", std::to_string(rank)},
-          {"kubeslurm.io/attempt", std::to_string(attempt)}}},
-        {"annotations", {{"kubeslurm.io/planned-node", nodeName}, {"kubeslurm.io/gang-size", "2"}}},
-        {"ownerReferences", Json::array({{{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                          {"kind", "SlurmJob"},
-                                          {"name", job},
-                                          {"uid", "sj-" + job},
-                                          {"controller", true}}})}}},
-      {"spec",
-       {{"nodeName", nodeName},
-        {"schedulerName", "kubeslurm"},
-        {"containers",
-         Json::array({{{"name", "rank"},
-                       {"image", "pytorch/pytorch:2.4.0"},
-                       {"resources",
-                        {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}}},
-                         {"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}}})}}},
-      {"status", {{"phase", phase}}}};
-  return ok(api::decodePod(pod));
-}
-
-api::Partition partition(const std::string& name, Json spec) {
-  return ok(api::decodePartition({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                  {"kind", "Partition"},
-                                  {"metadata", {{"name", name}}},
-                                  {"spec", spec}}));
-}
-
-api::SlurmJobObject slurmJob(const std::string& name, std::int64_t id, const std::string& state,
-                             const Json& spec = Json::object(),
-                             const Json& status = Json::object()) {
-  Json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
-                 {"kind", "SlurmJob"},
-                 {"metadata",
-                  {{"name", name},
-                   {"namespace", "team-a"},
-                   {"creationTimestamp", api::formatTimestamp(kNow - 600)}}},
-                 {"spec",
-                  {{"jobName", name},
-                   {"user", "alice"},
-                   {"script", "#!/bin/bash\nsrun python train.py\n"},
-                   {"nodes", 2},
-                   {"gpusPerNode", 8}}},
-                 {"status", {{"jobId", id}, {"state", state}}}};
-  object["spec"].merge_patch(spec);
-  object["status"].merge_patch(status);
-  return ok(api::decodeSlurmJob(object));
-}
-
-api::Account account(const std::string& name, const Json& spec,
-                     const Json& status = Json::object()) {
-  return ok(api::decodeAccount({{"apiVersion", "kubeslurm.io/v1alpha1"},
-                                {"kind", "Account"},
-                                {"metadata", {{"name", name}}},
-                                {"spec", spec},
-                                {"status", status}}));
-}
+using fakes::account;
+using fakes::inferencePod;
+using fakes::node;
+using fakes::partition;
+using fakes::rankPod;
+using fakes::slurmJob;
 
 core::NodeIndex indexOf(const SnapshotIndex& index, const std::string& name) {
   auto it = std::find(index.nodeNames.begin(), index.nodeNames.end(), name);
