@@ -92,7 +92,7 @@ struct ReconcilerOptions {
   std::chrono::milliseconds backfillMaxTime{30000};
   GangBinderOptions binder;
   // Gangs admitted at once (each binds its ranks bindParallelism at a time).
-  std::size_t admissionParallelism = 8;
+  std::size_t admissionParallelism = 32;
   // Admissions run while later cycles go on (their gangs assumed meanwhile): a cycle that starts
   // 200 gangs does not hold every other job's status and plan for their round trips. False: the
   // cycle waits for its admissions (they still run admissionParallelism at once).

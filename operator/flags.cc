@@ -48,7 +48,7 @@ Scheduling:
                                  retried after a backoff (600; 0 = never)
   --gang-start-retries N         start timeouts before the job fails (JobLaunchFailure) (3)
   --gang-write-parallelism N     pod creates and binds in flight for one gang (16)
-  --admission-parallelism N      gangs admitted at once (8)
+  --admission-parallelism N      gangs admitted at once (32)
   --admissions background|in-cycle   admissions run while later cycles plan, their gangs
                                  assumed meanwhile (background), or each cycle waits for its own
   --gang-placement create|binding   rank pods created on their nodes (create, one write per

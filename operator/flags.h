@@ -46,7 +46,7 @@ struct Flags {
   std::int64_t gangStartTimeout = 600;
   std::int64_t gangStartRetries = 3;
   std::size_t gangWriteParallelism = 16;
-  std::size_t admissionParallelism = 8;
+  std::size_t admissionParallelism = 32;
   bool admitInBackground = true;  // --admissions background|in-cycle
   controllers::GangPlacement gangPlacement = controllers::GangPlacement::kCreateBound;
   // --crash-at STEP:N: SIGKILL at the Nth completion of that admission step (tests only).
