@@ -483,20 +483,25 @@ Status GangBinder::admit(const podspec::GangInput& input, KnownPods known,
     actions[rank] = *action;
   }
 
-  for (auto ensure : {&GangBinder::ensureService, &GangBinder::ensureNetworkPolicy}) {
-    if (Status ensured = (this->*ensure)(gang, fresh); !ensured.isOk()) {
-      if (!fenceOpen()) return ensured;
-      return fail(ensured);
-    }
+  // The Service, the NetworkPolicy and the step-token Secret do not depend on one another: one
+  // round trip for all three (bindParallelism at once), not one each. The pods wait for them
+  // all: a rank must not run before its network is isolated, and it names the Secret.
+  const bool needsSecret = stepRuntime && gang.stepSecretName.empty();
+  std::string secretName;
+  Status ready = kube::runBounded(needsSecret ? 3 : 2, options_.bindParallelism, true,
+                                  [&](std::size_t i) -> Status {
+                                    if (i == 0) return ensureService(gang, fresh);
+                                    if (i == 1) return ensureNetworkPolicy(gang, fresh);
+                                    auto secret = createStepTokenSecret(gang);
+                                    if (!secret.isOk()) return secret.status();
+                                    secretName = std::move(secret).value();
+                                    return Status::ok();
+                                  });
+  if (!ready.isOk()) {
+    if (!fenceOpen()) return ready;
+    return fail(ready);
   }
-  if (stepRuntime && gang.stepSecretName.empty()) {
-    auto secret = createStepTokenSecret(gang);
-    if (!secret.isOk()) {
-      if (!fenceOpen()) return secret.status();
-      return fail(secret.status());
-    }
-    gang.stepSecretName = std::move(secret).value();
-  }
+  if (needsSecret) gang.stepSecretName = std::move(secretName);
   auto made = podspec::rankPods(gang);
   if (!made.isOk()) return fail(made.status());
   std::vector<api::Pod>& pods = *made;

@@ -23,6 +23,7 @@ using kube::Json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
 
 // One namespace of an API server in memory, with the answers the binder relies on:
 // create of an existing name → kAlreadyExists; bind of a bound pod → kAborted (409); delete
@@ -53,6 +54,15 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   }
   StatusOr<Json> create(const kube::ResourceType& type, std::string_view /*ns*/,
                         const Json& object) override {
+    if (objectCreateDelay.count() > 0 && type.plural != "pods") {
+      const int now = ++objectCreatesInFlight_;
+      {
+        std::lock_guard lock(mutex_);
+        maxObjectCreatesInFlight = std::max(maxObjectCreatesInFlight, now);
+      }
+      std::this_thread::sleep_for(objectCreateDelay);
+      --objectCreatesInFlight_;
+    }
     std::lock_guard lock(mutex_);
     // generateName: the API server appends 5 random characters; here, a counter.
     const bool generated = !object["metadata"].contains("name");
@@ -188,6 +198,9 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   int gets = 0;
   int maxInFlight = 0;
   std::chrono::milliseconds bindDelay{0};
+  // Creates of anything but pods take this long, outside the lock, and are counted in flight.
+  std::chrono::milliseconds objectCreateDelay{0};
+  int maxObjectCreatesInFlight = 0;
 
  private:
   std::map<std::string, Json>& storeFor(const kube::ResourceType& type) {
@@ -217,6 +230,7 @@ class FakeCluster : public kube::Reader, public kube::Writer, public kube::Binde
   std::map<std::string, Json> slurmJobs_;
   int generated_ = 0;
   std::atomic<int> inFlight_{0};
+  std::atomic<int> objectCreatesInFlight_{0};
   int uids_ = 0;
 };
 
@@ -635,6 +649,27 @@ TEST(GangBinderTest, BindsRunInParallelUpToTheLimit) {
   EXPECT_EQ(cluster.bindCalls, 12);
   EXPECT_LE(cluster.maxInFlight, 3);
   EXPECT_GE(cluster.maxInFlight, 2);
+}
+
+// The Service, the NetworkPolicy and the step-token Secret do not wait for one another: one round
+// trip for the three, and every rank is created after all three (issue 18).
+TEST(GangBinderTest, TheJobsObjectsAreCreatedSideBySideBeforeTheRanks) {
+  FakeCluster cluster;
+  cluster.objectCreateDelay = std::chrono::milliseconds(30);
+  GangBinderOptions options{.bindParallelism = 16, .canWrite = {}, .reached = {}};
+  options.placement = GangPlacement::kCreateBound;
+  GangBinder binder(cluster, cluster, cluster, options);
+  podspec::GangInput gang = gangOf(4);
+  gang.isolateNetwork = true;
+  gang.toolsImage = "kubeslurm/kubeslurm-tools:0.1.0";
+  ASSERT_TRUE(binder.admit(gang, KnownPods::kNone, nullptr).isOk());
+  EXPECT_EQ(cluster.maxObjectCreatesInFlight, 3);
+  const std::vector<std::string> writes = cluster.writesSnapshot();
+  ASSERT_EQ(writes.size(), 7U);
+  EXPECT_THAT(std::vector<std::string>(writes.begin(), writes.begin() + 3),
+              UnorderedElementsAre("create services train", "create networkpolicies train",
+                                   "create secrets train-step-"));
+  for (std::size_t i = 3; i < writes.size(); ++i) EXPECT_THAT(writes[i], HasSubstr("create pods"));
 }
 
 // A failed create (the 3rd rank) → the ranks already created are deleted and nothing is bound.
