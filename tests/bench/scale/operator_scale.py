@@ -2,13 +2,16 @@
 """Helper of operator_scale.sh: talks to the sandbox's API server directly (admin token).
 
   operator_scale.py submit  --kind slurmjob|pod --namespace NS --count N --ranks R --gpus G
-                            --out FILE [--threads 16] [--timeout 300]
+                            --out FILE [--threads 16] [--timeout 300] [--rate R [--load-pct P]]
       Watches the namespace's pods, creates N SlurmJobs (R nodes x G GPUs each) or N plain pods
       (G GPUs, schedulerName default-scheduler) on --threads connections, and waits until
       N*R (or N) pods are bound, then (SlurmJobs) until every job is RUNNING. Writes the
       timings to FILE (JSON), with the API server's own request counts (apiserver_request_total
       from its /metrics) from before the first create to that point, by verb and resource, less
-      this helper's own requests.
+      this helper's own requests. With --rate, open-loop arrivals: object i is sent at R objects
+      a second from the first (i / R seconds after it), whatever became of the ones before, so
+      each job's submit -> all bound latency is measured under that load (--load-pct: the share
+      of measured capacity R stands for, recorded with the figures).
   operator_scale.py cleanup --namespace NS [--timeout 120]
       Deletes the namespace's SlurmJobs, then its pods with gracePeriodSeconds 0 (removing their
       finalizers: the operator is stopped by then); waits until no SlurmJob, pod, Service or
@@ -348,8 +351,8 @@ def cmd_submit(a):
     cpu_before = cpu_seconds(cpu_pids)
     counts_before = api_request_counts(api)
     work = queue.Queue()
-    for o in objects:
-        work.put(o)
+    for i, o in enumerate(objects):
+        work.put((i, o))
     posted = {}  # name -> (sent, returned) on this machine's clock
     failures = []
     lock = threading.Lock()
@@ -357,9 +360,11 @@ def cmd_submit(a):
     def creator():
         while True:
             try:
-                o = work.get_nowait()
+                i, o = work.get_nowait()
             except queue.Empty:
                 return
+            if a.rate > 0:  # open loop: object i goes out i / rate seconds after the first
+                time.sleep(max(0.0, t0 + i / a.rate - time.time()))
             sent = time.time()
             try:
                 status, body = api.request("POST", path, o)
@@ -484,6 +489,8 @@ def cmd_submit(a):
         "writes": write_summary(requests, live, scheduler_events(listed_events)),
         "watch_relists": watch.relists,
         "watch_error": watch.error,
+        "rate_per_s": a.rate or None,
+        "load_pct": a.load_pct,
     }
     with open(a.out, "w") as f:
         json.dump(out, f)
@@ -630,6 +637,12 @@ def cmd_report(a):
         label = p.get("label", p.get("kind"))
         lat, srv = p["job_latency_ms"], p["job_latency_server_s"]
         print(f"{label}:")
+        if p.get("rate_per_s"):
+            per = p["pods_expected"] / max(p["objects"], 1)
+            print(f"  open-loop arrivals: {p['rate_per_s']:.2f} objects/s = "
+                  f"{p['rate_per_s'] * per:.1f} pods/s offered"
+                  + (f" ({p['load_pct']:g}% of the first operator phase's pods/s)"
+                     if p.get("load_pct") is not None else ""))
         print(f"  {p['pods_bound']}/{p['pods_expected']} pods bound"
               f"{'' if p['complete'] else ' (INCOMPLETE)'}; create {p['create_s']} s "
               f"({p['created']} objects, {p['create_failures']} failed); submit -> all bound "
@@ -685,7 +698,10 @@ def cmd_report(a):
     print("JSON " + json.dumps(phases))
     # One line to compare runs by. The default (create) placement's first phase is the operator's
     # figure; what this benchmark does not measure yet is null.
-    operator = next((p for p in phases if p.get("kind") == "slurmjob"), None)
+    operator = next((p for p in phases
+                     if p.get("kind") == "slurmjob" and not p.get("rate_per_s")), None)
+    at_half = next((p for p in phases if p.get("kind") == "slurmjob" and p.get("load_pct") == 50),
+                   None)
     summary = {
         "nodes": a.nodes,
         "ratio_vs_kube_scheduler": (round(operator["pods_per_s"] / baseline["pods_per_s"], 3)
@@ -698,7 +714,7 @@ def cmd_report(a):
         "kube_scheduler_writes_per_pod": ((baseline.get("writes") or {})
                                           .get("scheduler_writes_per_pod")
                                           if baseline else None),
-        "p99_bound_ms_at_50pct": None,
+        "p99_bound_ms_at_50pct": at_half["job_latency_ms"]["p99"] if at_half else None,
         "rss_mib_5k_nodes_50k_jobs": None,
     }
     print(json.dumps(summary))
@@ -719,6 +735,9 @@ def main():
     s.add_argument("--timeout", type=float, default=300)
     s.add_argument("--out", required=True)
     s.add_argument("--cpu", help="NAME=PID,...: CPU seconds each used during the phase")
+    s.add_argument("--rate", type=float, default=0,
+                   help="objects per second, open loop (0: as fast as the threads go)")
+    s.add_argument("--load-pct", type=float, help="the share of capacity --rate stands for")
     c = sub.add_parser("cleanup")
     c.add_argument("--namespace", required=True)
     c.add_argument("--timeout", type=float, default=120)

@@ -5,6 +5,7 @@
 #   tests/bench/scale/operator_scale.sh BUILD_DIR [--nodes 1000] [--gpus 8] [--leaves 8]
 #       [--gangs 200] [--ranks 4] [--fast-qps 1000,2000|none] [--threads 16] [--timeout 300]
 #       [--binding-phase] [--in-cycle-phase] [--operator-args 'ARGS'] [--keep-logs DIR]
+#       [--latency-loads 25,50,80 [--latency-gangs N]]
 #
 # BUILD_DIR holds bin/kubeslurm-operator and bin/kubeslurm-nodesim ($KUBESLURM_NODESIM wins;
 # `ninja -C BUILD_DIR -j2 kubeslurm-operator kubeslurm-nodesim` if one is missing). The
@@ -26,6 +27,12 @@
 #   operator-binding (with --binding-phase) the operator phase again with --gang-placement
 #                  binding (pods created unbound, then bound), to compare with the default
 #                  create placement (one write per rank) in the same run.
+#   operator-at-P% (with --latency-loads) the operator phase again with open-loop arrivals: gangs
+#                  submitted at P% of the pods/s the first operator phase measured (one every
+#                  RANKS * 100 / (P * pods/s) seconds, whatever became of the ones before), each
+#                  gang's submit -> all ranks bound reported as p50/p99 (--latency-gangs gangs,
+#                  default --gangs; each holds its nodes for the phase, so at most nodes/ranks).
+#                  The summary's p99_bound_ms_at_50pct is the 50% phase's p99.
 #   operator-in-cycle (with --in-cycle-phase) the operator phase again with --admissions
 #                  in-cycle (each cycle waits for its own admissions), to compare with the default
 #                  background admissions (controllers/assumed_gangs.h) in the same run.
@@ -58,6 +65,8 @@ TIMEOUT=300
 KEEP_LOGS=
 BINDING_PHASE=
 IN_CYCLE_PHASE=
+LATENCY_LOADS=
+LATENCY_GANGS=
 OPERATOR_ARGS=
 PLACEMENT=create
 ADMISSIONS=background
@@ -74,6 +83,8 @@ while [ $# -gt 0 ]; do
     --keep-logs) KEEP_LOGS=$2; shift 2 ;;
     --binding-phase) BINDING_PHASE=1; shift ;;
     --in-cycle-phase) IN_CYCLE_PHASE=1; shift ;;
+    --latency-loads) LATENCY_LOADS=$2; shift 2 ;;
+    --latency-gangs) LATENCY_GANGS=$2; shift 2 ;;
     --operator-args) OPERATOR_ARGS=$2; shift 2 ;;
     *) usage ;;
   esac
@@ -113,15 +124,17 @@ start_operator() {
     "${extra[@]+"${extra[@]}"}"
 }
 
-# operator_phase LABEL NAMESPACE [QPS BURST]
+# operator_phase LABEL NAMESPACE [QPS BURST]; PHASE_RATE (gangs/s, open loop), PHASE_LOAD (its
+# share of capacity, %) and PHASE_COUNT (gangs) when set.
 operator_phase() {
-  local label=$1 ns=$2 log=$TMP/$1.log out=$TMP/$1.json
+  local label=$1 ns=$2 log=$TMP/$1.log out=$TMP/$1.json count=${PHASE_COUNT:-$GANGS} open=()
+  [ -z "${PHASE_RATE:-}" ] || open=(--rate "$PHASE_RATE" --load-pct "$PHASE_LOAD")
   say "$label: starting the operator${3:+ (--kube-api-qps $3 --kube-api-burst $4)}"
   start_operator "$log" "${3:-}" "${4:-}"
-  say "$label: submitting $GANGS SlurmJobs of $RANKS x $GPUS GPUs"
-  python3 "$HELPER" submit --kind slurmjob --namespace "$ns" --count "$GANGS" --ranks "$RANKS" \
+  say "$label: submitting $count SlurmJobs of $RANKS x $GPUS GPUs${PHASE_RATE:+, $PHASE_RATE a second}"
+  python3 "$HELPER" submit --kind slurmjob --namespace "$ns" --count "$count" --ranks "$RANKS" \
     --gpus "$GPUS" --threads "$THREADS" --timeout "$TIMEOUT" --out "$out" \
-    --cpu "$(cpu_pids),operator=$OP_PID" > /dev/null ||
+    --cpu "$(cpu_pids),operator=$OP_PID" "${open[@]+"${open[@]}"}" > /dev/null ||
     echo "$label: not every pod was bound (see the summary)" >&2
   python3 "$HELPER" annotate "$out" --label "$label (qps ${3:-200}, burst ${4:-400}, $PLACEMENT, $ADMISSIONS)" \
     --pid "$OP_PID" --metrics-url "$METRICS_URL" --log "$log"
@@ -184,6 +197,8 @@ spec:
     labelKeys: [kubeslurm.io/spine, kubeslurm.io/leaf]
 EOF
 NAMESPACES=(bench-op bench-ks bench-op-fast bench-op-binding bench-op-in-cycle)
+IFS=, read -r -a LOADS <<< "$LATENCY_LOADS"
+for pct in "${LOADS[@]+"${LOADS[@]}"}"; do NAMESPACES+=("bench-op-load-$pct"); done
 for ns in "${NAMESPACES[@]}"; do kubectl create namespace "$ns" > /dev/null; done
 for ns in "${NAMESPACES[@]}"; do wait_sa "$ns"; done
 
@@ -214,6 +229,16 @@ if [ -n "$IN_CYCLE_PHASE" ]; then
   ADMISSIONS=in-cycle
   operator_phase operator-in-cycle bench-op-in-cycle
   ADMISSIONS=background
+fi
+
+if [ ${#LOADS[@]} -gt 0 ]; then
+  capacity=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pods_per_s"] or 0)' \
+    "$TMP/operator.json")
+  for pct in "${LOADS[@]}"; do
+    PHASE_LOAD=$pct PHASE_COUNT=${LATENCY_GANGS:-$GANGS} \
+      PHASE_RATE=$(awk -v c="$capacity" -v p="$pct" -v r="$RANKS" 'BEGIN { printf "%.3f", c * p / 100 / r }') \
+      operator_phase "operator-at-$pct%" "bench-op-load-$pct"
+  done
 fi
 
 python3 "$HELPER" report --nodes "$NODES" "${PHASES[@]}"
