@@ -125,9 +125,9 @@ inline api::Partition partition(const std::string& name, Json spec) {
   return ok(api::decodePartition(partitionObject(name, std::move(spec))));
 }
 
-inline api::SlurmJobObject slurmJob(const std::string& name, std::int64_t id,
-                                    const std::string& state, const Json& spec = Json::object(),
-                                    const Json& status = Json::object()) {
+// A SlurmJob as sbatch creates it, with no status yet: 2 nodes of 8 GPUs unless `spec` says
+// otherwise, submitted ten minutes before kNow.
+inline Json slurmJobObject(const std::string& name, const Json& spec = Json::object()) {
   Json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
                  {"kind", "SlurmJob"},
                  {"metadata",
@@ -139,9 +139,16 @@ inline api::SlurmJobObject slurmJob(const std::string& name, std::int64_t id,
                    {"user", "alice"},
                    {"script", "#!/bin/bash\nsrun python train.py\n"},
                    {"nodes", 2},
-                   {"gpusPerNode", 8}}},
-                 {"status", {{"jobId", id}, {"state", state}}}};
+                   {"gpusPerNode", 8}}}};
   object["spec"].merge_patch(spec);
+  return object;
+}
+
+inline api::SlurmJobObject slurmJob(const std::string& name, std::int64_t id,
+                                    const std::string& state, const Json& spec = Json::object(),
+                                    const Json& status = Json::object()) {
+  Json object = slurmJobObject(name, spec);
+  object["status"] = {{"jobId", id}, {"state", state}};
   object["status"].merge_patch(status);
   return ok(api::decodeSlurmJob(object));
 }

@@ -28,25 +28,12 @@ using Call = FakeApiServer::Call;
 
 constexpr core::Time kStart = fakes::kNow;
 
-// A SlurmJob as `sbatch` creates it: no status yet.
-Json submitted(const std::string& name, int nodes, int gpusPerNode,
-               const Json& extra = Json::object()) {
-  Json object = {{"apiVersion", "kubeslurm.io/v1alpha1"},
-                 {"kind", "SlurmJob"},
-                 {"metadata",
-                  {{"name", name},
-                   {"namespace", "team-a"},
-                   {"creationTimestamp", api::formatTimestamp(kStart - 10)}}},
-                 {"spec",
-                  {{"jobName", name},
-                   {"user", "alice"},
-                   {"script", "#!/bin/bash\nsrun python train.py\n"},
-                   {"image", "pytorch/pytorch:2.4.0"},
-                   {"timeLimit", "1:00:00"},
-                   {"nodes", nodes},
-                   {"gpusPerNode", gpusPerNode}}}};
-  object["spec"].merge_patch(extra);
-  return object;
+// A SlurmJob as `sbatch` creates it (no status yet) for nodes x gpusPerNode, an hour's limit.
+Json submitted(const std::string& name, int nodes, int gpusPerNode) {
+  return fakes::slurmJobObject(name, {{"image", "pytorch/pytorch:2.4.0"},
+                                      {"timeLimit", "1:00:00"},
+                                      {"nodes", nodes},
+                                      {"gpusPerNode", gpusPerNode}});
 }
 
 // Four 8-GPU nodes in one partition, and the operator around them.
@@ -164,7 +151,7 @@ TEST_P(CycleSpec, WritesWhatTheDesignSays) {
   reconciler = std::make_unique<Reconciler>(api, api, api, api, ids, nullptr, options);
   for (const Step& step : spec.steps) {
     if (step.before) step.before(*this);
-    const CycleReport report = cycle(kStart + step.at);
+    cycle(kStart + step.at);
     EXPECT_THAT(api.writes(), ::testing::ElementsAreArray(step.writes)) << step.what;
   }
   for (const auto& [name, state, reason] : spec.finally) {
