@@ -105,23 +105,27 @@ class Parameters {
 
   // Queues the statement on a connection in pipeline mode; false when libpq could not.
   bool send(pg_conn* connection, const std::string& sql) const {
-    std::vector<const char*> pointers;
-    pointers.reserve(values_.size());
-    for (const auto& value : values_) pointers.push_back(value ? value->c_str() : nullptr);
-    return PQsendQueryParams(connection, sql.c_str(), static_cast<int>(pointers.size()), nullptr,
-                             pointers.data(), nullptr, nullptr, 0) == 1;
+    const std::vector<const char*> values = pointers();
+    return PQsendQueryParams(connection, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                             values.data(), nullptr, nullptr, 0) == 1;
   }
 
   Result execute(pg_conn* connection, const std::string& sql) const {
-    std::vector<const char*> pointers;
-    pointers.reserve(values_.size());
-    for (const auto& value : values_) pointers.push_back(value ? value->c_str() : nullptr);
-    return {PQexecParams(connection, sql.c_str(), static_cast<int>(pointers.size()), nullptr,
-                         pointers.data(), nullptr, nullptr, 0),
+    const std::vector<const char*> values = pointers();
+    return {PQexecParams(connection, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                         values.data(), nullptr, nullptr, 0),
             &PQclear};
   }
 
  private:
+  // libpq's view of the values: text, or null for SQL NULL.
+  std::vector<const char*> pointers() const {
+    std::vector<const char*> out;
+    out.reserve(values_.size());
+    for (const auto& value : values_) out.push_back(value ? value->c_str() : nullptr);
+    return out;
+  }
+
   std::vector<std::optional<std::string>> values_;
 };
 
@@ -255,40 +259,27 @@ class Row {
   int column_ = 0;
 };
 
-constexpr std::string_view kUpsertJob = R"sql(
-INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, "user", namespace,
-  account, partition, qos, submit_time, eligible_time, start_time, end_time, state, phase,
-  exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, array_tasks,
-  priority, time_limit_minutes, work_dir, req_nodes, interactive)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-  $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
-ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
-  array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,
-  name = excluded.name, "user" = excluded."user", namespace = excluded.namespace,
-  account = excluded.account, partition = excluded.partition, qos = excluded.qos,
-  submit_time = excluded.submit_time, eligible_time = excluded.eligible_time,
-  start_time = excluded.start_time, end_time = excluded.end_time, state = excluded.state,
-  phase = excluded.phase, exit_code = excluded.exit_code, reason = excluded.reason,
-  req_tres = excluded.req_tres, alloc_tres = excluded.alloc_tres, gpu_type = excluded.gpu_type,
-  nodes = excluded.nodes, cpus = excluded.cpus, gpus = excluded.gpus,
-  node_list = excluded.node_list, array_tasks = excluded.array_tasks,
-  priority = excluded.priority, time_limit_minutes = excluded.time_limit_minutes,
-  work_dir = excluded.work_dir, req_nodes = excluded.req_nodes,
-  interactive = excluded.interactive
-WHERE excluded.phase >= jobs.phase
-)sql";
+// PostgreSQL numbers its parameters: "$1", "$2", ...
+std::string dollarMark(std::size_t n) { return "$" + std::to_string(n); }
 
-constexpr std::string_view kDeleteSteps =
-    "DELETE FROM steps WHERE cluster = $1 AND job_id = $2 AND attempt = $3";
-constexpr std::string_view kInsertStep = R"sql(
-INSERT INTO steps (cluster, job_id, attempt, step_id, name, start_time, end_time, state,
-  exit_code, tasks, nodes, node_list, cpus)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-)sql";
-constexpr std::string_view kSelectSteps = R"sql(
-SELECT step_id, name, start_time, end_time, state, exit_code, tasks, nodes, node_list, cpus
-FROM steps WHERE cluster = $1 AND job_id = $2 AND attempt = $3 ORDER BY step_id COLLATE "C"
-)sql";
+// The statements both stores run (record_columns.h), in PostgreSQL's words, made once. Step
+// ids sort as bytes, as SQLite's default compares them, whatever the database's locale.
+const std::string& upsertJobText() {
+  static const std::string sql = upsertJobSql(dollarMark);
+  return sql;
+}
+const std::string& deleteStepsText() {
+  static const std::string sql = deleteStepsSql(dollarMark);
+  return sql;
+}
+const std::string& insertStepText() {
+  static const std::string sql = insertStepSql(dollarMark);
+  return sql;
+}
+const std::string& selectStepsText() {
+  static const std::string sql = selectStepsSql(dollarMark, " COLLATE \"C\"");
+  return sql;
+}
 constexpr std::string_view kSchemaVersionQuery =
     "SELECT COALESCE(MAX(version), 0) FROM schema_migrations";
 
@@ -382,9 +373,9 @@ StatusOr<std::size_t> PostgresStore::write(std::span<const JobRecord> records) {
   if (Status up = connected(); !up.isOk()) return up;
   Transaction transaction(connection_);
   if (Status begun = transaction.begin(); !begun.isOk()) return begun;
-  const std::string upsertSql(kUpsertJob);
-  const std::string deleteSql(kDeleteSteps);
-  const std::string insertSql(kInsertStep);
+  const std::string& upsertSql = upsertJobText();
+  const std::string& deleteSql = deleteStepsText();
+  const std::string& insertSql = insertStepText();
 
   // The runs first: which of them were written (a stored run further on is left alone).
   std::vector<bool> written(records.size(), false);
@@ -437,12 +428,7 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
   if (Status up = connected(); !up.isOk()) return up;
   Parameters p;
   p.bind(filter.cluster);
-  std::string sql =
-      "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, \"user\", namespace, "
-      "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
-      "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, "
-      "array_tasks, priority, time_limit_minutes, work_dir, req_nodes, interactive FROM jobs "
-      "WHERE cluster = $1";
+  std::string sql = selectJobsSql() + " WHERE cluster = $1";
   const auto list = [&sql, &p](std::string_view column, const auto& values) {
     if (values.empty()) return;
     sql += " AND " + std::string(column) + " IN (";
@@ -492,7 +478,7 @@ StatusOr<std::vector<JobRecord>> PostgresStore::query(const JobFilter& filter) {
   }
 
   // Each run's steps, the selects pipelined: one round trip for many runs, not one each.
-  const std::string stepsSql(kSelectSteps);
+  const std::string& stepsSql = selectStepsText();
   Status stepsRead = pipelined(
       connection_, out.size(),
       [&](std::size_t i) {

@@ -192,39 +192,26 @@ class Transaction {
   bool open_ = false;
 };
 
-constexpr std::string_view kUpsertJob = R"sql(
-INSERT INTO jobs (cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace,
-  account, partition, qos, submit_time, eligible_time, start_time, end_time, state, phase,
-  exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, array_tasks,
-  priority, time_limit_minutes, work_dir, req_nodes, interactive)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-  ?)
-ON CONFLICT (cluster, job_id, attempt) DO UPDATE SET
-  array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,
-  name = excluded.name, user = excluded.user, namespace = excluded.namespace,
-  account = excluded.account, partition = excluded.partition, qos = excluded.qos,
-  submit_time = excluded.submit_time, eligible_time = excluded.eligible_time,
-  start_time = excluded.start_time, end_time = excluded.end_time, state = excluded.state,
-  phase = excluded.phase, exit_code = excluded.exit_code, reason = excluded.reason,
-  req_tres = excluded.req_tres, alloc_tres = excluded.alloc_tres, gpu_type = excluded.gpu_type,
-  nodes = excluded.nodes, cpus = excluded.cpus, gpus = excluded.gpus,
-  node_list = excluded.node_list, array_tasks = excluded.array_tasks,
-  priority = excluded.priority, time_limit_minutes = excluded.time_limit_minutes,
-  work_dir = excluded.work_dir, req_nodes = excluded.req_nodes,
-  interactive = excluded.interactive
-WHERE excluded.phase >= jobs.phase
-)sql";
+// SQLite marks every parameter "?": they are bound in the order they appear.
+std::string questionMark(std::size_t /*n*/) { return "?"; }
 
-constexpr std::string_view kDeleteSteps =
-    "DELETE FROM steps WHERE cluster = ? AND job_id = ? AND attempt = ?";
-constexpr std::string_view kInsertStep = R"sql(
-INSERT INTO steps (cluster, job_id, attempt, step_id, name, start_time, end_time, state,
-  exit_code, tasks, nodes, node_list, cpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-)sql";
-constexpr std::string_view kSelectSteps = R"sql(
-SELECT step_id, name, start_time, end_time, state, exit_code, tasks, nodes, node_list, cpus
-FROM steps WHERE cluster = ? AND job_id = ? AND attempt = ? ORDER BY step_id
-)sql";
+// The statements both stores run (record_columns.h), in SQLite's words, made once.
+const std::string& upsertJobText() {
+  static const std::string sql = upsertJobSql(questionMark);
+  return sql;
+}
+const std::string& deleteStepsText() {
+  static const std::string sql = deleteStepsSql(questionMark);
+  return sql;
+}
+const std::string& insertStepText() {
+  static const std::string sql = insertStepSql(questionMark);
+  return sql;
+}
+const std::string& selectStepsText() {
+  static const std::string sql = selectStepsSql(questionMark, "");
+  return sql;
+}
 
 }  // namespace
 
@@ -293,9 +280,9 @@ StatusOr<std::size_t> SqliteStore::write(std::span<const JobRecord> records) {
   std::lock_guard lock(mutex_);
   Transaction transaction(db_);
   if (Status begun = transaction.begin(); !begun.isOk()) return begun;
-  Statement upsert(db_, kUpsertJob);
-  Statement deleteSteps(db_, kDeleteSteps);
-  Statement insertStep(db_, kInsertStep);
+  Statement upsert(db_, upsertJobText());
+  Statement deleteSteps(db_, deleteStepsText());
+  Statement insertStep(db_, insertStepText());
   if (!upsert.ok() || !deleteSteps.ok() || !insertStep.ok()) return upsert.error("prepare");
   std::size_t written = 0;
   for (const JobRecord& r : records) {
@@ -329,12 +316,7 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
   } else if (filter.from && filter.jobIds.empty()) {
     index = " INDEXED BY jobs_by_end";
   }
-  std::string sql =
-      "SELECT cluster, job_id, attempt, array_job_id, array_task_id, name, user, namespace, "
-      "account, partition, qos, submit_time, eligible_time, start_time, end_time, state, "
-      "exit_code, reason, req_tres, alloc_tres, gpu_type, nodes, cpus, gpus, node_list, "
-      "array_tasks, priority, time_limit_minutes, work_dir, req_nodes, interactive FROM jobs" +
-      index + " WHERE cluster = ?";
+  std::string sql = selectJobsSql() + index + " WHERE cluster = ?";
   // Bound in the order the text names them.
   auto list = [&sql](std::string_view column, std::size_t count) {
     if (count == 0) return;
@@ -386,7 +368,7 @@ StatusOr<std::vector<JobRecord>> SqliteStore::query(const JobFilter& filter) {
     return a.jobId != b.jobId ? a.jobId < b.jobId : a.attempt < b.attempt;
   });
 
-  Statement steps(db_, kSelectSteps);
+  Statement steps(db_, selectStepsText());
   if (!steps.ok()) return steps.error("query steps");
   for (JobRecord& r : out) {
     steps.reset();
