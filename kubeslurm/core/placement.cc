@@ -340,8 +340,8 @@ bool placeContiguous(const JobView& job, PlacementScratch& s, std::vector<NodeIn
     const NodeIndex firstRequired = out.front();
     const NodeIndex lastRequired = out.back();
     bool found = false;
-    for (std::size_t i = 0; i < usable.size() && !found; i = runEnd(i)) {
-      const std::size_t e = runEnd(i);
+    for (std::size_t i = 0, e = 0; i < usable.size() && !found; i = e) {
+      e = runEnd(i);
       if (usable[i].node <= firstRequired && firstRequired <= usable[e - 1].node) {
         if (lastRequired > usable[e - 1].node) return false;  // the required nodes are apart
         first = i;
@@ -360,8 +360,8 @@ bool placeContiguous(const JobView& job, PlacementScratch& s, std::vector<NodeIn
   } else {
     bool found = false;
     std::int64_t bestCpu = 0;
-    for (std::size_t i = 0; i < usable.size(); i = runEnd(i)) {
-      const std::size_t e = runEnd(i);
+    for (std::size_t i = 0, e = 0; i < usable.size(); i = e) {
+      e = runEnd(i);
       if (e - i < job.minNodes) continue;
       std::int64_t cpu = 0;
       for (std::size_t k = i; k < e; ++k) cpu += usable[k].free.cpuMillis;
